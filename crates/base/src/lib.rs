@@ -1,0 +1,11 @@
+//! Foundation types shared by every crate of the runtime: status codes and
+//! errors carrying context, in the form upstream IREE prints them.
+//!
+//! Errors are values: every fallible operation returns [`Result<T>`], whose
+//! error is a [`Status`] holding an IREE [`StatusCode`], a message, the source
+//! location that raised it and a chain of annotations added while it
+//! propagated (`CODE; message; annotation; annotation`).
+
+mod status;
+
+pub use status::{Result, ResultExt, Status, StatusCode};
