@@ -1,1 +1,104 @@
-fn main() {}
+//! Project automation, run as `cargo xtask <command>`:
+//!
+//! * `venv`: create or verify the pinned upstream IREE venv at `.iree-venv`;
+//! * `testdata`: compile `testdata/<suite>/*.mlir` and record upstream's
+//!   output for every case;
+//! * `conformance`: run every case through upstream and through our
+//!   `iree-run-module` and compare;
+//! * `opcodes`: list which core VM opcodes the `vm` suite's modules contain;
+//! * `bench`: not yet implemented.
+//!
+//! The test-data format is described in `testdata/README.md` and implemented
+//! by `iree_tooling::testcases`.
+
+mod cli;
+mod conformance;
+mod diff;
+mod opcodes;
+mod proc;
+mod testdata;
+mod venv;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Errors are messages for the user.
+pub type Result<T, E = String> = std::result::Result<T, E>;
+
+const USAGE: &str = "\
+usage: cargo xtask <command> [options]
+
+commands:
+  venv                      create/verify the pinned upstream venv at .iree-venv
+  testdata [options]        compile testdata/<suite>/*.mlir (when stale) and record
+                            upstream's output for every case in expected/
+      --suite S             only suite S (repeatable)
+      --group G             only group G (repeatable)
+      --filter TEXT         only cases whose id (suite/group/name) contains TEXT
+      --force               recompile every .vmfb
+      --jobs N              parallel runs (default: number of CPUs)
+  conformance [options]     run every case through upstream and ours and compare
+      --suite S, --group G, --filter TEXT, --jobs N   as above
+      --device D            append --device=D to every case's arguments
+      --recorded            compare with the recorded expected/ files instead of
+                            running upstream (no venv needed)
+      -v, --verbose         also list passing cases
+                            our binary: $IREE_RS_RUN_MODULE, or else
+                            target/release/iree-run-module built first
+  opcodes [--suite S]       list which core VM opcodes appear in the disassembly of
+                            testdata/<suite>/*.vmfb (default suite: vm)
+      --verbose             also list, per opcode, the groups containing it
+  bench                     not yet implemented
+";
+
+/// The repository root (the parent of this crate's directory).
+pub fn repo_root() -> PathBuf {
+    let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    manifest
+        .parent()
+        .map(|p| p.to_path_buf())
+        .unwrap_or(manifest)
+}
+
+fn main() -> ExitCode {
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    if args.is_empty() || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+        print!("{USAGE}");
+        return if args.is_empty() {
+            ExitCode::from(2)
+        } else {
+            ExitCode::SUCCESS
+        };
+    }
+    let cmd = args.remove(0);
+    let result = match cmd.as_str() {
+        "venv" => venv::ensure(&repo_root()).map(|v| {
+            println!(
+                "venv ok: {} (iree-base-compiler {}, iree-base-runtime {})",
+                v.dir.display(),
+                venv::IREE_VERSION,
+                venv::IREE_VERSION
+            );
+            true
+        }),
+        "testdata" => cli::Options::parse(&args).and_then(|o| testdata::run(&o)),
+        "conformance" => cli::Options::parse(&args).and_then(|o| conformance::run(&o)),
+        "opcodes" => cli::Options::parse(&args).and_then(|o| opcodes::run(&o)),
+        "bench" => {
+            println!("not yet implemented");
+            return ExitCode::from(2);
+        }
+        other => {
+            eprint!("unknown command `{other}`\n\n{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    match result {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::FAILURE,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

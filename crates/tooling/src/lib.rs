@@ -1,1 +1,8 @@
-//! placeholder
+//! Tooling shared by the command-line tools: scalar parsing and C-compatible
+//! printing, function I/O, running a module from flags, and the test-case
+//! format of `testdata/`.
+
+pub mod cformat;
+pub mod run;
+pub mod scalar;
+pub mod testcases;

@@ -1,1 +1,23 @@
-//! placeholder
+//! IREE VM bytecode modules: VMFB parsing ([`format`]), a verifier that
+//! decodes each function once into a trusted instruction form ([`decode`],
+//! [`op`]), and the interpreter that runs it.
+//!
+//! ```no_run
+//! use std::sync::Arc;
+//! use iree_vm::{Context, Instance, Value};
+//! let instance = Instance::new();
+//! let bytes = std::fs::read("module.vmfb").unwrap();
+//! let module = iree_vm_bytecode::BytecodeModule::from_vec(&instance, bytes).unwrap();
+//! let context = Context::with_modules(instance, [module as Arc<dyn iree_vm::Module>]).unwrap();
+//! let f = context.lookup_function("add").unwrap();
+//! let results = context.invoke(&f, &[Value::I32(1), Value::I32(2)]).unwrap();
+//! ```
+
+pub mod decode;
+pub mod format;
+mod interp;
+mod math;
+mod module;
+pub mod op;
+
+pub use module::{BytecodeInstance, BytecodeModule};

@@ -1,1 +1,73 @@
-fn main() {}
+//! `iree-run-module`: runs one exported function of an IREE module and prints
+//! its results, accepting upstream's flags and printing upstream's output.
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use clap::Parser;
+use iree_tooling::run::{run, RunOptions};
+
+/// Command-line flags, spelled as upstream spells them (`--flag=value`).
+#[derive(Parser, Debug)]
+#[command(name = "iree-run-module", about = "Runs a function within a compiled IREE module and handles I/O parsing and processing.")]
+struct Flags {
+    /// Module to load; repeat in dependency order. `-` reads standard input.
+    #[arg(long = "module")]
+    module: Vec<String>,
+    /// Name of the function to run; empty picks the single export.
+    #[arg(long = "function", default_value = "")]
+    function: String,
+    /// An input value or buffer, once per argument in order.
+    #[arg(long = "input", allow_hyphen_values = true)]
+    input: Vec<String>,
+    /// Device URI(s); ignored for VM-only modules.
+    #[arg(long = "device")]
+    device: Vec<String>,
+    /// Accepted for compatibility; execution tracing prints nothing in release builds.
+    #[arg(long = "trace_execution", num_args = 0..=1, default_missing_value = "true")]
+    trace_execution: Option<String>,
+    /// Flag file with one flag per line.
+    #[arg(long = "flagfile")]
+    flagfile: Option<String>,
+}
+
+fn main() -> ExitCode {
+    let flags = Flags::parse_from(expand_flagfiles(std::env::args().collect()));
+    let options = RunOptions { modules: flags.module, function: flags.function, inputs: flags.input };
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    match run(&options, &mut out) {
+        Ok(code) => {
+            let _ = out.flush();
+            ExitCode::from(code as u8)
+        }
+        Err(status) => {
+            let _ = out.flush();
+            let mut err = std::io::stderr().lock();
+            let _ = write!(err, "{status}");
+            let _ = err.flush();
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// Replaces `--flagfile=PATH` arguments with the flags listed in the file
+/// (one per line; blank lines and `#` comments skipped).
+fn expand_flagfiles(args: Vec<String>) -> Vec<String> {
+    let mut out = Vec::with_capacity(args.len());
+    for arg in args {
+        match arg.strip_prefix("--flagfile=") {
+            Some(path) => match std::fs::read_to_string(path) {
+                Ok(text) => out.extend(
+                    text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')).map(String::from),
+                ),
+                Err(e) => {
+                    eprint!("FLAGS ERROR: failed to read flagfile '{path}': {e}");
+                    std::process::exit(1);
+                }
+            },
+            None => out.push(arg),
+        }
+    }
+    out
+}

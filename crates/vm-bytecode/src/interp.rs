@@ -1,0 +1,868 @@
+//! The interpreter: runs verified [`FunctionCode`] against a register file
+//! kept in the invocation's [`Stack`] arenas.
+//!
+//! Internal calls push frames onto this activation's frame list without
+//! recursion; import calls go through the [`ModuleInstance`] trait (and may
+//! re-enter another module's interpreter on the same stack). `vm.yield` and
+//! deferred yieldable calls save the activation as a continuation on the
+//! stack and return [`CallStatus::Deferred`].
+
+use std::sync::atomic::Ordering;
+
+use iree_base::{Result, Status, StatusCode};
+use iree_vm::buffer::Buffer;
+use iree_vm::list::{List, ListElementType};
+use iree_vm::refs::type_mismatch;
+use iree_vm::{CallStatus, CconvType, Ref, Stack, TypeDef, Value};
+
+use crate::decode::{CallTarget, FunctionCode, ImportArg, Slot, MOVE_BIT, REF_BIT, REF_MASK};
+use crate::math;
+use crate::module::BytecodeInstance;
+use crate::op::*;
+
+/// A suspended caller frame.
+#[derive(Clone, Copy, Debug)]
+struct Frame {
+    function: u32,
+    /// Op index to continue at when control returns to this frame.
+    pc: u32,
+    i32_base: usize,
+    ref_base: usize,
+    /// Call-site index (in this frame's function) whose results the callee fills.
+    call: u32,
+}
+
+/// Saved state of an activation that yielded.
+struct Continuation {
+    frames: Vec<Frame>,
+    current: Frame,
+    activation_i32_base: usize,
+    activation_ref_base: usize,
+    /// Set when the yield came from an import: the call-site index to finish.
+    pending_import: Option<u32>,
+}
+
+/// What stopped the dispatch loop.
+enum Exit {
+    Returned,
+    Deferred(Option<u32>),
+}
+
+impl BytecodeInstance {
+    /// Runs internal function `function` from an external caller.
+    pub(crate) fn execute(
+        &self,
+        stack: &mut Stack,
+        function: u32,
+        args: &[Value],
+        results: &mut Vec<Value>,
+    ) -> Result<CallStatus> {
+        let code = &self.module().functions[function as usize];
+        iree_vm::Cconv::check_values(&code.arg_slots, args, "argument")?;
+        let i32_base = stack.i32_arena.len();
+        let ref_base = stack.ref_arena.len();
+        stack.enter_frame(code.frame_bytes)?;
+        stack.i32_arena.resize(i32_base + code.i32_count as usize, 0);
+        stack.ref_arena.resize_with(ref_base + code.ref_count as usize, || None);
+        let (mut i32_next, mut ref_next) = (0u32, 0u32);
+        for (ty, value) in code.arg_slots.iter().zip(args) {
+            let (_, r) = crate::decode::abi_slot(ty, &mut i32_next, &mut ref_next)?;
+            let r = r as usize;
+            match value {
+                Value::I32(v) => stack.i32_arena[i32_base + r] = *v as u32,
+                Value::F32(v) => stack.i32_arena[i32_base + r] = v.to_bits(),
+                Value::I64(v) => write_pair(&mut stack.i32_arena, i32_base + r, *v as u64),
+                Value::F64(v) => write_pair(&mut stack.i32_arena, i32_base + r, v.to_bits()),
+                Value::Ref(v) => stack.ref_arena[ref_base + r] = v.clone(),
+                Value::I8(_) | Value::I16(_) => {
+                    return Err(Status::new(StatusCode::InvalidArgument, "i8/i16 values cannot be passed as arguments"))
+                }
+            }
+        }
+        let current = Frame { function, pc: 0, i32_base, ref_base, call: u32::MAX };
+        let continuation = Continuation {
+            frames: Vec::new(),
+            current,
+            activation_i32_base: i32_base,
+            activation_ref_base: ref_base,
+            pending_import: None,
+        };
+        self.run_activation(stack, continuation, results)
+    }
+
+    /// Resumes the activation saved by the most recent yield.
+    pub(crate) fn resume_execution(&self, stack: &mut Stack, results: &mut Vec<Value>) -> Result<CallStatus> {
+        let continuation = stack
+            .pop_continuation()
+            .and_then(|c| c.downcast::<Continuation>().ok())
+            .ok_or_else(|| Status::new(StatusCode::FailedPrecondition, "no suspended bytecode call to resume"))?;
+        let mut continuation = *continuation;
+        if let Some(call) = continuation.pending_import.take() {
+            // Finish the import that yielded, then continue after its resume block.
+            let frame = continuation.current;
+            let code = &self.module().functions[frame.function as usize];
+            let info = &code.calls[call as usize];
+            let CallTarget::Import { import, .. } = &info.target else {
+                return Err(Status::new(StatusCode::Internal, "pending call is not an import"));
+            };
+            let resolved = self.import(*import)?;
+            let mut import_results = Vec::new();
+            let status = resolved.instance.resume(stack, &mut import_results);
+            match status {
+                Ok(CallStatus::Deferred) => {
+                    continuation.pending_import = Some(call);
+                    stack.push_continuation(Box::new(continuation));
+                    return Ok(CallStatus::Deferred);
+                }
+                Ok(CallStatus::Done) => {
+                    store_results(stack, &frame, info, &import_results)?;
+                    let resume = info.resume.expect("yieldable calls have a resume branch");
+                    continuation.current.pc = apply_branch(stack, &frame, code, resume);
+                }
+                Err(e) => {
+                    self.unwind(stack, &continuation);
+                    return Err(e);
+                }
+            }
+        }
+        self.run_activation(stack, continuation, results)
+    }
+
+    fn run_activation(
+        &self,
+        stack: &mut Stack,
+        mut cont: Continuation,
+        results: &mut Vec<Value>,
+    ) -> Result<CallStatus> {
+        match self.dispatch(stack, &mut cont, results) {
+            Ok(Exit::Returned) => Ok(CallStatus::Done),
+            Ok(Exit::Deferred(pending)) => {
+                cont.pending_import = pending;
+                stack.push_continuation(Box::new(cont));
+                Ok(CallStatus::Deferred)
+            }
+            Err(e) => {
+                let frame = cont.current;
+                let code = &self.module().functions[frame.function as usize];
+                let offset = code.op_offsets.get(frame.pc as usize).copied().unwrap_or(0);
+                let name = crate::decode::function_name(&self.module().meta, frame.function as usize);
+                self.unwind(stack, &cont);
+                Err(e.annotate(format!("at {name}+{offset:#x}")))
+            }
+        }
+    }
+
+    /// Releases every frame of a failed activation.
+    fn unwind(&self, stack: &mut Stack, cont: &Continuation) {
+        let mut bytes = self.module().functions[cont.current.function as usize].frame_bytes;
+        for f in &cont.frames {
+            bytes += self.module().functions[f.function as usize].frame_bytes;
+        }
+        stack.leave_frame(bytes);
+        stack.i32_arena.truncate(cont.activation_i32_base);
+        stack.ref_arena.truncate(cont.activation_ref_base);
+    }
+
+    /// The dispatch loop. On `Err` the continuation's `current.pc` names the
+    /// failing op.
+    #[allow(clippy::too_many_lines, reason = "one arm per instruction")]
+    fn dispatch(&self, stack: &mut Stack, cont: &mut Continuation, results: &mut Vec<Value>) -> Result<Exit> {
+        let module = self.module();
+        let mut frame = cont.current;
+        let mut code: &FunctionCode = &module.functions[frame.function as usize];
+        let mut ops: &[Op] = &code.ops;
+        let mut pc = frame.pc as usize;
+        let mut regs: *mut u32 = stack.i32_arena[frame.i32_base..].as_mut_ptr();
+        let mut refs: *mut Option<Ref> = stack.ref_arena[frame.ref_base..].as_mut_ptr();
+
+        // Re-derives register pointers after the arenas may have moved.
+        macro_rules! reload {
+            () => {{
+                regs = stack.i32_arena[frame.i32_base..].as_mut_ptr();
+                refs = stack.ref_arena[frame.ref_base..].as_mut_ptr();
+            }};
+        }
+        // Runs a fallible expression, recording the failing pc on error.
+        macro_rules! tri {
+            ($e:expr) => {
+                match $e {
+                    Ok(v) => v,
+                    Err(e) => {
+                        frame.pc = (pc - 1) as u32;
+                        cont.current = frame;
+                        return Err(e);
+                    }
+                }
+            };
+        }
+
+        // SAFETY: every register ordinal in `ops` was checked by the verifier
+        // against the frame's (power-of-two rounded) register counts, and the
+        // arenas hold exactly that many registers from `frame.i32_base` /
+        // `frame.ref_base` for the current frame. `regs`/`refs` are refreshed
+        // (`reload!`) after anything that can grow the arenas: frame pushes,
+        // pops and import calls. Op indices (`pc`, branch targets) were
+        // checked to lie inside `ops`, and side-table indices inside their
+        // tables, so the unchecked accesses below stay in bounds.
+        unsafe {
+            loop {
+                let op = *ops.get_unchecked(pc);
+                pc += 1;
+                match op {
+                    Op::GlobalLoadI32 { offset, r } => w32(regs, r, self.globals()[(offset / 4) as usize].load(Ordering::Relaxed)),
+                    Op::GlobalStoreI32 { offset, v } => self.globals()[(offset / 4) as usize].store(r32(regs, v), Ordering::Relaxed),
+                    Op::GlobalLoadIndI32 { offset, r } => w32(regs, r, tri!(self.global_load(r32(regs, offset), 4)) as u32),
+                    Op::GlobalStoreIndI32 { offset, v } => tri!(self.global_store(r32(regs, offset), 4, u64::from(r32(regs, v)))),
+                    Op::GlobalLoadI64 { offset, r } => w64(regs, r, self.global_load(offset, 8).unwrap_or(0)),
+                    Op::GlobalStoreI64 { offset, v } => {
+                        let _ = self.global_store(offset, 8, r64(regs, v));
+                    }
+                    Op::GlobalLoadIndI64 { offset, r } => w64(regs, r, tri!(self.global_load(r32(regs, offset), 8))),
+                    Op::GlobalStoreIndI64 { offset, v } => tri!(self.global_store(r32(regs, offset), 8, r64(regs, v))),
+                    Op::GlobalLoadRef { global, ty, r } => {
+                        let value = self.ref_globals().lock()[global as usize].clone();
+                        tri!(check_ref_type(module.types[ty as usize], &value));
+                        *rref(refs, r) = value;
+                    }
+                    Op::GlobalStoreRef { global, ty, v } => {
+                        let value = take_ref(refs, v);
+                        tri!(check_ref_type(module.types[ty as usize], &value));
+                        self.ref_globals().lock()[global as usize] = value;
+                    }
+                    Op::GlobalLoadIndRef { global, ty, r } => {
+                        let index = r32(regs, global) as usize;
+                        let value = tri!(self.ref_globals().lock().get(index).cloned().ok_or_else(|| ref_global_oob(index)));
+                        tri!(check_ref_type(module.types[ty as usize], &value));
+                        *rref(refs, r) = value;
+                    }
+                    Op::GlobalStoreIndRef { global, ty, v } => {
+                        let index = r32(regs, global) as usize;
+                        let value = take_ref(refs, v);
+                        tri!(check_ref_type(module.types[ty as usize], &value));
+                        let mut globals = self.ref_globals().lock();
+                        *tri!(globals.get_mut(index).ok_or_else(|| ref_global_oob(index))) = value;
+                    }
+                    Op::ConstI32 { value, r } => w32(regs, r, value),
+                    Op::ConstI64 { lo, hi, r } => w64(regs, r, u64::from(lo) | (u64::from(hi) << 32)),
+                    Op::ConstRefZero { r } => *rref(refs, r) = None,
+                    Op::ConstRefRodata { rodata, r } => *rref(refs, r) = Some(module.rodata[rodata as usize].clone()),
+                    Op::ListAlloc { ty, capacity, r } => {
+                        let elem = ListElementType::from_type_def(module.types[ty as usize]);
+                        let list = tri!(List::new(elem, r32(regs, capacity) as i32));
+                        *rref(refs, r) = Some(Ref::new(list));
+                    }
+                    Op::ListReserve { list, capacity } => tri!(tri!(list_at(refs, list)).reserve(r32(regs, capacity) as i32)),
+                    Op::ListSize { list, r } => w32(regs, r, tri!(list_at(refs, list)).size() as u32),
+                    Op::ListResize { list, size } => tri!(tri!(list_at(refs, list)).resize(r32(regs, size) as i32)),
+                    Op::ListGet { elem, list, index, r } => {
+                        let l = tri!(list_at(refs, list));
+                        let i = r32(regs, index) as i32;
+                        match elem {
+                            ListElem::I32 => w32(regs, r, tri!(l.get_i32(i)) as u32),
+                            ListElem::I64 => w64(regs, r, tri!(l.get_i64(i)) as u64),
+                            ListElem::F32 => w32(regs, r, tri!(l.get_f32(i)).to_bits()),
+                            ListElem::F64 => w64(regs, r, tri!(l.get_f64(i)).to_bits()),
+                        }
+                    }
+                    Op::ListSet { elem, list, index, v } => {
+                        let l = tri!(list_at(refs, list));
+                        let i = r32(regs, index) as i32;
+                        match elem {
+                            ListElem::I32 => tri!(l.set_i32(i, r32(regs, v) as i32)),
+                            ListElem::I64 => tri!(l.set_i64(i, r64(regs, v) as i64)),
+                            ListElem::F32 => tri!(l.set_f32(i, f32::from_bits(r32(regs, v)))),
+                            ListElem::F64 => tri!(l.set_f64(i, f64::from_bits(r64(regs, v)))),
+                        }
+                    }
+                    Op::ListGetRef { list, index, ty, r } => {
+                        let expected = module.types[ty as usize];
+                        let value = tri!(tri!(list_at(refs, list)).get_ref(r32(regs, index) as i32, expected));
+                        *rref(refs, r) = value;
+                    }
+                    Op::ListSetRef { list, index, v } => {
+                        let l = tri!(list_at(refs, list)) as *const List;
+                        let value = take_ref(refs, v);
+                        tri!((*l).set_ref(r32(regs, index) as i32, value));
+                    }
+                    Op::MoveI32 { a, r } => w32(regs, r, r32(regs, a)),
+                    Op::MoveI64 { a, r } => w64(regs, r, r64(regs, a)),
+                    Op::SelectI32 { cond, t, f, r } => w32(regs, r, if r32(regs, cond) != 0 { r32(regs, t) } else { r32(regs, f) }),
+                    Op::SelectI64 { cond, t, f, r } => w64(regs, r, if r32(regs, cond) != 0 { r64(regs, t) } else { r64(regs, f) }),
+                    Op::SelectRef { cond, t, f, r } => {
+                        let (chosen, other) = if r32(regs, cond) != 0 { (t, f) } else { (f, t) };
+                        let value = take_ref(refs, chosen);
+                        if other.is_move() && other.index() != r.index() {
+                            *rref(refs, other) = None;
+                        }
+                        *rref(refs, r) = value;
+                    }
+                    Op::SwitchI32 { index, default, list, r } => {
+                        let values = code.lists.get_unchecked(list as usize);
+                        let i = r32(regs, index) as usize;
+                        let src = values.get(i).copied().unwrap_or(default);
+                        w32(regs, r, r32(regs, src));
+                    }
+                    Op::SwitchI64 { index, default, list, r } => {
+                        let values = code.lists.get_unchecked(list as usize);
+                        let i = r32(regs, index) as usize;
+                        let src = values.get(i).copied().unwrap_or(default);
+                        w64(regs, r, r64(regs, src));
+                    }
+                    Op::SwitchRef { index, default, list, r } => {
+                        let values = code.lists.get_unchecked(list as usize);
+                        let i = r32(regs, index) as usize;
+                        let src = values.get(i).map(|&raw| RefReg::new(raw & REF_MASK, raw & MOVE_BIT != 0)).unwrap_or(default);
+                        let value = (*rref(refs, src)).clone();
+                        *rref(refs, r) = value;
+                    }
+                    Op::AddI32 { a, b, r } => w32(regs, r, r32(regs, a).wrapping_add(r32(regs, b))),
+                    Op::SubI32 { a, b, r } => w32(regs, r, r32(regs, a).wrapping_sub(r32(regs, b))),
+                    Op::MulI32 { a, b, r } => w32(regs, r, r32(regs, a).wrapping_mul(r32(regs, b))),
+                    Op::AndI32 { a, b, r } => w32(regs, r, r32(regs, a) & r32(regs, b)),
+                    Op::OrI32 { a, b, r } => w32(regs, r, r32(regs, a) | r32(regs, b)),
+                    Op::XorI32 { a, b, r } => w32(regs, r, r32(regs, a) ^ r32(regs, b)),
+                    Op::ShlI32 { a, b, r } => w32(regs, r, r32(regs, a) << (r32(regs, b) & 31)),
+                    Op::ShrSI32 { a, b, r } => w32(regs, r, ((r32(regs, a) as i32) >> (r32(regs, b) & 31)) as u32),
+                    Op::ShrUI32 { a, b, r } => w32(regs, r, r32(regs, a) >> (r32(regs, b) & 31)),
+                    Op::FmaI32 { a, b, c, r } => {
+                        w32(regs, r, r32(regs, a).wrapping_mul(r32(regs, b)).wrapping_add(r32(regs, c)))
+                    }
+                    Op::BinI32 { op, a, b, r } => w32(regs, r, tri!(math::bin_i32(op, r32(regs, a) as i32, r32(regs, b) as i32)) as u32),
+                    Op::UnI32 { op, a, r } => w32(regs, r, math::un_i32(op, r32(regs, a) as i32) as u32),
+                    Op::CmpEqI32 { a, b, r } => w32(regs, r, (r32(regs, a) == r32(regs, b)) as u32),
+                    Op::CmpNeI32 { a, b, r } => w32(regs, r, (r32(regs, a) != r32(regs, b)) as u32),
+                    Op::CmpLtSI32 { a, b, r } => w32(regs, r, ((r32(regs, a) as i32) < (r32(regs, b) as i32)) as u32),
+                    Op::CmpLtUI32 { a, b, r } => w32(regs, r, (r32(regs, a) < r32(regs, b)) as u32),
+                    Op::CmpNzI32 { a, r } => w32(regs, r, (r32(regs, a) != 0) as u32),
+                    Op::AddI64 { a, b, r } => w64(regs, r, r64(regs, a).wrapping_add(r64(regs, b))),
+                    Op::SubI64 { a, b, r } => w64(regs, r, r64(regs, a).wrapping_sub(r64(regs, b))),
+                    Op::MulI64 { a, b, r } => w64(regs, r, r64(regs, a).wrapping_mul(r64(regs, b))),
+                    Op::FmaI64 { a, b, c, r } => {
+                        w64(regs, r, r64(regs, a).wrapping_mul(r64(regs, b)).wrapping_add(r64(regs, c)))
+                    }
+                    Op::BinI64 { op, a, b, r } => w64(regs, r, tri!(math::bin_i64(op, r64(regs, a) as i64, r64(regs, b) as i64)) as u64),
+                    Op::UnI64 { op, a, r } => w64(regs, r, math::un_i64(op, r64(regs, a) as i64) as u64),
+                    Op::ShlI64 { a, b, r } => w64(regs, r, r64(regs, a) << (r32(regs, b) & 63)),
+                    Op::ShrSI64 { a, b, r } => w64(regs, r, ((r64(regs, a) as i64) >> (r32(regs, b) & 63)) as u64),
+                    Op::ShrUI64 { a, b, r } => w64(regs, r, r64(regs, a) >> (r32(regs, b) & 63)),
+                    Op::CmpEqI64 { a, b, r } => w32(regs, r, (r64(regs, a) == r64(regs, b)) as u32),
+                    Op::CmpNeI64 { a, b, r } => w32(regs, r, (r64(regs, a) != r64(regs, b)) as u32),
+                    Op::CmpLtSI64 { a, b, r } => w32(regs, r, ((r64(regs, a) as i64) < (r64(regs, b) as i64)) as u32),
+                    Op::CmpLtUI64 { a, b, r } => w32(regs, r, (r64(regs, a) < r64(regs, b)) as u32),
+                    Op::Conv { op, a, r } => {
+                        let (value, wide) = math::conv(op, r32(regs, a), r64_or_zero(regs, a, op));
+                        if wide {
+                            w64(regs, r, value);
+                        } else {
+                            w32(regs, r, value as u32);
+                        }
+                    }
+                    Op::BinF32 { op, a, b, r } => w32(regs, r, math::bin_f32(op, rf32(regs, a), rf32(regs, b)).to_bits()),
+                    Op::UnF32 { op, a, r } => w32(regs, r, math::un_f32(op, rf32(regs, a)).to_bits()),
+                    Op::FmaF32 { a, b, c, r } => w32(regs, r, (rf32(regs, a) * rf32(regs, b) + rf32(regs, c)).to_bits()),
+                    Op::CmpF32 { op, a, b, r } => w32(regs, r, math::cmp_f64(op, f64::from(rf32(regs, a)), f64::from(rf32(regs, b))) as u32),
+                    Op::FpowiF32 { a, b, r } => w32(regs, r, math::fpowi_f32(rf32(regs, a), r64(regs, b) as i64).to_bits()),
+                    Op::BinF64 { op, a, b, r } => w64(regs, r, math::bin_f64(op, rf64(regs, a), rf64(regs, b)).to_bits()),
+                    Op::UnF64 { op, a, r } => w64(regs, r, math::un_f64(op, rf64(regs, a)).to_bits()),
+                    Op::FmaF64 { a, b, c, r } => w64(regs, r, (rf64(regs, a) * rf64(regs, b) + rf64(regs, c)).to_bits()),
+                    Op::CmpF64 { op, a, b, r } => w32(regs, r, math::cmp_f64(op, rf64(regs, a), rf64(regs, b)) as u32),
+                    Op::FpowiF64 { a, b, r } => w64(regs, r, math::fpowi_f64(rf64(regs, a), r64(regs, b) as i64).to_bits()),
+                    Op::CmpEqRef { a, b, r } => {
+                        let eq = ref_eq(&*rref(refs, a), &*rref(refs, b));
+                        discard_if_move(refs, a);
+                        discard_if_move(refs, b);
+                        w32(regs, r, eq as u32);
+                    }
+                    Op::CmpNeRef { a, b, r } => {
+                        let eq = ref_eq(&*rref(refs, a), &*rref(refs, b));
+                        discard_if_move(refs, a);
+                        discard_if_move(refs, b);
+                        w32(regs, r, (!eq) as u32);
+                    }
+                    Op::CmpNzRef { a, r } => {
+                        let nz = (*rref(refs, a)).is_some();
+                        discard_if_move(refs, a);
+                        w32(regs, r, nz as u32);
+                    }
+                    Op::CastAnyRef { a, ty, r } => {
+                        let value = take_ref(refs, a);
+                        tri!(check_ref_type(module.types[ty as usize], &value));
+                        *rref(refs, r) = value;
+                    }
+                    Op::AssignRef { a, r } => {
+                        let value = take_ref(refs, a);
+                        *rref(refs, r) = value;
+                    }
+                    Op::DiscardRefs { list } | Op::Trace { list } => {
+                        for &raw in code.lists.get_unchecked(list as usize).iter() {
+                            if raw & (REF_BIT | MOVE_BIT) == REF_BIT | MOVE_BIT {
+                                *refs.add((raw & REF_MASK) as usize) = None;
+                            }
+                        }
+                    }
+                    Op::BufferLoad { elem, buf, offset, r } => {
+                        let b = tri!(buffer_at(refs, buf));
+                        let off = r64(regs, offset) as i64;
+                        match elem {
+                            BufElem::I8U => w32(regs, r, tri!(b.load_i8u(off)) as u32),
+                            BufElem::I8S => w32(regs, r, tri!(b.load_i8s(off)) as u32),
+                            BufElem::I16U => w32(regs, r, tri!(b.load_i16u(off)) as u32),
+                            BufElem::I16S => w32(regs, r, tri!(b.load_i16s(off)) as u32),
+                            BufElem::I32 => w32(regs, r, tri!(b.load_i32(off)) as u32),
+                            BufElem::I64 => w64(regs, r, tri!(b.load_i64(off)) as u64),
+                            BufElem::F32 => w32(regs, r, tri!(b.load_f32(off)).to_bits()),
+                            BufElem::F64 => w64(regs, r, tri!(b.load_f64(off)).to_bits()),
+                        }
+                    }
+                    Op::BufferStore { elem, buf, offset, v } => {
+                        let b = tri!(buffer_at(refs, buf));
+                        let off = r64(regs, offset) as i64;
+                        match elem {
+                            BufElem::I8U | BufElem::I8S => tri!(b.store_i8(off, r32(regs, v) as i32)),
+                            BufElem::I16U | BufElem::I16S => tri!(b.store_i16(off, r32(regs, v) as i32)),
+                            BufElem::I32 => tri!(b.store_i32(off, r32(regs, v) as i32)),
+                            BufElem::I64 => tri!(b.store_i64(off, r64(regs, v) as i64)),
+                            BufElem::F32 => tri!(b.store_f32(off, rf32(regs, v))),
+                            BufElem::F64 => tri!(b.store_f64(off, rf64(regs, v))),
+                        }
+                    }
+                    Op::BufferFill { elem, buf, offset, length, v } => {
+                        let b = tri!(buffer_at(refs, buf));
+                        let (off, len) = (r64(regs, offset) as i64, r64(regs, length) as i64);
+                        match elem {
+                            BufElem::I8U | BufElem::I8S => tri!(b.fill_i8(off, len, r32(regs, v) as i32)),
+                            BufElem::I16U | BufElem::I16S => tri!(b.fill_i16(off, len, r32(regs, v) as i32)),
+                            BufElem::I32 => tri!(b.fill_i32(off, len, r32(regs, v) as i32)),
+                            BufElem::I64 => tri!(b.fill_i64(off, len, r64(regs, v) as i64)),
+                            BufElem::F32 => tri!(b.fill_f32(off, len, rf32(regs, v))),
+                            BufElem::F64 => tri!(b.fill_f64(off, len, rf64(regs, v))),
+                        }
+                    }
+                    Op::BufferAlloc { length, alignment, r } => {
+                        let b = tri!(Buffer::alloc(r64(regs, length) as i64, r32(regs, alignment) as i32));
+                        *rref(refs, r) = Some(Ref::new(b));
+                    }
+                    Op::BufferClone { aux } => {
+                        let [src, off, len, align, r, _] = *code.aux.get_unchecked(aux as usize);
+                        let b = tri!(buffer_at(refs, RefReg(src)));
+                        let clone = tri!(b.clone_range(r64(regs, off) as i64, r64(regs, len) as i64, r32(regs, align) as i32));
+                        *rref(refs, RefReg(r)) = Some(Ref::new(clone));
+                    }
+                    Op::BufferLength { buf, r } => {
+                        let b = tri!(buffer_at(refs, buf));
+                        w64(regs, r, b.len() as u64);
+                    }
+                    Op::BufferCopy { aux } => {
+                        let [src, src_off, dst, dst_off, len, _] = *code.aux.get_unchecked(aux as usize);
+                        let s = tri!(buffer_at(refs, RefReg(src)));
+                        let d = tri!(buffer_at(refs, RefReg(dst)));
+                        tri!(Buffer::copy(s, r64(regs, src_off) as i64, d, r64(regs, dst_off) as i64, r64(regs, len) as i64));
+                    }
+                    Op::BufferCompare { aux } => {
+                        let [a, a_off, b, b_off, len, r] = *code.aux.get_unchecked(aux as usize);
+                        let ab = tri!(buffer_at(refs, RefReg(a)));
+                        let bb = tri!(buffer_at(refs, RefReg(b)));
+                        let eq = tri!(Buffer::compare(ab, r64(regs, a_off) as i64, bb, r64(regs, b_off) as i64, r64(regs, len) as i64));
+                        w32(regs, r, eq as u32);
+                    }
+                    Op::BufferHash { aux } => {
+                        let [buf, off, len, r, _, _] = *code.aux.get_unchecked(aux as usize);
+                        let b = tri!(buffer_at(refs, RefReg(buf)));
+                        let h = tri!(b.hash(r64(regs, off) as i64, r64(regs, len) as i64));
+                        w64(regs, r, h as u64);
+                    }
+                    Op::Br { target } => pc = target as usize,
+                    Op::BrRemap { branch } => {
+                        let br = code.branches.get_unchecked(branch as usize);
+                        remap(regs, refs, &br.remap);
+                        pc = br.target as usize;
+                    }
+                    Op::CondBr { cond, t, f } => pc = if r32(regs, cond) != 0 { t } else { f } as usize,
+                    Op::CondBrRemap { cond, t, f } => {
+                        let br = code.branches.get_unchecked(if r32(regs, cond) != 0 { t } else { f } as usize);
+                        remap(regs, refs, &br.remap);
+                        pc = br.target as usize;
+                    }
+                    Op::CondBreak { cond: _, branch } => {
+                        let br = code.branches.get_unchecked(branch as usize);
+                        remap(regs, refs, &br.remap);
+                        pc = br.target as usize;
+                    }
+                    Op::BrTable { index, table } => {
+                        let t = code.tables.get_unchecked(table as usize);
+                        let i = r32(regs, index) as usize;
+                        let branch = t.cases.get(i).copied().unwrap_or(t.default);
+                        let br = code.branches.get_unchecked(branch as usize);
+                        remap(regs, refs, &br.remap);
+                        pc = br.target as usize;
+                    }
+                    Op::Fail { status, message } => {
+                        let raw = r32(regs, status);
+                        if raw != 0 {
+                            let msg = code.strings.get_unchecked(message as usize);
+                            let e = Status::with_location(StatusCode::from_raw(raw), msg.to_string(), "<vm>", 0);
+                            frame.pc = (pc - 1) as u32;
+                            cont.current = frame;
+                            return Err(e);
+                        }
+                    }
+                    Op::ImportResolved { import, r } => {
+                        w32(regs, r, self.imports().get(import as usize).is_some_and(|i| i.is_some()) as u32)
+                    }
+                    Op::Yield { branch } => {
+                        let br = code.branches.get_unchecked(branch as usize);
+                        remap(regs, refs, &br.remap);
+                        frame.pc = br.target;
+                        cont.current = frame;
+                        return Ok(Exit::Deferred(None));
+                    }
+                    Op::Call { call } => {
+                        let info = code.calls.get_unchecked(call as usize);
+                        match &info.target {
+                            CallTarget::Internal { function, args } => {
+                                let callee = &module.functions[*function as usize];
+                                // The caller resumes after the call, or at the
+                                // resume block of a yieldable call.
+                                frame.pc = match info.resume {
+                                    Some(b) => code.branches.get_unchecked(b as usize).target,
+                                    None => pc as u32,
+                                };
+                                frame.call = call;
+                                tri!(stack.enter_frame(callee.frame_bytes));
+                                let i32_base = stack.i32_arena.len();
+                                let ref_base = stack.ref_arena.len();
+                                stack.i32_arena.resize(i32_base + callee.i32_count as usize, 0);
+                                stack.ref_arena.resize_with(ref_base + callee.ref_count as usize, || None);
+                                for m in args.iter() {
+                                    move_into_callee(stack, &frame, i32_base, ref_base, m);
+                                }
+                                cont.frames.push(frame);
+                                frame = Frame { function: *function, pc: 0, i32_base, ref_base, call: u32::MAX };
+                                code = callee;
+                                ops = &code.ops;
+                                pc = 0;
+                                reload!();
+                            }
+                            CallTarget::Import { import, args } => {
+                                let resolved = tri!(self.import(*import));
+                                let mut values = stack.take_args();
+                                for arg in args.iter() {
+                                    values.push(match *arg {
+                                        ImportArg::I32(r) => Value::I32(r32(regs, r) as i32),
+                                        ImportArg::I64(r) => Value::I64(r64(regs, r) as i64),
+                                        ImportArg::F32(r) => Value::F32(rf32(regs, r)),
+                                        ImportArg::F64(r) => Value::F64(rf64(regs, r)),
+                                        ImportArg::Ref(raw) => Value::Ref(take_ref(refs, RefReg::new(raw & REF_MASK, raw & MOVE_BIT != 0))),
+                                        ImportArg::Count(n) => Value::I32(i32::from(n)),
+                                    });
+                                }
+                                let mut import_results = Vec::new();
+                                frame.pc = (pc - 1) as u32;
+                                cont.current = frame;
+                                let status = resolved.instance.call(stack, resolved.export_ordinal, &values, &mut import_results);
+                                stack.return_args(values);
+                                reload!();
+                                match tri!(status) {
+                                    CallStatus::Done => {
+                                        tri!(store_results(stack, &frame, info, &import_results));
+                                        if let Some(b) = info.resume {
+                                            pc = apply_branch(stack, &frame, code, b) as usize;
+                                        }
+                                    }
+                                    CallStatus::Deferred => {
+                                        if info.resume.is_none() {
+                                            return Err(Status::new(
+                                                StatusCode::FailedPrecondition,
+                                                "import returned DEFERRED from a non-yieldable call",
+                                            ));
+                                        }
+                                        return Ok(Exit::Deferred(Some(call)));
+                                    }
+                                }
+                            }
+                        }
+                    }
+                    Op::Return { list } => {
+                        let operands = code.lists.get_unchecked(list as usize);
+                        let Some(caller) = cont.frames.pop() else {
+                            // Returning from the activation's entry frame.
+                            for (ty, &raw) in code.result_types.iter().zip(operands.iter()) {
+                                results.push(read_value(regs, refs, ty, raw));
+                            }
+                            stack.leave_frame(code.frame_bytes);
+                            stack.i32_arena.truncate(frame.i32_base);
+                            stack.ref_arena.truncate(frame.ref_base);
+                            cont.current = frame;
+                            return Ok(Exit::Returned);
+                        };
+                        let caller_code = &module.functions[caller.function as usize];
+                        let info = caller_code.calls.get_unchecked(caller.call as usize);
+                        for ((ty, dst), &src) in info.results.iter().zip(operands.iter()) {
+                            let cregs = stack.i32_arena.as_mut_ptr().add(caller.i32_base);
+                            let crefs = stack.ref_arena.as_mut_ptr().add(caller.ref_base);
+                            match ty {
+                                CconvType::I32 | CconvType::F32 => w32(cregs, *dst, r32(regs, src)),
+                                CconvType::I64 | CconvType::F64 => w64(cregs, *dst, r64(regs, src)),
+                                _ => {
+                                    let value = take_ref(refs, RefReg::new(src & REF_MASK, src & MOVE_BIT != 0));
+                                    *crefs.add((*dst & REF_MASK) as usize) = value;
+                                }
+                            }
+                        }
+                        stack.leave_frame(code.frame_bytes);
+                        stack.i32_arena.truncate(frame.i32_base);
+                        stack.ref_arena.truncate(frame.ref_base);
+                        frame = caller;
+                        code = caller_code;
+                        ops = &code.ops;
+                        pc = frame.pc as usize;
+                        reload!();
+                    }
+                }
+            }
+        }
+    }
+}
+
+// ---- register access helpers ----
+// SAFETY (all helpers): callers pass ordinals the verifier checked against
+// the current frame's register counts, and pointers to that frame's storage.
+
+#[inline(always)]
+unsafe fn r32(regs: *mut u32, r: Reg) -> u32 {
+    // SAFETY: see above.
+    unsafe { *regs.add(r as usize) }
+}
+#[inline(always)]
+unsafe fn w32(regs: *mut u32, r: Reg, v: u32) {
+    // SAFETY: see above.
+    unsafe { *regs.add(r as usize) = v }
+}
+#[inline(always)]
+unsafe fn r64(regs: *mut u32, r: Reg) -> u64 {
+    // SAFETY: i64 ordinals were checked so that `r + 1` is in bounds too.
+    unsafe { regs.add(r as usize).cast::<u64>().read_unaligned() }
+}
+#[inline(always)]
+unsafe fn w64(regs: *mut u32, r: Reg, v: u64) {
+    // SAFETY: i64 ordinals were checked so that `r + 1` is in bounds too.
+    unsafe { regs.add(r as usize).cast::<u64>().write_unaligned(v) }
+}
+#[inline(always)]
+unsafe fn rf32(regs: *mut u32, r: Reg) -> f32 {
+    // SAFETY: see above.
+    f32::from_bits(unsafe { r32(regs, r) })
+}
+#[inline(always)]
+unsafe fn rf64(regs: *mut u32, r: Reg) -> f64 {
+    // SAFETY: see above.
+    f64::from_bits(unsafe { r64(regs, r) })
+}
+#[inline(always)]
+unsafe fn r64_or_zero(regs: *mut u32, r: Reg, op: Conv) -> u64 {
+    // Only wide-input conversions were verified as register pairs.
+    if math::conv_input_is_wide(op) {
+        // SAFETY: wide conversions have pair-checked operands.
+        unsafe { r64(regs, r) }
+    } else {
+        0
+    }
+}
+#[inline(always)]
+unsafe fn rref<'a>(refs: *mut Option<Ref>, r: RefReg) -> &'a mut Option<Ref> {
+    // SAFETY: see above.
+    unsafe { &mut *refs.add(r.index()) }
+}
+/// Reads a ref operand: moves it out when the move bit is set, else retains.
+#[inline(always)]
+unsafe fn take_ref(refs: *mut Option<Ref>, r: RefReg) -> Option<Ref> {
+    // SAFETY: see above.
+    let slot = unsafe { rref(refs, r) };
+    if r.is_move() {
+        slot.take()
+    } else {
+        slot.clone()
+    }
+}
+#[inline(always)]
+unsafe fn discard_if_move(refs: *mut Option<Ref>, r: RefReg) {
+    if r.is_move() {
+        // SAFETY: see above.
+        unsafe { *rref(refs, r) = None };
+    }
+}
+
+unsafe fn buffer_at<'a>(refs: *mut Option<Ref>, r: RefReg) -> Result<&'a Buffer> {
+    // SAFETY: see above; the borrow ends before the register is written.
+    match unsafe { &*refs.add(r.index()) } {
+        Some(value) => value.checked::<Buffer>(iree_vm::buffer::buffer_type()),
+        None => Err(Status::new(StatusCode::InvalidArgument, "buffer is null")),
+    }
+}
+
+unsafe fn list_at<'a>(refs: *mut Option<Ref>, r: RefReg) -> Result<&'a List> {
+    // SAFETY: see above; the borrow ends before the register is written.
+    match unsafe { &*refs.add(r.index()) } {
+        Some(value) => value.checked::<List>(iree_vm::list::list_type()),
+        None => Err(Status::new(StatusCode::InvalidArgument, "list is null")),
+    }
+}
+
+unsafe fn remap(regs: *mut u32, refs: *mut Option<Ref>, pairs: &[(u16, u16)]) {
+    for &(src, dst) in pairs {
+        if src & REF_BIT != 0 {
+            // SAFETY: remap registers were verified per bank.
+            unsafe {
+                let value = take_ref(refs, RefReg::new(src & REF_MASK, src & MOVE_BIT != 0));
+                *refs.add((dst & REF_MASK) as usize) = value;
+            }
+        } else {
+            // SAFETY: remap registers were verified per bank.
+            unsafe { w32(regs, dst, r32(regs, src)) };
+        }
+    }
+}
+
+unsafe fn read_value(regs: *mut u32, refs: *mut Option<Ref>, ty: &CconvType, raw: u16) -> Value {
+    // SAFETY: return operands were verified against the function's result types.
+    unsafe {
+        match ty {
+            CconvType::I32 => Value::I32(r32(regs, raw) as i32),
+            CconvType::F32 => Value::F32(rf32(regs, raw)),
+            CconvType::I64 => Value::I64(r64(regs, raw) as i64),
+            CconvType::F64 => Value::F64(rf64(regs, raw)),
+            _ => Value::Ref(take_ref(refs, RefReg::new(raw & REF_MASK, raw & MOVE_BIT != 0))),
+        }
+    }
+}
+
+fn move_into_callee(stack: &mut Stack, caller: &Frame, i32_base: usize, ref_base: usize, m: &crate::decode::Move) {
+    match m.slot {
+        Slot::I32 => {
+            let v = stack.i32_arena[caller.i32_base + m.src as usize];
+            stack.i32_arena[i32_base + m.dst as usize] = v;
+        }
+        Slot::I64 => {
+            let s = caller.i32_base + m.src as usize;
+            let (lo, hi) = (stack.i32_arena[s], stack.i32_arena[s + 1]);
+            stack.i32_arena[i32_base + m.dst as usize] = lo;
+            stack.i32_arena[i32_base + m.dst as usize + 1] = hi;
+        }
+        Slot::Ref => {
+            let slot = &mut stack.ref_arena[caller.ref_base + (m.src & REF_MASK) as usize];
+            let value = if m.src & MOVE_BIT != 0 { slot.take() } else { slot.clone() };
+            stack.ref_arena[ref_base + m.dst as usize] = value;
+        }
+    }
+}
+
+fn store_results(stack: &mut Stack, frame: &Frame, info: &crate::decode::CallInfo, values: &[Value]) -> Result<()> {
+    if values.len() != info.results.len() {
+        return Err(Status::new(
+            StatusCode::Internal,
+            format!("import returned {} results but {} were expected", values.len(), info.results.len()),
+        ));
+    }
+    for ((ty, dst), value) in info.results.iter().zip(values) {
+        let d = *dst as usize;
+        match (ty, value) {
+            (CconvType::I32, Value::I32(v)) => stack.i32_arena[frame.i32_base + d] = *v as u32,
+            (CconvType::F32, Value::F32(v)) => stack.i32_arena[frame.i32_base + d] = v.to_bits(),
+            (CconvType::I64, Value::I64(v)) => write_pair(&mut stack.i32_arena, frame.i32_base + d, *v as u64),
+            (CconvType::F64, Value::F64(v)) => write_pair(&mut stack.i32_arena, frame.i32_base + d, v.to_bits()),
+            (CconvType::Ref, Value::Ref(v)) => stack.ref_arena[frame.ref_base + (*dst & REF_MASK) as usize] = v.clone(),
+            _ => {
+                return Err(Status::new(
+                    StatusCode::Internal,
+                    format!("import result type mismatch: expected {ty:?}, have {value:?}"),
+                ))
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Applies a branch's remapping in `frame` and returns its target.
+fn apply_branch(stack: &mut Stack, frame: &Frame, code: &FunctionCode, branch: u32) -> u32 {
+    let br = &code.branches[branch as usize];
+    for &(src, dst) in br.remap.iter() {
+        if src & REF_BIT != 0 {
+            let slot = &mut stack.ref_arena[frame.ref_base + (src & REF_MASK) as usize];
+            let value = if src & MOVE_BIT != 0 { slot.take() } else { slot.clone() };
+            stack.ref_arena[frame.ref_base + (dst & REF_MASK) as usize] = value;
+        } else {
+            let v = stack.i32_arena[frame.i32_base + src as usize];
+            stack.i32_arena[frame.i32_base + dst as usize] = v;
+        }
+    }
+    br.target
+}
+
+fn write_pair(arena: &mut [u32], at: usize, v: u64) {
+    arena[at] = v as u32;
+    arena[at + 1] = (v >> 32) as u32;
+}
+
+fn ref_eq(a: &Option<Ref>, b: &Option<Ref>) -> bool {
+    match (a, b) {
+        (None, None) => true,
+        (Some(a), Some(b)) => Ref::ptr_eq(a, b),
+        _ => false,
+    }
+}
+
+/// Checks a ref against a `type_of` operand (null always passes).
+fn check_ref_type(expected: TypeDef, value: &Option<Ref>) -> Result<()> {
+    match (expected, value) {
+        (TypeDef::Ref(t), Some(v)) if v.ref_type() != t => Err(type_mismatch(t, Some(v))),
+        _ => Ok(()),
+    }
+}
+
+fn ref_global_oob(index: usize) -> Status {
+    Status::new(StatusCode::OutOfRange, format!("global ref ordinal out of range: {index}"))
+}
+
+impl BytecodeInstance {
+    fn global_load(&self, offset: u32, size: u32) -> Result<u64> {
+        let globals = self.globals();
+        let (index, cap) = self.check_global(offset, size)?;
+        let _ = cap;
+        let lo = u64::from(globals[index].load(Ordering::Relaxed));
+        Ok(if size == 8 { lo | (u64::from(globals[index + 1].load(Ordering::Relaxed)) << 32) } else { lo })
+    }
+
+    fn global_store(&self, offset: u32, size: u32, value: u64) -> Result<()> {
+        let globals = self.globals();
+        let (index, _) = self.check_global(offset, size)?;
+        globals[index].store(value as u32, Ordering::Relaxed);
+        if size == 8 {
+            globals[index + 1].store((value >> 32) as u32, Ordering::Relaxed);
+        }
+        Ok(())
+    }
+
+    fn check_global(&self, offset: u32, size: u32) -> Result<(usize, usize)> {
+        let cap = self.module().meta.global_bytes_capacity as usize;
+        if offset as usize + size as usize > cap {
+            return Err(Status::new(
+                StatusCode::OutOfRange,
+                format!("global byte_offset out of range: {offset} (rwdata={cap})"),
+            ));
+        }
+        if offset % 4 != 0 {
+            return Err(Status::new(
+                StatusCode::InvalidArgument,
+                format!("global byte_offset {offset} is not 4-byte aligned"),
+            ));
+        }
+        Ok(((offset / 4) as usize, cap))
+    }
+
+    fn import(&self, ordinal: u32) -> Result<&iree_vm::ResolvedImport> {
+        self.imports().get(ordinal as usize).and_then(|i| i.as_ref()).ok_or_else(|| {
+            let name = &self.module().meta.imports[ordinal as usize].full_name;
+            Status::new(StatusCode::NotFound, format!("optional import `{name}` not resolved"))
+        })
+    }
+}

@@ -1,0 +1,202 @@
+//! [`BytecodeModule`]: a loaded, verified VMFB, and [`BytecodeInstance`], its
+//! state (globals, resolved imports) inside one context.
+
+use std::sync::atomic::AtomicU32;
+use std::sync::Arc;
+
+use iree_base::{Result, ResultExt, Status, StatusCode};
+use iree_vm::buffer::{Buffer, SharedBytes};
+use iree_vm::{
+    CallStatus, Cconv, ExportInfo, ImportInfo, Instance, Module, ModuleDependency, ModuleInstance, Ref,
+    ResolvedImport, Stack, TypeDef, Value,
+};
+use parking_lot::Mutex;
+
+use crate::decode::{decode_function, FunctionCode, ModuleView};
+use crate::format::{parse_module, FeatureBits, ModuleMetadata};
+
+/// A verified bytecode module. The file image is kept alive and rodata is
+/// served from it in place.
+pub struct BytecodeModule {
+    pub(crate) meta: ModuleMetadata,
+    pub(crate) types: Vec<TypeDef>,
+    pub(crate) functions: Vec<FunctionCode>,
+    pub(crate) rodata: Vec<Ref>,
+    exports: Vec<ExportInfo>,
+    export_functions: Vec<u32>,
+    imports: Vec<ImportInfo>,
+    dependencies: Vec<ModuleDependency>,
+    _file: SharedBytes,
+}
+
+impl BytecodeModule {
+    /// Parses and verifies a module from a file image.
+    pub fn from_bytes(instance: &Instance, file: SharedBytes) -> Result<Arc<BytecodeModule>> {
+        let bytes: &[u8] = (*file).as_ref();
+        let meta = parse_module(bytes)?;
+        let supported = FeatureBits::EXT_F32 | FeatureBits::EXT_F64 | FeatureBits::YIELD | FeatureBits::UNWIND;
+        if !supported.contains(meta.requirements) {
+            return Err(Status::new(
+                StatusCode::Unimplemented,
+                format!("required module features [{}] are not available", meta.requirements.names()),
+            ));
+        }
+        let types = meta
+            .types
+            .iter()
+            .map(|name| instance.types().resolve_type_name(name))
+            .collect::<Result<Vec<_>>>()
+            .annotate("resolving module types")?;
+        let function_cconvs = meta
+            .function_signatures
+            .iter()
+            .map(|s| Cconv::parse(&s.calling_convention))
+            .collect::<Result<Vec<_>>>()?;
+        let import_cconvs =
+            meta.imports.iter().map(|i| Cconv::parse(&i.signature.calling_convention)).collect::<Result<Vec<_>>>()?;
+        if function_cconvs.len() != meta.functions.len() {
+            return Err(Status::new(
+                StatusCode::InvalidArgument,
+                "function signature and descriptor counts differ",
+            ));
+        }
+        let view = ModuleView { meta: &meta, types: &types, function_cconvs: &function_cconvs, import_cconvs: &import_cconvs };
+        let functions = (0..meta.functions.len())
+            .map(|i| decode_function(&view, bytes, i))
+            .collect::<Result<Vec<_>>>()?;
+        let rodata = meta
+            .rodata
+            .iter()
+            .map(|range| Buffer::rodata(file.clone(), range.clone()).map(Ref::new))
+            .collect::<Result<Vec<_>>>()?;
+        let mut exports = Vec::with_capacity(meta.exports.len());
+        let mut export_functions = Vec::with_capacity(meta.exports.len());
+        for e in &meta.exports {
+            let sig = meta.function_signatures.get(e.internal_ordinal as usize).ok_or_else(|| {
+                Status::new(StatusCode::InvalidArgument, format!("export '{}' names a missing function", e.local_name))
+            })?;
+            exports.push(ExportInfo {
+                name: e.local_name.clone(),
+                cconv: sig.calling_convention.clone(),
+                attrs: sig.attrs.iter().map(|a| (a.key.clone(), a.value.clone())).collect(),
+            });
+            export_functions.push(e.internal_ordinal);
+        }
+        let imports = meta
+            .imports
+            .iter()
+            .map(|i| ImportInfo {
+                full_name: i.full_name.clone(),
+                cconv: i.signature.calling_convention.clone(),
+                optional: i.optional,
+            })
+            .collect();
+        let dependencies = meta
+            .dependencies
+            .iter()
+            .map(|d| ModuleDependency { name: d.name.clone(), minimum_version: d.minimum_version, optional: d.optional })
+            .collect();
+        Ok(Arc::new(BytecodeModule {
+            meta,
+            types,
+            functions,
+            rodata,
+            exports,
+            export_functions,
+            imports,
+            dependencies,
+            _file: file,
+        }))
+    }
+
+    /// Parses and verifies a module from owned bytes.
+    pub fn from_vec(instance: &Instance, bytes: Vec<u8>) -> Result<Arc<BytecodeModule>> {
+        Self::from_bytes(instance, Arc::new(bytes))
+    }
+
+    /// The parsed file metadata.
+    pub fn metadata(&self) -> &ModuleMetadata {
+        &self.meta
+    }
+
+    /// The decoded functions (for tooling such as opcode coverage).
+    pub fn functions(&self) -> &[FunctionCode] {
+        &self.functions
+    }
+}
+
+impl Module for BytecodeModule {
+    fn name(&self) -> &str {
+        &self.meta.name
+    }
+    fn version(&self) -> u32 {
+        self.meta.version
+    }
+    fn dependencies(&self) -> &[ModuleDependency] {
+        &self.dependencies
+    }
+    fn exports(&self) -> &[ExportInfo] {
+        &self.exports
+    }
+    fn imports(&self) -> &[ImportInfo] {
+        &self.imports
+    }
+    fn instantiate(
+        self: Arc<Self>,
+        _instance: &Arc<Instance>,
+        imports: Vec<Option<ResolvedImport>>,
+    ) -> Result<Arc<dyn ModuleInstance>> {
+        let words = (self.meta.global_bytes_capacity as usize).div_ceil(4);
+        let globals = (0..words).map(|_| AtomicU32::new(0)).collect();
+        let ref_globals = Mutex::new(vec![None; self.meta.global_ref_count as usize]);
+        // Initialize value globals from rwdata-free zero state; the module's
+        // `__init` (run by the context) sets initial values.
+        Ok(Arc::new(BytecodeInstance { module: self, globals, ref_globals, imports }))
+    }
+}
+
+/// A bytecode module's state in one context.
+pub struct BytecodeInstance {
+    module: Arc<BytecodeModule>,
+    globals: Box<[AtomicU32]>,
+    ref_globals: Mutex<Vec<Option<Ref>>>,
+    imports: Vec<Option<ResolvedImport>>,
+}
+
+impl BytecodeInstance {
+    pub(crate) fn module(&self) -> &BytecodeModule {
+        &self.module
+    }
+    pub(crate) fn globals(&self) -> &[AtomicU32] {
+        &self.globals
+    }
+    pub(crate) fn ref_globals(&self) -> &Mutex<Vec<Option<Ref>>> {
+        &self.ref_globals
+    }
+    pub(crate) fn imports(&self) -> &[Option<ResolvedImport>] {
+        &self.imports
+    }
+}
+
+impl ModuleInstance for BytecodeInstance {
+    fn module(&self) -> &dyn Module {
+        &*self.module
+    }
+
+    fn call(
+        &self,
+        stack: &mut Stack,
+        export_ordinal: u32,
+        args: &[Value],
+        results: &mut Vec<Value>,
+    ) -> Result<CallStatus> {
+        let function = *self.module.export_functions.get(export_ordinal as usize).ok_or_else(|| {
+            Status::new(StatusCode::NotFound, format!("export ordinal {export_ordinal} out of range"))
+        })?;
+        self.execute(stack, function, args, results)
+    }
+
+    fn resume(&self, stack: &mut Stack, results: &mut Vec<Value>) -> Result<CallStatus> {
+        self.resume_execution(stack, results)
+    }
+}

@@ -1,0 +1,565 @@
+//! `vm.buffer`: a reference-counted byte buffer, either mutable guest memory or
+//! a read-only view of module rodata.
+//!
+//! Every `vm.buffer.*` opcode has a method here that carries its exact runtime
+//! semantics, so the interpreter only decodes registers and forwards them:
+//!
+//! * Offsets and lengths arrive as raw i64 register values and are
+//!   reinterpreted as unsigned 64-bit sizes (a negative value becomes a huge
+//!   one and so fails the bounds check).
+//! * `load.*`, `store.*` and `fill.*` take offsets (and fill lengths) in
+//!   **elements** of the access width: `load.i32 %buf[%c1]` reads bytes 4..8.
+//!   An access is in bounds when `(offset + count) * width <= length`. There is
+//!   no alignment rule beyond that: element offsets are naturally aligned.
+//! * `copy`, `compare`, `hash` and `clone` take **byte** offsets and lengths.
+//!   A range is in bounds when `offset + length <= length of the buffer`; an
+//!   empty range at the very end is fine, one past the end is not.
+//! * Out-of-bounds accesses fail with `OUT_OF_RANGE` and the message
+//!   `out-of-bounds access detected (offset=O, length=L, alignment=A, buffer
+//!   length=N)`, where O and L are in bytes and A is the access width (1 for
+//!   byte-range ops).
+//! * Writing to a read-only (rodata) buffer fails with `PERMISSION_DENIED`
+//!   `buffer is read-only and cannot be mapped for mutation`, checked before
+//!   bounds.
+//! * Where the reference runtime would read or write outside the buffer
+//!   because its unsigned offset arithmetic wraps, this implementation reports
+//!   the same `OUT_OF_RANGE` error instead.
+//!
+//! Null operands are the interpreter's to reject, with `INVALID_ARGUMENT` and
+//! a message naming the operand; [`buffer_operand`] builds that error using
+//! the names listed in [`operand_names`].
+
+use std::fmt;
+use std::ops::{Deref, Range};
+use std::sync::Arc;
+
+use iree_base::{Result, Status, StatusCode};
+use parking_lot::{RwLock, RwLockReadGuard, RwLockWriteGuard};
+
+use crate::refs::{Ref, RefObject};
+use crate::types::{RefType, RefTypeDescriptor};
+
+/// The registered descriptor of `vm.buffer`.
+pub static BUFFER_TYPE_DESCRIPTOR: RefTypeDescriptor = RefTypeDescriptor { name: "vm.buffer" };
+
+/// The `vm.buffer` reference type.
+pub fn buffer_type() -> RefType {
+    RefType::new(&BUFFER_TYPE_DESCRIPTOR)
+}
+
+/// Immutable bytes shared with their owner (a loaded module's flatbuffer).
+pub type SharedBytes = Arc<dyn AsRef<[u8]> + Send + Sync>;
+
+/// The operand names the reference interpreter uses in its `"<name> is null"`
+/// errors, per opcode.
+pub mod operand_names {
+    /// `vm.buffer.clone` source.
+    pub const CLONE_SOURCE: &str = "source";
+    /// `vm.buffer.length`, every `vm.buffer.fill.*`.
+    pub const BUFFER: &str = "buffer";
+    /// `vm.buffer.copy` source, every `vm.buffer.load.*`, `vm.buffer.hash`.
+    pub const SOURCE_BUFFER: &str = "source_buffer";
+    /// `vm.buffer.copy` target, every `vm.buffer.store.*`.
+    pub const TARGET_BUFFER: &str = "target_buffer";
+    /// `vm.buffer.compare` left-hand side.
+    pub const LHS_BUFFER: &str = "lhs_buffer";
+    /// `vm.buffer.compare` right-hand side.
+    pub const RHS_BUFFER: &str = "rhs_buffer";
+}
+
+/// Borrows the [`Buffer`] held in a ref register, failing with
+/// `INVALID_ARGUMENT "<name> is null"` when the register is null or holds a
+/// ref of another type (the reference runtime treats both the same way).
+pub fn buffer_operand<'a>(value: &'a Option<Ref>, name: &str) -> Result<&'a Buffer> {
+    value
+        .as_ref()
+        .and_then(|r| r.downcast::<Buffer>())
+        .ok_or_else(|| Status::new(StatusCode::InvalidArgument, format!("{name} is null")))
+}
+
+enum Storage {
+    /// Guest-owned, zero-initialized, mutable bytes.
+    Owned(RwLock<Box<[u8]>>),
+    /// A read-only window onto shared bytes (module rodata).
+    Shared { bytes: SharedBytes, range: Range<usize> },
+}
+
+/// A `vm.buffer`: a fixed-length byte buffer that may be shared across
+/// threads. Mutable contents sit behind a reader-writer lock; rodata views
+/// are immutable and lock-free.
+pub struct Buffer {
+    storage: Storage,
+    len: usize,
+}
+
+/// Bytes borrowed for reading, locked or not.
+enum ReadView<'a> {
+    Shared(&'a [u8]),
+    Locked(RwLockReadGuard<'a, Box<[u8]>>),
+}
+
+impl Deref for ReadView<'_> {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            ReadView::Shared(bytes) => bytes,
+            ReadView::Locked(guard) => guard,
+        }
+    }
+}
+
+impl RefObject for Buffer {
+    fn ref_type(&self) -> RefType {
+        buffer_type()
+    }
+}
+
+impl fmt::Debug for Buffer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Buffer")
+            .field("len", &self.len)
+            .field("mutable", &self.is_mutable())
+            .finish()
+    }
+}
+
+/// The reference allocator's failure.
+#[cold]
+fn allocation_failed() -> Status {
+    Status::new(StatusCode::ResourceExhausted, "libc allocator failed the request")
+}
+
+#[cold]
+fn out_of_bounds(offset: u64, length: u64, alignment: u64, buffer_length: usize) -> Status {
+    Status::new(
+        StatusCode::OutOfRange,
+        format!(
+            "out-of-bounds access detected (offset={offset}, length={length}, \
+             alignment={alignment}, buffer length={buffer_length})"
+        ),
+    )
+}
+
+#[cold]
+fn read_only() -> Status {
+    Status::new(
+        StatusCode::PermissionDenied,
+        "buffer is read-only and cannot be mapped for mutation",
+    )
+}
+
+/// Validates an allocation alignment the way the reference allocator does:
+/// the i32 operand is sign-extended to a size, and must be 0 or a power of two.
+fn check_alignment(alignment: i32) -> Result<()> {
+    let alignment = alignment as i64 as u64;
+    if alignment == 0 || alignment.is_power_of_two() {
+        Ok(())
+    } else {
+        Err(Status::new(
+            StatusCode::InvalidArgument,
+            format!("alignments must be powers of two (got {alignment})"),
+        ))
+    }
+}
+
+/// Allocates `length` zeroed bytes, failing (rather than aborting) when the
+/// allocation cannot be made.
+fn alloc_zeroed(length: u64) -> Result<Box<[u8]>> {
+    let length = usize::try_from(length).map_err(|_| allocation_failed())?;
+    let mut bytes = Vec::new();
+    bytes.try_reserve_exact(length).map_err(|_| allocation_failed())?;
+    bytes.resize(length, 0);
+    Ok(bytes.into_boxed_slice())
+}
+
+/// Bounds-checks a byte range (`offset + length <= buffer_length`).
+fn byte_range(offset: i64, length: i64, buffer_length: usize) -> Result<Range<usize>> {
+    let (offset, length) = (offset as u64, length as u64);
+    match offset.checked_add(length) {
+        Some(end) if end <= buffer_length as u64 => Ok(offset as usize..end as usize),
+        _ => Err(out_of_bounds(offset, length, 1, buffer_length)),
+    }
+}
+
+/// Bounds-checks `count` elements of `width` bytes starting at element
+/// `offset` (`(offset + count) * width <= buffer_length`).
+fn element_range(offset: i64, count: i64, width: usize, buffer_length: usize) -> Result<Range<usize>> {
+    let (offset, count, width) = (offset as u64, count as u64, width as u64);
+    let end = offset.checked_add(count).and_then(|n| n.checked_mul(width));
+    match end {
+        Some(end) if end <= buffer_length as u64 => {
+            let start = offset * width;
+            Ok(start as usize..end as usize)
+        }
+        _ => Err(out_of_bounds(
+            offset.wrapping_mul(width),
+            count.wrapping_mul(width),
+            width,
+            buffer_length,
+        )),
+    }
+}
+
+macro_rules! load_op {
+    ($(#[$doc:meta])* $name:ident, $prim:ty, $width:expr, $ret:ty) => {
+        $(#[$doc])*
+        pub fn $name(&self, offset: i64) -> Result<$ret> {
+            let bytes = self.read();
+            let range = element_range(offset, 1, $width, self.len)?;
+            let mut raw = [0u8; $width];
+            raw.copy_from_slice(&bytes[range]);
+            Ok(<$prim>::from_le_bytes(raw) as $ret)
+        }
+    };
+}
+
+macro_rules! store_op {
+    ($(#[$doc:meta])* $name:ident, $arg:ty, $prim:ty, $width:expr) => {
+        $(#[$doc])*
+        pub fn $name(&self, offset: i64, value: $arg) -> Result<()> {
+            let mut bytes = self.write()?;
+            let range = element_range(offset, 1, $width, self.len)?;
+            bytes[range].copy_from_slice(&(value as $prim).to_le_bytes());
+            Ok(())
+        }
+    };
+}
+
+macro_rules! fill_op {
+    ($(#[$doc:meta])* $name:ident, $arg:ty, $prim:ty, $width:expr) => {
+        $(#[$doc])*
+        pub fn $name(&self, offset: i64, length: i64, value: $arg) -> Result<()> {
+            let mut bytes = self.write()?;
+            let range = element_range(offset, length, $width, self.len)?;
+            let pattern = (value as $prim).to_le_bytes();
+            for chunk in bytes[range].chunks_exact_mut($width) {
+                chunk.copy_from_slice(&pattern);
+            }
+            Ok(())
+        }
+    };
+}
+
+impl Buffer {
+    fn owned(bytes: Box<[u8]>) -> Buffer {
+        Buffer { len: bytes.len(), storage: Storage::Owned(RwLock::new(bytes)) }
+    }
+
+    /// `vm.buffer.alloc`: a new zero-filled mutable buffer of `length` bytes.
+    ///
+    /// `alignment` is validated like the reference allocator does (0 or a
+    /// power of two, else `INVALID_ARGUMENT "alignments must be powers of two
+    /// (got N)"` with the sign-extended value); it has no other observable
+    /// effect because accesses here never depend on the address. A length the
+    /// host cannot allocate (negative lengths included) fails with
+    /// `RESOURCE_EXHAUSTED`.
+    pub fn alloc(length: i64, alignment: i32) -> Result<Buffer> {
+        check_alignment(alignment)?;
+        Ok(Buffer::owned(alloc_zeroed(length as u64)?))
+    }
+
+    /// A mutable buffer owning `bytes`.
+    pub fn from_vec(bytes: Vec<u8>) -> Buffer {
+        Buffer::owned(bytes.into_boxed_slice())
+    }
+
+    /// A read-only buffer viewing `range` of `bytes` without copying
+    /// (module rodata). Fails with `OUT_OF_RANGE` when `range` does not lie
+    /// within `bytes`.
+    pub fn rodata(bytes: SharedBytes, range: Range<usize>) -> Result<Buffer> {
+        let total = (*bytes).as_ref().len();
+        if range.start > range.end || range.end > total {
+            return Err(Status::new(
+                StatusCode::OutOfRange,
+                format!(
+                    "rodata range [{}, {}) out of bounds of {} bytes",
+                    range.start, range.end, total
+                ),
+            ));
+        }
+        Ok(Buffer { len: range.len(), storage: Storage::Shared { bytes, range } })
+    }
+
+    /// `vm.buffer.clone`: copies the byte range `[offset, offset + length)`
+    /// into a new mutable buffer (also when the source is read-only).
+    ///
+    /// The source range is checked first (`OUT_OF_RANGE`, alignment=1 in the
+    /// message), then `alignment` as in [`Buffer::alloc`].
+    pub fn clone_range(&self, offset: i64, length: i64, alignment: i32) -> Result<Buffer> {
+        let source = self.read();
+        let range = byte_range(offset, length, self.len)?;
+        check_alignment(alignment)?;
+        let mut bytes = Vec::new();
+        bytes.try_reserve_exact(range.len()).map_err(|_| allocation_failed())?;
+        bytes.extend_from_slice(&source[range]);
+        Ok(Buffer::from_vec(bytes))
+    }
+
+    /// The length in bytes.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// True when the buffer holds no bytes.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// `vm.buffer.length`: the length in bytes as the i64 register value.
+    pub fn length(&self) -> i64 {
+        self.len as i64
+    }
+
+    /// True for guest-writable buffers, false for read-only rodata views.
+    pub fn is_mutable(&self) -> bool {
+        matches!(self.storage, Storage::Owned(_))
+    }
+
+    fn read(&self) -> ReadView<'_> {
+        match &self.storage {
+            Storage::Owned(lock) => ReadView::Locked(lock.read()),
+            Storage::Shared { bytes, range } => ReadView::Shared(&(**bytes).as_ref()[range.clone()]),
+        }
+    }
+
+    fn write(&self) -> Result<RwLockWriteGuard<'_, Box<[u8]>>> {
+        match &self.storage {
+            Storage::Owned(lock) => Ok(lock.write()),
+            Storage::Shared { .. } => Err(read_only()),
+        }
+    }
+
+    /// Runs `f` over the whole contents (holding a read lock for mutable
+    /// buffers, so keep `f` short and do not touch this buffer's writers).
+    pub fn with_bytes<R>(&self, f: impl FnOnce(&[u8]) -> R) -> R {
+        f(&self.read())
+    }
+
+    /// Runs `f` over the whole contents for writing; fails with
+    /// `PERMISSION_DENIED` on read-only buffers.
+    pub fn with_bytes_mut<R>(&self, f: impl FnOnce(&mut [u8]) -> R) -> Result<R> {
+        let mut bytes = self.write()?;
+        Ok(f(&mut bytes))
+    }
+
+    /// Copies out `len` bytes at byte `offset` (`OUT_OF_RANGE` when outside).
+    pub fn read_bytes(&self, offset: usize, len: usize) -> Result<Vec<u8>> {
+        let bytes = self.read();
+        let range = byte_range(offset as i64, len as i64, self.len)?;
+        Ok(bytes[range].to_vec())
+    }
+
+    /// Writes `data` at byte `offset` (`PERMISSION_DENIED` when read-only,
+    /// `OUT_OF_RANGE` when outside).
+    pub fn write_bytes(&self, offset: usize, data: &[u8]) -> Result<()> {
+        let mut bytes = self.write()?;
+        let range = byte_range(offset as i64, data.len() as i64, self.len)?;
+        bytes[range].copy_from_slice(data);
+        Ok(())
+    }
+
+    /// The whole contents copied into a vector.
+    pub fn to_vec(&self) -> Vec<u8> {
+        self.read().to_vec()
+    }
+
+    load_op!(
+        /// `vm.buffer.load.i8.u`: the byte at element (= byte) `offset`, zero-extended.
+        load_i8u, u8, 1, i32
+    );
+    load_op!(
+        /// `vm.buffer.load.i8.s`: the byte at element (= byte) `offset`, sign-extended.
+        load_i8s, i8, 1, i32
+    );
+    load_op!(
+        /// `vm.buffer.load.i16.u`: the 16-bit element at `offset` (byte `2 * offset`),
+        /// zero-extended.
+        load_i16u, u16, 2, i32
+    );
+    load_op!(
+        /// `vm.buffer.load.i16.s`: the 16-bit element at `offset` (byte `2 * offset`),
+        /// sign-extended.
+        load_i16s, i16, 2, i32
+    );
+    load_op!(
+        /// `vm.buffer.load.i32`: the 32-bit element at `offset` (byte `4 * offset`).
+        load_i32, i32, 4, i32
+    );
+    load_op!(
+        /// `vm.buffer.load.i64`: the 64-bit element at `offset` (byte `8 * offset`).
+        load_i64, i64, 8, i64
+    );
+    load_op!(
+        /// `vm.buffer.load.f32`: the f32 element at `offset` (byte `4 * offset`).
+        load_f32, f32, 4, f32
+    );
+    load_op!(
+        /// `vm.buffer.load.f64`: the f64 element at `offset` (byte `8 * offset`).
+        load_f64, f64, 8, f64
+    );
+
+    store_op!(
+        /// `vm.buffer.store.i8`: stores the low 8 bits of `value` at byte `offset`.
+        store_i8, i32, u8, 1
+    );
+    store_op!(
+        /// `vm.buffer.store.i16`: stores the low 16 bits of `value` at element
+        /// `offset` (byte `2 * offset`).
+        store_i16, i32, u16, 2
+    );
+    store_op!(
+        /// `vm.buffer.store.i32`: stores `value` at element `offset` (byte `4 * offset`).
+        store_i32, i32, u32, 4
+    );
+    store_op!(
+        /// `vm.buffer.store.i64`: stores `value` at element `offset` (byte `8 * offset`).
+        store_i64, i64, u64, 8
+    );
+    store_op!(
+        /// `vm.buffer.store.f32`: stores `value` at element `offset` (byte `4 * offset`).
+        store_f32, f32, f32, 4
+    );
+    store_op!(
+        /// `vm.buffer.store.f64`: stores `value` at element `offset` (byte `8 * offset`).
+        store_f64, f64, f64, 8
+    );
+
+    fill_op!(
+        /// `vm.buffer.fill.i8`: sets `length` bytes from byte `offset` to the low
+        /// 8 bits of `value`.
+        fill_i8, i32, u8, 1
+    );
+    fill_op!(
+        /// `vm.buffer.fill.i16`: sets `length` 16-bit elements from element
+        /// `offset` to the low 16 bits of `value`.
+        fill_i16, i32, u16, 2
+    );
+    fill_op!(
+        /// `vm.buffer.fill.i32`: sets `length` 32-bit elements from element `offset`.
+        fill_i32, i32, u32, 4
+    );
+    fill_op!(
+        /// `vm.buffer.fill.i64`: sets `length` 64-bit elements from element `offset`.
+        fill_i64, i64, u64, 8
+    );
+    fill_op!(
+        /// `vm.buffer.fill.f32`: sets `length` f32 elements from element `offset`.
+        fill_f32, f32, f32, 4
+    );
+    fill_op!(
+        /// `vm.buffer.fill.f64`: sets `length` f64 elements from element `offset`.
+        fill_f64, f64, f64, 8
+    );
+
+    /// `vm.buffer.copy`: copies `length` bytes from byte `source_offset` of
+    /// `source` to byte `target_offset` of `target`.
+    ///
+    /// The source range is checked first, then the target's writability, then
+    /// the target range. Overlapping copies within one buffer behave like
+    /// `memmove`.
+    pub fn copy(
+        source: &Buffer,
+        source_offset: i64,
+        target: &Buffer,
+        target_offset: i64,
+        length: i64,
+    ) -> Result<()> {
+        let source_range = byte_range(source_offset, length, source.len)?;
+        if !target.is_mutable() {
+            return Err(read_only());
+        }
+        let target_range = byte_range(target_offset, length, target.len)?;
+        if std::ptr::eq(source, target) {
+            let mut bytes = target.write()?;
+            bytes.copy_within(source_range, target_range.start);
+            return Ok(());
+        }
+        // Two distinct buffers: lock in address order so that concurrent
+        // copies in opposite directions cannot deadlock.
+        let (src, mut dst) = if (source as *const Buffer) < (target as *const Buffer) {
+            let src = source.read();
+            (src, target.write()?)
+        } else {
+            let dst = target.write()?;
+            (source.read(), dst)
+        };
+        dst[target_range].copy_from_slice(&src[source_range]);
+        Ok(())
+    }
+
+    /// `vm.buffer.compare`: 1 when the `length`-byte ranges at byte `lhs_offset`
+    /// of `lhs` and byte `rhs_offset` of `rhs` are equal, else 0. Both ranges
+    /// are bounds-checked (lhs first); empty ranges compare equal.
+    pub fn compare(lhs: &Buffer, lhs_offset: i64, rhs: &Buffer, rhs_offset: i64, length: i64) -> Result<i32> {
+        let lhs_range = byte_range(lhs_offset, length, lhs.len)?;
+        let rhs_range = byte_range(rhs_offset, length, rhs.len)?;
+        if std::ptr::eq(lhs, rhs) {
+            let bytes = lhs.read();
+            return Ok((bytes[lhs_range] == bytes[rhs_range]) as i32);
+        }
+        let (a, b) = if (lhs as *const Buffer) < (rhs as *const Buffer) {
+            let a = lhs.read();
+            (a, rhs.read())
+        } else {
+            let b = rhs.read();
+            (lhs.read(), b)
+        };
+        Ok((a[lhs_range] == b[rhs_range]) as i32)
+    }
+
+    /// `vm.buffer.hash`: SipHash-2-4 with the key `00 01 02 .. 0f` over the
+    /// `length` bytes at byte `offset`, as a signed i64.
+    pub fn hash(&self, offset: i64, length: i64) -> Result<i64> {
+        let bytes = self.read();
+        let range = byte_range(offset, length, self.len)?;
+        Ok(siphash24(&bytes[range]) as i64)
+    }
+}
+
+/// SipHash-2-4 keyed with the bytes 0x00..=0x0f (k0 = 0x0706050403020100,
+/// k1 = 0x0f0e0d0c0b0a0908).
+fn siphash24(data: &[u8]) -> u64 {
+    const K0: u64 = 0x0706_0504_0302_0100;
+    const K1: u64 = 0x0f0e_0d0c_0b0a_0908;
+    let mut v = [
+        K0 ^ 0x736f_6d65_7073_6575,
+        K1 ^ 0x646f_7261_6e64_6f6d,
+        K0 ^ 0x6c79_6765_6e65_7261,
+        K1 ^ 0x7465_6462_7974_6573,
+    ];
+    fn round(v: &mut [u64; 4]) {
+        v[0] = v[0].wrapping_add(v[1]);
+        v[1] = v[1].rotate_left(13) ^ v[0];
+        v[0] = v[0].rotate_left(32);
+        v[2] = v[2].wrapping_add(v[3]);
+        v[3] = v[3].rotate_left(16) ^ v[2];
+        v[0] = v[0].wrapping_add(v[3]);
+        v[3] = v[3].rotate_left(21) ^ v[0];
+        v[2] = v[2].wrapping_add(v[1]);
+        v[1] = v[1].rotate_left(17) ^ v[2];
+        v[2] = v[2].rotate_left(32);
+    }
+    let mut chunks = data.chunks_exact(8);
+    for chunk in &mut chunks {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        let m = u64::from_le_bytes(word);
+        v[3] ^= m;
+        round(&mut v);
+        round(&mut v);
+        v[0] ^= m;
+    }
+    let mut last = (data.len() as u64) << 56;
+    for (i, &byte) in chunks.remainder().iter().enumerate() {
+        last |= (byte as u64) << (8 * i);
+    }
+    v[3] ^= last;
+    round(&mut v);
+    round(&mut v);
+    v[0] ^= last;
+    v[2] ^= 0xff;
+    for _ in 0..4 {
+        round(&mut v);
+    }
+    v[0] ^ v[1] ^ v[2] ^ v[3]
+}

@@ -1,0 +1,607 @@
+//! `vm.list`: a growable, reference-counted list of primitive values, refs or
+//! variants.
+//!
+//! A list has one of three storage modes, fixed at creation:
+//!
+//! * **value** (`!vm.list<i32>` etc.): a dense array of one primitive type;
+//!   reads and writes through an accessor of another type convert (see
+//!   [`convert_value`]);
+//! * **ref** (`!vm.list<!vm.buffer>`, or any ref type): each element is a
+//!   possibly-null ref, type-checked on store;
+//! * **variant** (`!vm.list<?>`): each element is independently a primitive
+//!   value, a ref, or empty.
+//!
+//! The opcode methods ([`List::new`], [`List::reserve`], [`List::resize`],
+//! [`List::get_i32`], [`List::set_ref`], ...) take the raw i32 register values
+//! and reinterpret them as unsigned 32-bit sizes and indices, exactly like the
+//! reference interpreter: index -1 is reported as `index 4294967295 out of
+//! bounds (N)`, and `resize(-1)` asks for 4294967295 elements.
+//!
+//! A list is safe to share between threads: its state sits behind a mutex.
+//! Refs displaced by a store or a shrink are released after the lock is
+//! dropped, so their destructors may freely touch other lists.
+
+use std::fmt;
+
+use iree_base::{Result, Status, StatusCode};
+use parking_lot::Mutex;
+
+use crate::refs::{Ref, RefObject};
+use crate::types::{RefType, RefTypeDescriptor, TypeDef, ValueType};
+use crate::value::Value;
+
+/// The registered descriptor of `vm.list`.
+pub static LIST_TYPE_DESCRIPTOR: RefTypeDescriptor = RefTypeDescriptor { name: "vm.list" };
+
+/// The `vm.list` reference type.
+pub fn list_type() -> RefType {
+    RefType::new(&LIST_TYPE_DESCRIPTOR)
+}
+
+/// Borrows the [`List`] held in a ref register, failing with
+/// `INVALID_ARGUMENT "list is null"` when the register is null or holds a ref
+/// of another type (every `vm.list.*` opcode reports both that way).
+pub fn list_operand(value: &Option<Ref>) -> Result<&List> {
+    value
+        .as_ref()
+        .and_then(|r| r.downcast::<List>())
+        .ok_or_else(|| Status::new(StatusCode::InvalidArgument, "list is null"))
+}
+
+/// What a list holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ListElementType {
+    /// Primitive values of one type, stored densely.
+    Value(ValueType),
+    /// Refs of one registered type (or null).
+    Ref(RefType),
+    /// Refs of any type (or null); only host code creates these.
+    AnyRef,
+    /// Each element independently a value, a ref or empty (`!vm.list<?>`).
+    Variant,
+}
+
+impl ListElementType {
+    /// The storage a `vm.list.alloc` with this `type_of` operand creates.
+    ///
+    /// The compiler encodes the *element* type: `!vm.list<i32>` → `i32`,
+    /// `!vm.list<!vm.buffer>` → `!vm.buffer`, `!vm.list<!vm.list<i32>>` →
+    /// `!vm.list<i32>` (resolved to the `vm.list` ref type), and
+    /// `!vm.list<?>` → `!vm.opaque`. The loader resolves `!vm.opaque` to the
+    /// undefined type, which selects variant storage, so
+    /// [`TypeDef::AnyRef`] maps to [`ListElementType::Variant`].
+    pub fn from_type_def(type_def: TypeDef) -> ListElementType {
+        match type_def {
+            TypeDef::Value(v) => ListElementType::Value(v),
+            TypeDef::Ref(r) => ListElementType::Ref(r),
+            TypeDef::AnyRef => ListElementType::Variant,
+        }
+    }
+}
+
+impl fmt::Display for ListElementType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ListElementType::Value(v) => f.write_str(v.name()),
+            ListElementType::Ref(r) => write!(f, "!{}", r.name()),
+            ListElementType::AnyRef => f.write_str("!vm.ref<?>"),
+            ListElementType::Variant => f.write_str("?"),
+        }
+    }
+}
+
+/// Converts a primitive value to `target` with the list accessor rules of the
+/// reference runtime (`iree_vm_list_convert_value_type`):
+///
+/// * same type: unchanged;
+/// * integer to integer: sign-extended or truncated (two's complement);
+/// * f32 ↔ f64: numeric conversion;
+/// * integer ↔ float: **zero** of the target type (no numeric conversion).
+///
+/// `value` must be primitive; a ref converts to zero.
+pub fn convert_value(value: &Value, target: ValueType) -> Value {
+    let int = match *value {
+        Value::I8(v) => Some(v as i64),
+        Value::I16(v) => Some(v as i64),
+        Value::I32(v) => Some(v as i64),
+        Value::I64(v) => Some(v),
+        _ => None,
+    };
+    match (int, value, target) {
+        (Some(i), _, ValueType::I8) => Value::I8(i as i8),
+        (Some(i), _, ValueType::I16) => Value::I16(i as i16),
+        (Some(i), _, ValueType::I32) => Value::I32(i as i32),
+        (Some(i), _, ValueType::I64) => Value::I64(i),
+        (None, Value::F32(f), ValueType::F32) => Value::F32(*f),
+        (None, Value::F32(f), ValueType::F64) => Value::F64(*f as f64),
+        (None, Value::F64(f), ValueType::F64) => Value::F64(*f),
+        (None, Value::F64(f), ValueType::F32) => Value::F32(*f as f32),
+        _ => Value::zero(target),
+    }
+}
+
+/// Reinterprets an i32 register as the unsigned size the reference runtime uses.
+fn unsigned(value: i32) -> usize {
+    value as u32 as usize
+}
+
+#[cold]
+fn allocation_failed() -> Status {
+    Status::new(StatusCode::ResourceExhausted, "libc allocator failed the request")
+}
+
+#[cold]
+fn index_out_of_bounds(index: usize, count: usize) -> Status {
+    Status::new(StatusCode::OutOfRange, format!("index {index} out of bounds ({count})"))
+}
+
+#[cold]
+fn precondition(message: &str) -> Status {
+    Status::new(StatusCode::FailedPrecondition, message)
+}
+
+/// Dense primitive storage, one vector per element type.
+enum Values {
+    I8(Vec<i8>),
+    I16(Vec<i16>),
+    I32(Vec<i32>),
+    I64(Vec<i64>),
+    F32(Vec<f32>),
+    F64(Vec<f64>),
+}
+
+impl Values {
+    fn value_type(&self) -> ValueType {
+        match self {
+            Values::I8(_) => ValueType::I8,
+            Values::I16(_) => ValueType::I16,
+            Values::I32(_) => ValueType::I32,
+            Values::I64(_) => ValueType::I64,
+            Values::F32(_) => ValueType::F32,
+            Values::F64(_) => ValueType::F64,
+        }
+    }
+}
+
+macro_rules! each_values {
+    ($values:expr, $v:ident => $body:expr) => {
+        match $values {
+            Values::I8($v) => $body,
+            Values::I16($v) => $body,
+            Values::I32($v) => $body,
+            Values::I64($v) => $body,
+            Values::F32($v) => $body,
+            Values::F64($v) => $body,
+        }
+    };
+}
+
+enum Storage {
+    Values(Values),
+    /// Typed or any-typed refs.
+    Refs(Vec<Option<Ref>>),
+    /// Variants; an empty slot is `Value::Ref(None)`.
+    Variants(Vec<Value>),
+}
+
+/// What a store or shrink displaced; dropped after the lock is released.
+type Displaced = Vec<Option<Ref>>;
+
+impl Storage {
+    fn len(&self) -> usize {
+        match self {
+            Storage::Values(values) => each_values!(values, v => v.len()),
+            Storage::Refs(v) => v.len(),
+            Storage::Variants(v) => v.len(),
+        }
+    }
+
+    fn capacity(&self) -> usize {
+        match self {
+            Storage::Values(values) => each_values!(values, v => v.capacity()),
+            Storage::Refs(v) => v.capacity(),
+            Storage::Variants(v) => v.capacity(),
+        }
+    }
+
+    fn reserve(&mut self, min_capacity: usize) -> Result<()> {
+        fn grow<T>(v: &mut Vec<T>, min_capacity: usize) -> Result<()> {
+            if v.capacity() >= min_capacity {
+                return Ok(());
+            }
+            v.try_reserve(min_capacity - v.len()).map_err(|_| allocation_failed())
+        }
+        match self {
+            Storage::Values(values) => each_values!(values, v => grow(v, min_capacity)),
+            Storage::Refs(v) => grow(v, min_capacity),
+            Storage::Variants(v) => grow(v, min_capacity),
+        }
+    }
+
+    /// Resizes to `new_len`, filling new slots with zero/null/empty; returns
+    /// the refs cut off by a shrink.
+    fn resize(&mut self, new_len: usize) -> Result<Displaced> {
+        let len = self.len();
+        if new_len > len {
+            self.reserve(new_len)?;
+        }
+        let mut displaced = Vec::new();
+        match self {
+            Storage::Values(values) => each_values!(values, v => v.resize(new_len, Default::default())),
+            Storage::Refs(v) => {
+                if new_len < len {
+                    displaced = v.split_off(new_len);
+                } else {
+                    v.resize(new_len, None);
+                }
+            }
+            Storage::Variants(v) => {
+                if new_len < len {
+                    displaced = v
+                        .split_off(new_len)
+                        .into_iter()
+                        .filter_map(|e| match e {
+                            Value::Ref(r) => Some(r),
+                            _ => None,
+                        })
+                        .collect();
+                } else {
+                    v.resize(new_len, Value::NULL);
+                }
+            }
+        }
+        Ok(displaced)
+    }
+
+    fn check_index(&self, index: usize) -> Result<()> {
+        let len = self.len();
+        if index >= len {
+            return Err(index_out_of_bounds(index, len));
+        }
+        Ok(())
+    }
+}
+
+struct Inner {
+    storage: Storage,
+}
+
+/// A `vm.list`: a growable list shared by reference, safe to use from
+/// several threads.
+pub struct List {
+    element_type: ListElementType,
+    inner: Mutex<Inner>,
+}
+
+impl RefObject for List {
+    fn ref_type(&self) -> RefType {
+        list_type()
+    }
+}
+
+impl fmt::Debug for List {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "List<{}>[{}]", self.element_type, self.len())
+    }
+}
+
+impl List {
+    /// `vm.list.alloc`: an empty list of `element` with room for
+    /// `initial_capacity` elements (the i32 is reinterpreted as unsigned; an
+    /// allocation the host cannot make fails with `RESOURCE_EXHAUSTED`).
+    pub fn new(element: ListElementType, initial_capacity: i32) -> Result<List> {
+        List::with_capacity(element, unsigned(initial_capacity))
+    }
+
+    /// An empty list of `element` with room for `capacity` elements.
+    pub fn with_capacity(element: ListElementType, capacity: usize) -> Result<List> {
+        let mut storage = match element {
+            ListElementType::Value(ty) => Storage::Values(match ty {
+                ValueType::I8 => Values::I8(Vec::new()),
+                ValueType::I16 => Values::I16(Vec::new()),
+                ValueType::I32 => Values::I32(Vec::new()),
+                ValueType::I64 => Values::I64(Vec::new()),
+                ValueType::F32 => Values::F32(Vec::new()),
+                ValueType::F64 => Values::F64(Vec::new()),
+            }),
+            ListElementType::Ref(_) | ListElementType::AnyRef => Storage::Refs(Vec::new()),
+            ListElementType::Variant => Storage::Variants(Vec::new()),
+        };
+        storage.reserve(capacity)?;
+        Ok(List { element_type: element, inner: Mutex::new(Inner { storage }) })
+    }
+
+    /// The element type fixed at creation.
+    pub fn element_type(&self) -> ListElementType {
+        self.element_type
+    }
+
+    /// `vm.list.reserve`: ensures room for `min_capacity` elements (the i32 is
+    /// reinterpreted as unsigned). Never changes the size.
+    pub fn reserve(&self, min_capacity: i32) -> Result<()> {
+        self.inner.lock().storage.reserve(unsigned(min_capacity))
+    }
+
+    /// The number of elements the list can hold without reallocating.
+    pub fn capacity(&self) -> usize {
+        self.inner.lock().storage.capacity()
+    }
+
+    /// `vm.list.size`: the element count as the i32 register value (a count
+    /// above `i32::MAX` wraps, as in the reference runtime).
+    pub fn size(&self) -> i32 {
+        self.len() as i32
+    }
+
+    /// The element count.
+    pub fn len(&self) -> usize {
+        self.inner.lock().storage.len()
+    }
+
+    /// True when the list has no elements.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// `vm.list.resize`: grows with zero values / null refs / empty variants,
+    /// or shrinks releasing the removed elements (the i32 is reinterpreted as
+    /// unsigned).
+    pub fn resize(&self, new_size: i32) -> Result<()> {
+        self.resize_len(unsigned(new_size))
+    }
+
+    /// Resizes to `new_len` elements (see [`List::resize`]).
+    pub fn resize_len(&self, new_len: usize) -> Result<()> {
+        let displaced = self.inner.lock().storage.resize(new_len)?;
+        drop(displaced);
+        Ok(())
+    }
+
+    /// Removes every element, releasing refs.
+    pub fn clear(&self) {
+        let _ = self.resize_len(0);
+    }
+
+    /// Reads element `index` converted to `ty` (`iree_vm_list_get_value_as`).
+    ///
+    /// Errors: `OUT_OF_RANGE "index I out of bounds (N)"`; on a ref list
+    /// `FAILED_PRECONDITION "list does not store values"`; on a variant slot
+    /// holding a ref or nothing `FAILED_PRECONDITION "variant at index I is not
+    /// a value type"`.
+    pub fn get_value_as(&self, index: usize, ty: ValueType) -> Result<Value> {
+        let inner = self.inner.lock();
+        inner.storage.check_index(index)?;
+        let value = match &inner.storage {
+            Storage::Values(values) => match values {
+                Values::I8(v) => Value::I8(v[index]),
+                Values::I16(v) => Value::I16(v[index]),
+                Values::I32(v) => Value::I32(v[index]),
+                Values::I64(v) => Value::I64(v[index]),
+                Values::F32(v) => Value::F32(v[index]),
+                Values::F64(v) => Value::F64(v[index]),
+            },
+            Storage::Variants(v) => match &v[index] {
+                Value::Ref(_) => {
+                    return Err(precondition(&format!("variant at index {index} is not a value type")))
+                }
+                other => other.clone(),
+            },
+            Storage::Refs(_) => return Err(precondition("list does not store values")),
+        };
+        Ok(convert_value(&value, ty))
+    }
+
+    /// Writes a primitive `value` at `index` (`iree_vm_list_set_value`): value
+    /// lists convert it to their element type (see [`convert_value`]); variant
+    /// slots take it as is, releasing any ref they held.
+    ///
+    /// Errors: `OUT_OF_RANGE` for the index; on a ref list `FAILED_PRECONDITION
+    /// "list cannot store values"`. Passing a ref is routed to
+    /// [`List::set_ref_at`].
+    pub fn set_value_at(&self, index: usize, value: Value) -> Result<()> {
+        if let Value::Ref(r) = value {
+            return self.set_ref_at(index, r);
+        }
+        let mut inner = self.inner.lock();
+        inner.storage.check_index(index)?;
+        let displaced = match &mut inner.storage {
+            Storage::Values(values) => {
+                let c = convert_value(&value, values.value_type());
+                match values {
+                    Values::I8(v) => v[index] = as_i64(&c) as i8,
+                    Values::I16(v) => v[index] = as_i64(&c) as i16,
+                    Values::I32(v) => v[index] = as_i64(&c) as i32,
+                    Values::I64(v) => v[index] = as_i64(&c),
+                    Values::F32(v) => v[index] = as_f32(&c),
+                    Values::F64(v) => v[index] = as_f64(&c),
+                }
+                None
+            }
+            Storage::Variants(v) => Some(std::mem::replace(&mut v[index], value)),
+            Storage::Refs(_) => return Err(precondition("list cannot store values")),
+        };
+        drop(inner);
+        drop(displaced);
+        Ok(())
+    }
+
+    /// Reads the ref at `index` without a type check (`iree_vm_list_get_ref_retain`).
+    ///
+    /// Errors: `OUT_OF_RANGE` for the index; on a value list
+    /// `FAILED_PRECONDITION "list does not store refs"`; on a variant slot
+    /// holding a primitive value `FAILED_PRECONDITION` with an empty message.
+    /// An empty variant slot reads as null.
+    pub fn get_ref_at(&self, index: usize) -> Result<Option<Ref>> {
+        let inner = self.inner.lock();
+        inner.storage.check_index(index)?;
+        match &inner.storage {
+            Storage::Refs(v) => Ok(v[index].clone()),
+            Storage::Variants(v) => match &v[index] {
+                Value::Ref(r) => Ok(r.clone()),
+                _ => Err(precondition("")),
+            },
+            Storage::Values(_) => Err(precondition("list does not store refs")),
+        }
+    }
+
+    /// Stores `value` (possibly null) at `index` (`iree_vm_list_set_ref_retain`).
+    ///
+    /// Typed ref lists accept null or a ref of exactly their type, otherwise
+    /// `INVALID_ARGUMENT "source ref type mismatch"` (the list is unchanged);
+    /// any-ref lists and variant slots accept any ref. Value lists fail with
+    /// `FAILED_PRECONDITION "list cannot store refs"`; a bad index with
+    /// `OUT_OF_RANGE`.
+    pub fn set_ref_at(&self, index: usize, value: Option<Ref>) -> Result<()> {
+        let mut inner = self.inner.lock();
+        inner.storage.check_index(index)?;
+        let displaced = match &mut inner.storage {
+            Storage::Refs(v) => {
+                if let (ListElementType::Ref(expected), Some(r)) = (self.element_type, &value) {
+                    if r.ref_type() != expected {
+                        return Err(Status::new(StatusCode::InvalidArgument, "source ref type mismatch"));
+                    }
+                }
+                std::mem::replace(&mut v[index], value)
+            }
+            Storage::Variants(v) => match std::mem::replace(&mut v[index], Value::Ref(value)) {
+                Value::Ref(old) => old,
+                _ => None,
+            },
+            Storage::Values(_) => return Err(precondition("list cannot store refs")),
+        };
+        drop(inner);
+        drop(displaced);
+        Ok(())
+    }
+
+    /// `vm.list.get.i32` (also i8/i16 lists, with conversion).
+    pub fn get_i32(&self, index: i32) -> Result<i32> {
+        Ok(as_i32(&self.get_value_as(unsigned(index), ValueType::I32)?))
+    }
+
+    /// `vm.list.get.i64`.
+    pub fn get_i64(&self, index: i32) -> Result<i64> {
+        Ok(as_i64(&self.get_value_as(unsigned(index), ValueType::I64)?))
+    }
+
+    /// `vm.list.get.f32`.
+    pub fn get_f32(&self, index: i32) -> Result<f32> {
+        Ok(as_f32(&self.get_value_as(unsigned(index), ValueType::F32)?))
+    }
+
+    /// `vm.list.get.f64`.
+    pub fn get_f64(&self, index: i32) -> Result<f64> {
+        Ok(as_f64(&self.get_value_as(unsigned(index), ValueType::F64)?))
+    }
+
+    /// `vm.list.set.i32`.
+    pub fn set_i32(&self, index: i32, value: i32) -> Result<()> {
+        self.set_value_at(unsigned(index), Value::I32(value))
+    }
+
+    /// `vm.list.set.i64`.
+    pub fn set_i64(&self, index: i32, value: i64) -> Result<()> {
+        self.set_value_at(unsigned(index), Value::I64(value))
+    }
+
+    /// `vm.list.set.f32`.
+    pub fn set_f32(&self, index: i32, value: f32) -> Result<()> {
+        self.set_value_at(unsigned(index), Value::F32(value))
+    }
+
+    /// `vm.list.set.f64`.
+    pub fn set_f64(&self, index: i32, value: f64) -> Result<()> {
+        self.set_value_at(unsigned(index), Value::F64(value))
+    }
+
+    /// `vm.list.get.ref`: the ref at `index`, or null when it does not match
+    /// the op's `type_of` operand `expected`.
+    ///
+    /// Mismatches are not errors: a stored ref whose type differs from
+    /// `expected` yields null; so does any non-null ref when `expected` is a
+    /// value type or [`TypeDef::AnyRef`] (`!vm.opaque`, which the reference
+    /// loader resolves to the undefined type). Errors are those of
+    /// [`List::get_ref_at`].
+    pub fn get_ref(&self, index: i32, expected: TypeDef) -> Result<Option<Ref>> {
+        let value = self.get_ref_at(unsigned(index))?;
+        Ok(value.filter(|r| matches!(expected, TypeDef::Ref(t) if t == r.ref_type())))
+    }
+
+    /// `vm.list.set.ref` (see [`List::set_ref_at`]).
+    pub fn set_ref(&self, index: i32, value: Option<Ref>) -> Result<()> {
+        self.set_ref_at(unsigned(index), value)
+    }
+
+    /// Reads element `index` whatever the storage (`iree_vm_list_get_variant`):
+    /// a value of the element type, a ref (possibly null), or for an empty
+    /// variant slot `Value::Ref(None)`. Only the index can fail.
+    pub fn get_value(&self, index: usize) -> Result<Value> {
+        let inner = self.inner.lock();
+        inner.storage.check_index(index)?;
+        Ok(match &inner.storage {
+            Storage::Values(values) => match values {
+                Values::I8(v) => Value::I8(v[index]),
+                Values::I16(v) => Value::I16(v[index]),
+                Values::I32(v) => Value::I32(v[index]),
+                Values::I64(v) => Value::I64(v[index]),
+                Values::F32(v) => Value::F32(v[index]),
+                Values::F64(v) => Value::F64(v[index]),
+            },
+            Storage::Refs(v) => Value::Ref(v[index].clone()),
+            Storage::Variants(v) => v[index].clone(),
+        })
+    }
+
+    /// Writes element `index` (`iree_vm_list_set_variant`): primitives as
+    /// [`List::set_value_at`], refs (null included) as [`List::set_ref_at`].
+    pub fn set_value(&self, index: usize, value: Value) -> Result<()> {
+        self.set_value_at(index, value)
+    }
+
+    /// Appends `value` (grow by one, then [`List::set_value`]). When the store
+    /// is rejected the list keeps its previous size.
+    pub fn push(&self, value: Value) -> Result<()> {
+        let index = self.len();
+        self.resize_len(index + 1)?;
+        match self.set_value(index, value) {
+            Ok(()) => Ok(()),
+            Err(e) => {
+                let _ = self.resize_len(index);
+                Err(e)
+            }
+        }
+    }
+
+    /// All elements, as [`List::get_value`] reads them.
+    pub fn to_values(&self) -> Vec<Value> {
+        let len = self.len();
+        (0..len).filter_map(|i| self.get_value(i).ok()).collect()
+    }
+}
+
+// The accessors below extract a number from a value already converted to the
+// wanted type; any other variant reads as zero.
+fn as_i32(v: &Value) -> i32 {
+    as_i64(v) as i32
+}
+fn as_i64(v: &Value) -> i64 {
+    match *v {
+        Value::I8(x) => x as i64,
+        Value::I16(x) => x as i64,
+        Value::I32(x) => x as i64,
+        Value::I64(x) => x,
+        _ => 0,
+    }
+}
+fn as_f32(v: &Value) -> f32 {
+    match *v {
+        Value::F32(x) => x,
+        _ => 0.0,
+    }
+}
+fn as_f64(v: &Value) -> f64 {
+    match *v {
+        Value::F64(x) => x,
+        _ => 0.0,
+    }
+}

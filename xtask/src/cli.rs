@@ -1,0 +1,113 @@
+//! Option parsing shared by the commands.
+
+use std::path::{Path, PathBuf};
+
+use iree_tooling::testcases::{self, Case};
+
+use crate::Result;
+
+/// Options of `testdata`, `conformance` and `opcodes`.
+#[derive(Debug, Default)]
+pub struct Options {
+    /// `--suite`: only these suites (all when empty).
+    pub suites: Vec<String>,
+    /// `--group`: only these groups (all when empty).
+    pub groups: Vec<String>,
+    /// `--filter`: only cases whose id contains this.
+    pub filter: Option<String>,
+    /// `--force`: recompile every module.
+    pub force: bool,
+    /// `--device`: appended to each case's arguments.
+    pub device: Option<String>,
+    /// `--recorded`: compare with expected files instead of running upstream.
+    pub recorded: bool,
+    /// `--verbose`.
+    pub verbose: bool,
+    /// `--jobs`.
+    pub jobs: usize,
+}
+
+impl Options {
+    /// Parses `--flag value` and `--flag=value` forms.
+    pub fn parse(args: &[String]) -> Result<Options> {
+        let mut o = Options {
+            jobs: std::thread::available_parallelism()
+                .map(|n| n.get())
+                .unwrap_or(4),
+            ..Options::default()
+        };
+        let mut it = args.iter();
+        while let Some(arg) = it.next() {
+            let (flag, inline) = match arg.split_once('=') {
+                Some((f, v)) if f.starts_with("--") => (f.to_string(), Some(v.to_string())),
+                _ => (arg.clone(), None),
+            };
+            let mut value = |name: &str| -> Result<String> {
+                match &inline {
+                    Some(v) => Ok(v.clone()),
+                    None => it.next().cloned().ok_or(format!("{name} needs a value")),
+                }
+            };
+            match flag.as_str() {
+                "--suite" => o.suites.push(value("--suite")?),
+                "--group" => o.groups.push(value("--group")?),
+                "--filter" => o.filter = Some(value("--filter")?),
+                "--device" => o.device = Some(value("--device")?),
+                "--jobs" | "-j" => {
+                    o.jobs = value("--jobs")?
+                        .parse()
+                        .map_err(|_| "--jobs needs a number".to_string())?;
+                    o.jobs = o.jobs.max(1);
+                }
+                "--force" => o.force = true,
+                "--recorded" => o.recorded = true,
+                "--verbose" | "-v" => o.verbose = true,
+                other => return Err(format!("unknown option `{other}` (see cargo xtask --help)")),
+            }
+        }
+        Ok(o)
+    }
+
+    /// The selected suite directories under `testdata/`.
+    pub fn suite_dirs(&self, root: &Path) -> Result<Vec<PathBuf>> {
+        let testdata = root.join("testdata");
+        let all = testcases::list_suites(&testdata).map_err(|s| s.to_string())?;
+        if self.suites.is_empty() {
+            return Ok(all);
+        }
+        let mut out = Vec::new();
+        for s in &self.suites {
+            let dir = testdata.join(s);
+            if !all.contains(&dir) {
+                return Err(format!("no suite `{s}` under {}", testdata.display()));
+            }
+            out.push(dir);
+        }
+        Ok(out)
+    }
+
+    /// Whether group `g` is selected.
+    pub fn group_selected(&self, g: &str) -> bool {
+        self.groups.is_empty() || self.groups.iter().any(|x| x == g)
+    }
+
+    /// Whether `case` is selected by `--group` and `--filter`.
+    pub fn case_selected(&self, case: &Case) -> bool {
+        self.group_selected(&case.group)
+            && self
+                .filter
+                .as_ref()
+                .is_none_or(|f| case.id().contains(f.as_str()))
+    }
+
+    /// All selected cases of the selected suites.
+    pub fn cases(&self, root: &Path) -> Result<Vec<Case>> {
+        let mut out = Vec::new();
+        for dir in self.suite_dirs(root)? {
+            let cases = testcases::load_suite(&dir)
+                .map_err(|s| format!("loading {}: {s}", dir.display()))?;
+            out.extend(cases.into_iter().filter(|c| self.case_selected(c)));
+        }
+        Ok(out)
+    }
+}

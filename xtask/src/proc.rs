@@ -1,0 +1,140 @@
+//! Running tools: captured output, timeouts, and a small parallel map.
+
+use std::io::Read;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use crate::Result;
+
+/// How long one case may run before it is killed.
+pub const CASE_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// The exit code recorded for a run that hit [`CASE_TIMEOUT`].
+pub const TIMEOUT_EXIT_CODE: i32 = 124;
+
+/// The outcome of one run.
+#[derive(Debug, Clone)]
+pub struct Output {
+    /// The exit code; 128 + N for death by signal N; [`TIMEOUT_EXIT_CODE`]
+    /// on timeout.
+    pub exit_code: i32,
+    /// The signal that ended the process, if any.
+    pub signal: Option<i32>,
+    /// Whether the run was killed for taking too long.
+    pub timed_out: bool,
+    /// Standard output (lossily decoded).
+    pub stdout: String,
+    /// Standard error (lossily decoded).
+    pub stderr: String,
+}
+
+/// Runs `program args...` in `cwd` with stdin closed, capturing both output
+/// streams, killing it after `timeout`.
+pub fn run(program: &Path, args: &[String], cwd: &Path, timeout: Duration) -> Result<Output> {
+    let mut child = Command::new(program)
+        .args(args)
+        .current_dir(cwd)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot run {}: {e}", program.display()))?;
+    let mut out_pipe = child.stdout.take().expect("piped stdout");
+    let mut err_pipe = child.stderr.take().expect("piped stderr");
+    let out_reader = std::thread::spawn(move || {
+        let mut buf = Vec::new();
+        let _ = out_pipe.read_to_end(&mut buf);
+        buf
+    });
+    let err_reader = std::thread::spawn(move || {
+        let mut buf = Vec::new();
+        let _ = err_pipe.read_to_end(&mut buf);
+        buf
+    });
+    let start = Instant::now();
+    let mut timed_out = false;
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break status,
+            Ok(None) => {
+                if start.elapsed() > timeout {
+                    timed_out = true;
+                    let _ = child.kill();
+                    break child
+                        .wait()
+                        .map_err(|e| format!("waiting for {}: {e}", program.display()))?;
+                }
+                std::thread::sleep(Duration::from_millis(2));
+            }
+            Err(e) => return Err(format!("waiting for {}: {e}", program.display())),
+        }
+    };
+    let stdout = String::from_utf8_lossy(&out_reader.join().unwrap_or_default()).into_owned();
+    let stderr = String::from_utf8_lossy(&err_reader.join().unwrap_or_default()).into_owned();
+    let signal = signal_of(&status);
+    let exit_code = if timed_out {
+        TIMEOUT_EXIT_CODE
+    } else if let Some(code) = status.code() {
+        code
+    } else {
+        128 + signal.unwrap_or(0)
+    };
+    Ok(Output {
+        exit_code,
+        signal: if timed_out { None } else { signal },
+        timed_out,
+        stdout,
+        stderr,
+    })
+}
+
+#[cfg(unix)]
+fn signal_of(status: &std::process::ExitStatus) -> Option<i32> {
+    use std::os::unix::process::ExitStatusExt;
+    status.signal()
+}
+
+#[cfg(not(unix))]
+fn signal_of(_status: &std::process::ExitStatus) -> Option<i32> {
+    None
+}
+
+/// Maps `f` over `items` on `jobs` threads, keeping the order.
+pub fn par_map<T: Sync, R: Send>(items: &[T], jobs: usize, f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<Option<R>>> = Mutex::new((0..items.len()).map(|_| None).collect());
+    std::thread::scope(|s| {
+        for _ in 0..jobs.max(1).min(items.len().max(1)) {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                if i >= items.len() {
+                    break;
+                }
+                let r = f(&items[i]);
+                results.lock().unwrap()[i] = Some(r);
+            });
+        }
+    });
+    results
+        .into_inner()
+        .unwrap()
+        .into_iter()
+        .map(|r| r.expect("every item mapped"))
+        .collect()
+}
+
+/// Quotes one argument for display as a shell command.
+pub fn shell_quote(arg: &str) -> String {
+    if !arg.is_empty()
+        && arg
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-_=./:,@+%".contains(&b))
+    {
+        arg.to_string()
+    } else {
+        format!("'{}'", arg.replace('\'', "'\\''"))
+    }
+}

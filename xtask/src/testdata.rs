@@ -1,0 +1,213 @@
+//! `cargo xtask testdata`: compile sources and record upstream's output.
+
+use std::collections::BTreeSet;
+use std::fs;
+use std::path::Path;
+use std::time::SystemTime;
+
+use iree_tooling::testcases::{self, Case, Expectation, EXPECTED_DIR};
+
+use crate::cli::Options;
+use crate::proc;
+use crate::venv::{self, Venv};
+use crate::Result;
+
+/// Compiles `<dir>/<group>.mlir` to `<group>.vmfb` when stale (or `force`).
+/// Returns whether it compiled.
+pub fn compile_group(venv: &Venv, dir: &Path, group: &str, force: bool) -> Result<bool> {
+    let mlir = dir.join(format!("{group}.mlir"));
+    let vmfb = dir.join(format!("{group}.vmfb"));
+    if !force && !is_stale(&mlir, &vmfb) {
+        return Ok(false);
+    }
+    let source =
+        fs::read_to_string(&mlir).map_err(|e| format!("reading {}: {e}", mlir.display()))?;
+    let flags = testcases::compile_flags(&source)
+        .map_err(|s| format!("{}: {}", mlir.display(), s.message()))?;
+    let mut args = flags;
+    args.push(format!("{group}.mlir"));
+    args.push("-o".to_string());
+    args.push(format!("{group}.vmfb"));
+    let out = proc::run(
+        &venv.iree_compile(),
+        &args,
+        dir,
+        std::time::Duration::from_secs(600),
+    )?;
+    if out.exit_code != 0 {
+        let _ = fs::remove_file(&vmfb);
+        return Err(format!(
+            "iree-compile {} failed (exit {}):\n{}{}",
+            args.iter()
+                .map(|a| proc::shell_quote(a))
+                .collect::<Vec<_>>()
+                .join(" "),
+            out.exit_code,
+            out.stdout,
+            out.stderr
+        ));
+    }
+    Ok(true)
+}
+
+fn mtime(p: &Path) -> Option<SystemTime> {
+    fs::metadata(p).and_then(|m| m.modified()).ok()
+}
+
+fn is_stale(src: &Path, out: &Path) -> bool {
+    match (mtime(src), mtime(out)) {
+        (Some(s), Some(o)) => o < s,
+        _ => true,
+    }
+}
+
+/// Runs one case through the upstream tool.
+pub fn run_upstream(venv: &Venv, case: &Case, extra: &[String]) -> Result<proc::Output> {
+    let mut args = case.args.clone();
+    args.extend(extra.iter().cloned());
+    proc::run(&venv.iree_run_module(), &args, &case.dir, proc::CASE_TIMEOUT)
+}
+
+/// The `cargo xtask testdata` command.
+pub fn run(opts: &Options) -> Result<bool> {
+    let root = crate::repo_root();
+    let venv = venv::ensure(&root)?;
+    let mut ok = true;
+    for dir in opts.suite_dirs(&root)? {
+        let suite = dir
+            .file_name()
+            .and_then(|s| s.to_str())
+            .unwrap_or("?")
+            .to_string();
+        // 1. Compile.
+        let mut failed_groups = BTreeSet::new();
+        let mut compiled = 0;
+        for group in testcases::list_stems(&dir, "mlir").map_err(|s| s.to_string())? {
+            if !opts.group_selected(&group) {
+                continue;
+            }
+            match compile_group(&venv, &dir, &group, opts.force) {
+                Ok(true) => compiled += 1,
+                Ok(false) => {}
+                Err(e) => {
+                    eprintln!("error: {suite}/{group}: {e}");
+                    failed_groups.insert(group);
+                    ok = false;
+                }
+            }
+        }
+        // 2. Record.
+        let all_cases =
+            testcases::load_suite(&dir).map_err(|s| format!("loading {}: {s}", dir.display()))?;
+        let cases: Vec<&Case> = all_cases
+            .iter()
+            .filter(|c| opts.case_selected(c) && !failed_groups.contains(&c.group))
+            .collect();
+        let results = proc::par_map(&cases, opts.jobs, |c| run_upstream(&venv, c, &[]));
+        let (mut written, mut unchanged) = (0, 0);
+        for (case, result) in cases.iter().zip(results) {
+            let out = match result {
+                Ok(o) => o,
+                Err(e) => {
+                    eprintln!("error: {}: {e}", case.id());
+                    ok = false;
+                    continue;
+                }
+            };
+            if out.timed_out || out.signal.is_some() {
+                eprintln!(
+                    "error: {}: upstream {} — not recorded; such a case cannot be compared \
+                     (remove it from {}.cases){}",
+                    case.id(),
+                    if out.timed_out {
+                        "timed out".to_string()
+                    } else {
+                        format!("died with signal {}", out.signal.unwrap_or(0))
+                    },
+                    case.group,
+                    if out.stderr.is_empty() {
+                        String::new()
+                    } else {
+                        format!("\n{}", out.stderr)
+                    }
+                );
+                ok = false;
+                continue;
+            }
+            let exp = Expectation::from_run(out.exit_code, out.stdout, out.stderr);
+            let path = case.expected_path();
+            let text = exp.render();
+            if fs::read_to_string(&path).ok().as_deref() == Some(text.as_str()) {
+                unchanged += 1;
+                continue;
+            }
+            if let Some(parent) = path.parent() {
+                fs::create_dir_all(parent)
+                    .map_err(|e| format!("creating {}: {e}", parent.display()))?;
+            }
+            fs::write(&path, text).map_err(|e| format!("writing {}: {e}", path.display()))?;
+            written += 1;
+        }
+        // 3. Remove stale expectations (only within the selection; a
+        //    `--filter` run touches nothing it did not run).
+        let removed = if opts.filter.is_none() {
+            remove_stale(&dir, &all_cases, opts)?
+        } else {
+            0
+        };
+        println!(
+            "{suite}: compiled {compiled}, {} cases: {written} written, {unchanged} unchanged, \
+             {removed} stale removed",
+            cases.len()
+        );
+    }
+    Ok(ok)
+}
+
+fn remove_stale(dir: &Path, cases: &[Case], opts: &Options) -> Result<usize> {
+    let expected = dir.join(EXPECTED_DIR);
+    if !expected.is_dir() {
+        return Ok(0);
+    }
+    let wanted: BTreeSet<(String, String)> = cases
+        .iter()
+        .map(|c| (c.group.clone(), c.name.clone()))
+        .collect();
+    let groups: BTreeSet<&str> = cases.iter().map(|c| c.group.as_str()).collect();
+    let mut removed = 0;
+    let entries = fs::read_dir(&expected).map_err(|e| format!("{}: {e}", expected.display()))?;
+    for entry in entries.flatten() {
+        let gpath = entry.path();
+        let Some(group) = gpath.file_name().and_then(|s| s.to_str()).map(String::from) else {
+            continue;
+        };
+        if !opts.group_selected(&group) || !gpath.is_dir() {
+            continue;
+        }
+        if !groups.contains(group.as_str()) {
+            let n = fs::read_dir(&gpath).map(|d| d.count()).unwrap_or(0);
+            fs::remove_dir_all(&gpath).map_err(|e| format!("removing {}: {e}", gpath.display()))?;
+            removed += n;
+            continue;
+        }
+        for f in fs::read_dir(&gpath)
+            .map_err(|e| format!("{}: {e}", gpath.display()))?
+            .flatten()
+        {
+            let fpath = f.path();
+            let name = fpath
+                .file_name()
+                .and_then(|s| s.to_str())
+                .unwrap_or_default();
+            let keep = name
+                .strip_suffix(".txt")
+                .is_some_and(|n| wanted.contains(&(group.clone(), n.to_string())));
+            if !keep {
+                fs::remove_file(&fpath)
+                    .map_err(|e| format!("removing {}: {e}", fpath.display()))?;
+                removed += 1;
+            }
+        }
+    }
+    Ok(removed)
+}

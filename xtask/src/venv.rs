@@ -1,0 +1,174 @@
+//! The pinned upstream IREE Python venv at `<repo>/.iree-venv`.
+//!
+//! It holds exactly `iree-base-compiler==3.13.0 iree-base-runtime==3.13.0
+//! numpy`. When it is missing and a venv with the right versions already
+//! exists at `$IREE_RS_SHARED_VENV` or next to the repository
+//! (`<repo>/../.iree-venv`), a symlink to that one is made instead of
+//! installing; otherwise `python3 -m venv` and a pinned `pip install` build it.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::Result;
+
+/// The upstream release the project pins.
+pub const IREE_VERSION: &str = "3.13.0";
+
+/// The pip requirements installed into the venv.
+pub const REQUIREMENTS: [&str; 3] = [
+    "iree-base-compiler==3.13.0",
+    "iree-base-runtime==3.13.0",
+    "numpy",
+];
+
+/// A verified venv and the upstream tools in it.
+#[derive(Debug, Clone)]
+pub struct Venv {
+    /// The venv directory (`<repo>/.iree-venv`).
+    pub dir: PathBuf,
+    /// The directory of the native runtime tools (`iree/_runtime_libs`).
+    pub runtime_libs: PathBuf,
+}
+
+impl Venv {
+    /// `iree-compile` (the venv's console script).
+    pub fn iree_compile(&self) -> PathBuf {
+        self.dir.join("bin").join("iree-compile")
+    }
+
+    /// The native `iree-run-module` binary. Run directly rather than through
+    /// the Python console script so exit codes and signals are the tool's own.
+    pub fn iree_run_module(&self) -> PathBuf {
+        self.runtime_libs.join("iree-run-module")
+    }
+
+    /// The native `iree-dump-module` binary.
+    pub fn iree_dump_module(&self) -> PathBuf {
+        self.runtime_libs.join("iree-dump-module")
+    }
+}
+
+const PROBE: &str = "\
+import importlib.metadata as m, importlib.util as u, os
+for p in ('iree-base-compiler', 'iree-base-runtime', 'numpy'):
+    try:
+        print(m.version(p))
+    except Exception:
+        print('missing')
+s = u.find_spec('iree._runtime_libs')
+print(os.path.dirname(s.origin) if s and s.origin else 'missing')
+";
+
+/// Checks the venv at `dir`: the runtime-libs directory when the versions
+/// are right, or why not.
+fn probe(dir: &Path) -> Result<PathBuf> {
+    let python = dir.join("bin").join("python");
+    if !python.exists() {
+        return Err(format!("{} does not exist", python.display()));
+    }
+    let out = Command::new(&python)
+        .args(["-c", PROBE])
+        .output()
+        .map_err(|e| format!("cannot run {}: {e}", python.display()))?;
+    if !out.status.success() {
+        return Err(format!(
+            "probing {} failed: {}",
+            dir.display(),
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    let text = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<&str> = text.lines().collect();
+    if lines.len() != 4 {
+        return Err(format!("unexpected probe output from {}: {text}", dir.display()));
+    }
+    if lines[0] != IREE_VERSION || lines[1] != IREE_VERSION || lines[2] == "missing" {
+        return Err(format!(
+            "{} has iree-base-compiler {}, iree-base-runtime {}, numpy {} (want {IREE_VERSION}, {IREE_VERSION}, any)",
+            dir.display(),
+            lines[0],
+            lines[1],
+            lines[2]
+        ));
+    }
+    let libs = PathBuf::from(lines[3]);
+    for tool in ["iree-run-module", "iree-dump-module"] {
+        if !libs.join(tool).exists() {
+            return Err(format!("{} lacks {tool}", libs.display()));
+        }
+    }
+    if !dir.join("bin").join("iree-compile").exists() {
+        return Err(format!("{} lacks bin/iree-compile", dir.display()));
+    }
+    Ok(libs)
+}
+
+/// Creates or verifies `<root>/.iree-venv`, returning its tools.
+pub fn ensure(root: &Path) -> Result<Venv> {
+    let dir = root.join(".iree-venv");
+    if let Ok(runtime_libs) = probe(&dir) {
+        return Ok(Venv { dir, runtime_libs });
+    }
+    let is_symlink = dir
+        .symlink_metadata()
+        .map(|m| m.file_type().is_symlink())
+        .unwrap_or(false);
+    if is_symlink {
+        eprintln!("xtask: {} is a symlink to a wrong venv; replacing it", dir.display());
+        std::fs::remove_file(&dir).map_err(|e| format!("removing {}: {e}", dir.display()))?;
+    }
+    if !dir.exists() {
+        let mut shared: Vec<PathBuf> = Vec::new();
+        if let Some(s) = std::env::var_os("IREE_RS_SHARED_VENV") {
+            shared.push(PathBuf::from(s));
+        }
+        if let Some(parent) = root.parent() {
+            shared.push(parent.join(".iree-venv"));
+        }
+        for candidate in shared {
+            if probe(&candidate).is_ok() {
+                let target = candidate.canonicalize().unwrap_or(candidate);
+                eprintln!("xtask: linking {} -> {}", dir.display(), target.display());
+                symlink_dir(&target, &dir)?;
+                let runtime_libs = probe(&dir)?;
+                return Ok(Venv { dir, runtime_libs });
+            }
+        }
+        eprintln!("xtask: creating {}", dir.display());
+        let python = std::env::var("PYTHON").unwrap_or_else(|_| "python3".to_string());
+        run_checked(Command::new(&python).args(["-m", "venv"]).arg(&dir))?;
+    }
+    eprintln!("xtask: installing {} into {}", REQUIREMENTS.join(" "), dir.display());
+    run_checked(
+        Command::new(dir.join("bin").join("python"))
+            .args(["-m", "pip", "install", "--disable-pip-version-check"])
+            .args(REQUIREMENTS),
+    )?;
+    let runtime_libs = probe(&dir)?;
+    Ok(Venv { dir, runtime_libs })
+}
+
+fn run_checked(cmd: &mut Command) -> Result<()> {
+    let status = cmd
+        .status()
+        .map_err(|e| format!("cannot run {:?}: {e}", cmd.get_program()))?;
+    if !status.success() {
+        return Err(format!("{cmd:?} failed with {status}"));
+    }
+    Ok(())
+}
+
+#[cfg(unix)]
+fn symlink_dir(target: &Path, link: &Path) -> Result<()> {
+    std::os::unix::fs::symlink(target, link)
+        .map_err(|e| format!("linking {} -> {}: {e}", link.display(), target.display()))
+}
+
+#[cfg(not(unix))]
+fn symlink_dir(target: &Path, link: &Path) -> Result<()> {
+    Err(format!(
+        "cannot link {} -> {} on this platform",
+        link.display(),
+        target.display()
+    ))
+}
