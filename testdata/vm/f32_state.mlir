@@ -1,11 +1,9 @@
 // COMPILE: --compile-mode=vm --iree-vm-target-extension-f32=true
-// EXT_F32 data movement: globals (direct and indirect), constants, list
-// get/set, select and switch.
+// EXT_F32 data movement: globals (direct; indirect ones are in f32_indirect),
+// constants, list get/set, select and switch.
 vm.module @f32_state {
   vm.global.f32 private mutable @g_zero : f32
   vm.global.f32 private mutable @g_init = 2.5 : f32
-  vm.global.f32 private mutable @g_ind : f32
-  vm.global.f32 private mutable @g_ind2 = -1.25 : f32
 
   // Returns the global's value before and after storing %a into it.
   vm.export @global_swap
@@ -27,44 +25,6 @@ vm.module @f32_state {
     %w = vm.global.load.f32 @g_zero : f32
     vm.return %z, %w : f32, f32
   }
-  // Indirect access: the byte offset into the module's rwdata comes in as an
-  // argument. Layout (see the disassembly): @g_zero at 0, @g_init at 4,
-  // @g_ind at 8, @g_ind2 at 12; 16 bytes in all.
-  // NOTE: iree-compile 3.13 encodes vm.global.load.indirect.f32 as the EXT_F64
-  // op global.load.indirect.f64 (prefix 0xE1, opcode 0x02), so it reads 8
-  // bytes: the bounds check needs offset+8 <= 16 and the register after the
-  // result is overwritten with the next 4 bytes.
-  vm.export @global_load_indirect
-  vm.func @global_load_indirect(%offset: i32) -> f32 {
-    %v = vm.global.load.indirect.f32 %offset : i32 -> f32
-    vm.return %v : f32
-  }
-  vm.export @global_store_indirect
-  vm.func @global_store_indirect(%offset: i32, %a: f32) -> (f32, f32, f32, f32) {
-    vm.global.store.indirect.f32 %a, %offset : f32 -> i32
-    %v0 = vm.global.load.f32 @g_zero : f32
-    %v1 = vm.global.load.f32 @g_init : f32
-    %v2 = vm.global.load.f32 @g_ind : f32
-    %v3 = vm.global.load.f32 @g_ind2 : f32
-    vm.return %v0, %v1, %v2, %v3 : f32, f32, f32, f32
-  }
-  vm.export @global_indirect
-  vm.func @global_indirect(%offset: i32, %a: f32) -> (f32, f32, f32, f32) {
-    %before = vm.global.load.indirect.f32 %offset : i32 -> f32
-    vm.global.store.indirect.f32 %a, %offset : f32 -> i32
-    %after = vm.global.load.indirect.f32 %offset : i32 -> f32
-    %v0 = vm.global.load.f32 @g_ind : f32
-    %v1 = vm.global.load.f32 @g_ind2 : f32
-    vm.return %before, %after, %v0, %v1 : f32, f32, f32, f32
-  }
-  // Keeps @g_ind and @g_ind2 mutable (stored directly somewhere).
-  vm.export @global_set
-  vm.func @global_set(%a: f32) {
-    vm.global.store.f32 %a, @g_ind : f32
-    vm.global.store.f32 %a, @g_ind2 : f32
-    vm.return
-  }
-
   // Constants.
   vm.export @consts
   vm.func @consts() -> (f32, f32, f32, f32, f32, f32) {

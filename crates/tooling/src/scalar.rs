@@ -336,27 +336,40 @@ impl HexFloat {
         let precision = i64::from(fraction_bits) + 1;
         let bias = (1i64 << (exponent_bits - 1)) - 1;
         let min_lsb = (1 - bias) - (precision - 1);
-        let msb = i64::from(127 - self.mantissa.leading_zeros());
-        let mut lsb = (msb + self.exponent - (precision - 1)).max(min_lsb);
-        let shift = lsb - self.exponent;
+        let (mut mantissa, mut exponent, mut sticky) = (self.mantissa, self.exponent, self.sticky);
+        let mut msb = i64::from(127 - mantissa.leading_zeros());
+        if msb + exponent < 1 - bias && msb >= precision {
+            // glibc quirk: for a subnormal result, strtod first keeps the
+            // leading `precision` bits and then forgets the bit right after
+            // them (its first round bit), keeping only the bits beyond it as
+            // sticky. `0x1.000001p-150` therefore reads as 0 for f32, where
+            // correct rounding gives 2^-149.
+            let extra = (msb + 1 - precision) as u32;
+            sticky |= mantissa & ((1u128 << (extra - 1)) - 1) != 0;
+            mantissa >>= extra;
+            exponent += i64::from(extra);
+            msb = precision - 1;
+        }
+        let mut lsb = (msb + exponent - (precision - 1)).max(min_lsb);
+        let shift = lsb - exponent;
         let mut significand: u128;
         if shift <= 0 {
-            significand = self.mantissa << (-shift);
+            significand = mantissa << (-shift);
         } else {
             let (kept, round, rest) = if shift > 128 {
                 (0, false, true)
             } else if shift == 128 {
-                (0, self.mantissa >> 127 != 0, self.mantissa & !(1u128 << 127) != 0)
+                (0, mantissa >> 127 != 0, mantissa & !(1u128 << 127) != 0)
             } else {
                 let s = shift as u32;
                 (
-                    self.mantissa >> s,
-                    (self.mantissa >> (s - 1)) & 1 != 0,
-                    self.mantissa & ((1u128 << (s - 1)) - 1) != 0,
+                    mantissa >> s,
+                    (mantissa >> (s - 1)) & 1 != 0,
+                    mantissa & ((1u128 << (s - 1)) - 1) != 0,
                 )
             };
             significand = kept;
-            if round && (rest || self.sticky || significand & 1 != 0) {
+            if round && (rest || sticky || significand & 1 != 0) {
                 significand += 1;
             }
             if significand >> precision != 0 {
@@ -563,6 +576,10 @@ mod tests {
         assert_eq!(atof("1e-45"), Some(f32::from_bits(1)));
         assert_eq!(atod("0x1p-1075"), None);
         assert_eq!(atod("0x1.8p-1074"), Some(f64::from_bits(2)));
+        // glibc's subnormal hex rounding quirk.
+        assert_eq!(atof("0x1.000001p-150"), None);
+        assert_eq!(atof("0x1.400001p-148"), Some(f32::from_bits(2)));
+        assert_eq!(atod("0x1.00000000000008p-1075"), None);
         assert_eq!(atod("nan(0x5)").map(f64::to_bits), Some(0x7FF8_0000_0000_0005));
         assert_eq!(atod("-nan").map(f64::to_bits), Some(0xFFF8_0000_0000_0000));
         assert_eq!(atod("1.5abc"), Some(1.5));

@@ -7,8 +7,6 @@
 //! deferred yieldable calls save the activation as a continuation on the
 //! stack and return [`CallStatus::Deferred`].
 
-use std::sync::atomic::Ordering;
-
 use iree_base::{Result, Status, StatusCode};
 use iree_vm::buffer::Buffer;
 use iree_vm::list::{List, ListElementType};
@@ -209,15 +207,18 @@ impl BytecodeInstance {
                 let op = *ops.get_unchecked(pc);
                 pc += 1;
                 match op {
-                    Op::GlobalLoadI32 { offset, r } => w32(regs, r, self.globals()[(offset / 4) as usize].load(Ordering::Relaxed)),
-                    Op::GlobalStoreI32 { offset, v } => self.globals()[(offset / 4) as usize].store(r32(regs, v), Ordering::Relaxed),
+                    Op::GlobalLoadI32 { offset, r } => w32(regs, r, self.global_bytes().load(offset as usize, 4) as u32),
+                    Op::GlobalStoreI32 { offset, v } => self.global_bytes().store(offset as usize, 4, u64::from(r32(regs, v))),
                     Op::GlobalLoadIndI32 { offset, r } => w32(regs, r, tri!(self.global_load(r32(regs, offset), 4)) as u32),
                     Op::GlobalStoreIndI32 { offset, v } => tri!(self.global_store(r32(regs, offset), 4, u64::from(r32(regs, v)))),
-                    Op::GlobalLoadI64 { offset, r } => w64(regs, r, self.global_load(offset, 8).unwrap_or(0)),
-                    Op::GlobalStoreI64 { offset, v } => {
-                        let _ = self.global_store(offset, 8, r64(regs, v));
-                    }
+                    Op::GlobalLoadI64 { offset, r } => w64(regs, r, self.global_bytes().load(offset as usize, 8)),
+                    Op::GlobalStoreI64 { offset, v } => self.global_bytes().store(offset as usize, 8, r64(regs, v)),
                     Op::GlobalLoadIndI64 { offset, r } => w64(regs, r, tri!(self.global_load(r32(regs, offset), 8))),
+                    Op::GlobalLoadIndF64 { offset, r } => {
+                        let off = r32(regs, offset);
+                        tri!(self.check_global(off, 4));
+                        w64(regs, r, self.global_bytes().load(off as usize, 8));
+                    }
                     Op::GlobalStoreIndI64 { offset, v } => tri!(self.global_store(r32(regs, offset), 8, r64(regs, v))),
                     Op::GlobalLoadRef { global, ty, r } => {
                         let value = self.ref_globals().lock()[global as usize].clone();
@@ -825,24 +826,17 @@ fn ref_global_oob(index: usize) -> Status {
 
 impl BytecodeInstance {
     fn global_load(&self, offset: u32, size: u32) -> Result<u64> {
-        let globals = self.globals();
-        let (index, cap) = self.check_global(offset, size)?;
-        let _ = cap;
-        let lo = u64::from(globals[index].load(Ordering::Relaxed));
-        Ok(if size == 8 { lo | (u64::from(globals[index + 1].load(Ordering::Relaxed)) << 32) } else { lo })
+        self.check_global(offset, size)?;
+        Ok(self.global_bytes().load(offset as usize, size as usize))
     }
 
     fn global_store(&self, offset: u32, size: u32, value: u64) -> Result<()> {
-        let globals = self.globals();
-        let (index, _) = self.check_global(offset, size)?;
-        globals[index].store(value as u32, Ordering::Relaxed);
-        if size == 8 {
-            globals[index + 1].store((value >> 32) as u32, Ordering::Relaxed);
-        }
+        self.check_global(offset, size)?;
+        self.global_bytes().store(offset as usize, size as usize, value);
         Ok(())
     }
 
-    fn check_global(&self, offset: u32, size: u32) -> Result<(usize, usize)> {
+    fn check_global(&self, offset: u32, size: u32) -> Result<()> {
         let cap = self.module().meta.global_bytes_capacity as usize;
         if offset as usize + size as usize > cap {
             return Err(Status::new(
@@ -850,13 +844,7 @@ impl BytecodeInstance {
                 format!("global byte_offset out of range: {offset} (rwdata={cap})"),
             ));
         }
-        if offset % 4 != 0 {
-            return Err(Status::new(
-                StatusCode::InvalidArgument,
-                format!("global byte_offset {offset} is not 4-byte aligned"),
-            ));
-        }
-        Ok(((offset / 4) as usize, cap))
+        Ok(())
     }
 
     fn import(&self, ordinal: u32) -> Result<&iree_vm::ResolvedImport> {

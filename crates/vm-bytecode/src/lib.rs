@@ -1,4 +1,4 @@
-//! IREE VM bytecode modules: VMFB parsing ([`format`]), a verifier that
+//! IREE VM bytecode modules: VMFB parsing ([`format`](mod@format)), a verifier that
 //! decodes each function once into a trusted instruction form ([`decode`],
 //! [`op`]), and the interpreter that runs it.
 //!

@@ -102,22 +102,21 @@ fn llround(x: f64) -> i64 {
     }
 }
 
-/// A C `(uint64_t)` cast of a double as x86-64 compilers emit it.
-fn to_u64_like_c(r: f64) -> u64 {
-    const TWO63: f64 = 9.223_372_036_854_775_808e18;
-    if r.is_nan() {
-        1 << 63
-    } else if r >= TWO63 {
-        if r < 2.0 * TWO63 {
-            ((r - TWO63) as i64 as u64) ^ (1 << 63)
-        } else {
-            0
-        }
-    } else if r < -TWO63 {
-        1 << 63
+/// x86-64 `cvttsd2si`: truncation, with NaN and out-of-range giving `i64::MIN`.
+fn cvtt(x: f64) -> i64 {
+    if x.is_nan() || !(-9.223_372_036_854_775_808e18..9.223_372_036_854_775_808e18).contains(&x) {
+        i64::MIN
     } else {
-        r as i64 as u64
+        x as i64
     }
+}
+
+/// A C `(uint64_t)` cast of a float as upstream's x86-64 build computes it
+/// (branch-free: `(a >> 63 & b) | a` with `a = cvtt(x)`, `b = cvtt(x - 2^63)`).
+fn to_u64_like_c(x: f64) -> u64 {
+    let a = cvtt(x);
+    let b = cvtt(x - 9.223_372_036_854_775_808e18);
+    (((a >> 63) & b) | a) as u64
 }
 
 /// Applies a conversion; returns the result bits and whether they are 64-bit.
@@ -146,7 +145,7 @@ pub fn conv(op: Conv, a32: u32, a64: u64) -> (u64, bool) {
         Conv::Si64F64 => ((a64 as i64 as f64).to_bits(), true),
         Conv::Ui64F64 => ((a64 as f64).to_bits(), true),
         Conv::F64Si64 => (llround(f64v) as u64, true),
-        Conv::F64Ui64 => (to_u64_like_c(f64v.round()), true),
+        Conv::F64Ui64 => (llround(f64v) as u64, true),
         Conv::CmpNzI64 => (u64::from(a64 != 0), false),
         Conv::CmpNanF32 => (u64::from(f32v.is_nan()), false),
         Conv::CmpNanF64 => (u64::from(f64v.is_nan()), false),
@@ -180,7 +179,14 @@ macro_rules! float_ops {
                 UnF::Ceil => a.ceil(),
                 UnF::Floor => a.floor(),
                 UnF::Round => a.round(),
-                UnF::RoundEven => a.round_ties_even(),
+                UnF::RoundEven => {
+                    // Upstream's pre-C23 formulation; note it turns -0.5 into +0.
+                    let mut rounded = a.round();
+                    if (a - rounded).abs() == 0.5 && rounded % 2.0 != 0.0 {
+                        rounded += if rounded > 0.0 { -1.0 } else { 1.0 };
+                    }
+                    rounded
+                }
                 UnF::Atan => a.atan(),
                 UnF::Cos => a.cos(),
                 UnF::Sin => a.sin(),
@@ -200,7 +206,17 @@ macro_rules! float_ops {
     };
 }
 float_ops!(bin_f32, un_f32, f32, libm::remainderf, libm::erff);
-float_ops!(bin_f64, un_f64, f64, libm::remainder, libm::erf);
+float_ops!(bin_f64, un_f64_libm, f64, libm::remainder, libm::erf);
+
+/// Unary f64 ops. Upstream's build returns a positive NaN from `log` and
+/// `log2` of negative numbers, where glibc's gives a negative one.
+#[inline]
+pub fn un_f64(op: UnF, a: f64) -> f64 {
+    match op {
+        UnF::Log | UnF::Log2 if a < 0.0 => f64::NAN,
+        _ => un_f64_libm(op, a),
+    }
+}
 
 /// Float comparisons (f32 operands are widened exactly).
 #[inline]
@@ -218,14 +234,32 @@ pub fn cmp_f64(op: CmpF, a: f64, b: f64) -> bool {
     }
 }
 
-/// `fpowi.f32`: base raised to an integer power.
-#[inline]
-pub fn fpowi_f32(a: f32, b: i64) -> f32 {
-    a.powf(b as f32)
+macro_rules! powi {
+    ($name:ident, $t:ty) => {
+        /// `fpowi`: compiler-rt's `__powi` on the exponent truncated to i32.
+        #[inline]
+        pub fn $name(base: $t, exponent: i64) -> $t {
+            let mut b = exponent as i32;
+            let recip = b < 0;
+            let mut a = base;
+            let mut r: $t = 1.0;
+            loop {
+                if b & 1 != 0 {
+                    r *= a;
+                }
+                b /= 2;
+                if b == 0 {
+                    break;
+                }
+                a *= a;
+            }
+            if recip {
+                1.0 / r
+            } else {
+                r
+            }
+        }
+    };
 }
-
-/// `fpowi.f64`: base raised to an integer power.
-#[inline]
-pub fn fpowi_f64(a: f64, b: i64) -> f64 {
-    a.powf(b as f64)
-}
+powi!(fpowi_f32, f32);
+powi!(fpowi_f64, f64);

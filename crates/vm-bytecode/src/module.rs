@@ -1,7 +1,7 @@
 //! [`BytecodeModule`]: a loaded, verified VMFB, and [`BytecodeInstance`], its
 //! state (globals, resolved imports) inside one context.
 
-use std::sync::atomic::AtomicU32;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 
 use iree_base::{Result, ResultExt, Status, StatusCode};
@@ -146,8 +146,7 @@ impl Module for BytecodeModule {
         _instance: &Arc<Instance>,
         imports: Vec<Option<ResolvedImport>>,
     ) -> Result<Arc<dyn ModuleInstance>> {
-        let words = (self.meta.global_bytes_capacity as usize).div_ceil(4);
-        let globals = (0..words).map(|_| AtomicU32::new(0)).collect();
+        let globals = GlobalBytes::new(self.meta.global_bytes_capacity as usize);
         let ref_globals = Mutex::new(vec![None; self.meta.global_ref_count as usize]);
         // Initialize value globals from rwdata-free zero state; the module's
         // `__init` (run by the context) sets initial values.
@@ -155,10 +154,62 @@ impl Module for BytecodeModule {
     }
 }
 
+/// Value-global storage (`rwdata`): bytes addressed at any offset, kept in
+/// atomic words so concurrent invocations of one context stay free of data
+/// races (a racing program may observe torn 8-byte values, as upstream's can).
+pub(crate) struct GlobalBytes {
+    words: Box<[AtomicU32]>,
+}
+
+impl GlobalBytes {
+    fn new(byte_len: usize) -> GlobalBytes {
+        // One spare word so an access ending at the last byte can touch it.
+        GlobalBytes { words: (0..byte_len.div_ceil(4) + 1).map(|_| AtomicU32::new(0)).collect() }
+    }
+
+    /// Loads `size` (4 or 8) little-endian bytes at `offset`; the caller has
+    /// checked `offset + size` against the capacity.
+    #[inline]
+    pub(crate) fn load(&self, offset: usize, size: usize) -> u64 {
+        let w = offset / 4;
+        let shift = (offset % 4) * 8;
+        let word = |i: usize| u64::from(self.words[i].load(Ordering::Relaxed));
+        let value = if shift == 0 {
+            if size == 4 { word(w) } else { word(w) | (word(w + 1) << 32) }
+        } else {
+            let lo = word(w) | (word(w + 1) << 32);
+            let v = lo >> shift;
+            if size == 4 { v } else { v | (word(w + 2) << (64 - shift)) }
+        };
+        if size == 4 { value & 0xFFFF_FFFF } else { value }
+    }
+
+    /// Stores the low `size` (4 or 8) bytes of `value` at `offset`.
+    #[inline]
+    pub(crate) fn store(&self, offset: usize, size: usize, value: u64) {
+        if offset % 4 == 0 {
+            let w = offset / 4;
+            self.words[w].store(value as u32, Ordering::Relaxed);
+            if size == 8 {
+                self.words[w + 1].store((value >> 32) as u32, Ordering::Relaxed);
+            }
+            return;
+        }
+        for i in 0..size {
+            let byte = offset + i;
+            let shift = (byte % 4) * 8;
+            let mask = !(0xFFu32 << shift);
+            let bits = u32::from((value >> (i * 8)) as u8) << shift;
+            // Each byte lands with an atomic read-modify-write of its word.
+            let _ = self.words[byte / 4].fetch_update(Ordering::Relaxed, Ordering::Relaxed, |w| Some((w & mask) | bits));
+        }
+    }
+}
+
 /// A bytecode module's state in one context.
 pub struct BytecodeInstance {
     module: Arc<BytecodeModule>,
-    globals: Box<[AtomicU32]>,
+    globals: GlobalBytes,
     ref_globals: Mutex<Vec<Option<Ref>>>,
     imports: Vec<Option<ResolvedImport>>,
 }
@@ -167,7 +218,7 @@ impl BytecodeInstance {
     pub(crate) fn module(&self) -> &BytecodeModule {
         &self.module
     }
-    pub(crate) fn globals(&self) -> &[AtomicU32] {
+    pub(crate) fn global_bytes(&self) -> &GlobalBytes {
         &self.globals
     }
     pub(crate) fn ref_globals(&self) -> &Mutex<Vec<Option<Ref>>> {

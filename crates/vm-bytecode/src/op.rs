@@ -318,6 +318,10 @@ pub enum Op {
     GlobalStoreI64 { offset: u32, v: Reg },
     /// Loads 8 bytes at a dynamic offset.
     GlobalLoadIndI64 { offset: Reg, r: Reg },
+    /// `global.load.indirect.f64`: loads 8 bytes but, like upstream, bounds
+    /// checks only `offset + 4` (the 3.13 compiler emits this opcode for
+    /// `global.load.indirect.f32`); storage is padded so the read stays inside.
+    GlobalLoadIndF64 { offset: Reg, r: Reg },
     /// Stores 8 bytes at a dynamic offset.
     GlobalStoreIndI64 { offset: Reg, v: Reg },
     /// Loads a ref global (`ty` indexes the module type table).

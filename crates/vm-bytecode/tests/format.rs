@@ -679,16 +679,16 @@ fn synthetic_module_round_trips() {
 }
 
 #[test]
-fn version_mismatch_is_incompatible() {
+fn version_mismatch_is_invalid_argument() {
     let mut s = spec();
     s.bytecode_version = 0x0010_0001;
     expect_err(
         &s,
-        StatusCode::Incompatible,
+        StatusCode::InvalidArgument,
         "bytecode version mismatch; runtime supports 17.0, module has 16.1",
     );
     s.bytecode_version = 0x0011_0001;
-    expect_err(&s, StatusCode::Incompatible, "module has 17.1");
+    expect_err(&s, StatusCode::InvalidArgument, "module has 17.1");
 }
 
 #[test]

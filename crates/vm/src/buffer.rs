@@ -81,7 +81,10 @@ enum Storage {
     /// Guest-owned, zero-initialized, mutable bytes.
     Owned(RwLock<Box<[u8]>>),
     /// A read-only window onto shared bytes (module rodata).
-    Shared { bytes: SharedBytes, range: Range<usize> },
+    Shared {
+        bytes: SharedBytes,
+        range: Range<usize>,
+    },
 }
 
 /// A `vm.buffer`: a fixed-length byte buffer that may be shared across
@@ -125,11 +128,16 @@ impl fmt::Debug for Buffer {
 
 /// The reference allocator's failure.
 #[cold]
+#[track_caller]
 fn allocation_failed() -> Status {
-    Status::new(StatusCode::ResourceExhausted, "libc allocator failed the request")
+    Status::new(
+        StatusCode::ResourceExhausted,
+        "libc allocator failed the request",
+    )
 }
 
 #[cold]
+#[track_caller]
 fn out_of_bounds(offset: u64, length: u64, alignment: u64, buffer_length: usize) -> Status {
     Status::new(
         StatusCode::OutOfRange,
@@ -141,6 +149,7 @@ fn out_of_bounds(offset: u64, length: u64, alignment: u64, buffer_length: usize)
 }
 
 #[cold]
+#[track_caller]
 fn read_only() -> Status {
     Status::new(
         StatusCode::PermissionDenied,
@@ -150,6 +159,7 @@ fn read_only() -> Status {
 
 /// Validates an allocation alignment the way the reference allocator does:
 /// the i32 operand is sign-extended to a size, and must be 0 or a power of two.
+#[track_caller]
 fn check_alignment(alignment: i32) -> Result<()> {
     let alignment = alignment as i64 as u64;
     if alignment == 0 || alignment.is_power_of_two() {
@@ -164,15 +174,58 @@ fn check_alignment(alignment: i32) -> Result<()> {
 
 /// Allocates `length` zeroed bytes, failing (rather than aborting) when the
 /// allocation cannot be made.
+#[track_caller]
 fn alloc_zeroed(length: u64) -> Result<Box<[u8]>> {
     let length = usize::try_from(length).map_err(|_| allocation_failed())?;
-    let mut bytes = Vec::new();
-    bytes.try_reserve_exact(length).map_err(|_| allocation_failed())?;
-    bytes.resize(length, 0);
-    Ok(bytes.into_boxed_slice())
+    Ok(zeroed_vec::<u8>(length, length)?.into_boxed_slice())
+}
+
+/// Primitive types for which the all-zero bit pattern is a valid value (zero).
+///
+/// # Safety
+///
+/// Implementors must accept every all-zero byte pattern as a valid value.
+pub(crate) unsafe trait ZeroBits: Copy + Default {}
+// SAFETY: zero bits are the value 0 for every integer type.
+unsafe impl ZeroBits for u8 {}
+// SAFETY: as above.
+unsafe impl ZeroBits for i8 {}
+// SAFETY: as above.
+unsafe impl ZeroBits for i16 {}
+// SAFETY: as above.
+unsafe impl ZeroBits for i32 {}
+// SAFETY: as above.
+unsafe impl ZeroBits for i64 {}
+// SAFETY: zero bits are +0.0 for IEEE floats.
+unsafe impl ZeroBits for f32 {}
+// SAFETY: as above.
+unsafe impl ZeroBits for f64 {}
+
+/// A vector of `len` zeros with room for `capacity` elements, taken from
+/// zeroed memory (`calloc`), so untouched pages stay unmapped as they do in
+/// the reference runtime. Fails with `RESOURCE_EXHAUSTED` when the memory
+/// cannot be had (instead of aborting).
+#[track_caller]
+pub(crate) fn zeroed_vec<T: ZeroBits>(len: usize, capacity: usize) -> Result<Vec<T>> {
+    let capacity = capacity.max(len);
+    let layout = std::alloc::Layout::array::<T>(capacity).map_err(|_| allocation_failed())?;
+    if layout.size() == 0 {
+        // Only for `capacity == 0` (and so `len == 0`): every implementor is sized.
+        return Ok(Vec::new());
+    }
+    // SAFETY: `layout` has a non-zero size.
+    let ptr = unsafe { std::alloc::alloc_zeroed(layout) } as *mut T;
+    if ptr.is_null() {
+        return Err(allocation_failed());
+    }
+    // SAFETY: `ptr` comes from the global allocator (the one `Vec` uses) with
+    // the layout of `[T; capacity]`; `len <= capacity`, and the first `len`
+    // elements are all-zero bytes, which `ZeroBits` guarantees are valid `T`s.
+    Ok(unsafe { Vec::from_raw_parts(ptr, len, capacity) })
 }
 
 /// Bounds-checks a byte range (`offset + length <= buffer_length`).
+#[track_caller]
 fn byte_range(offset: i64, length: i64, buffer_length: usize) -> Result<Range<usize>> {
     let (offset, length) = (offset as u64, length as u64);
     match offset.checked_add(length) {
@@ -183,7 +236,13 @@ fn byte_range(offset: i64, length: i64, buffer_length: usize) -> Result<Range<us
 
 /// Bounds-checks `count` elements of `width` bytes starting at element
 /// `offset` (`(offset + count) * width <= buffer_length`).
-fn element_range(offset: i64, count: i64, width: usize, buffer_length: usize) -> Result<Range<usize>> {
+#[track_caller]
+fn element_range(
+    offset: i64,
+    count: i64,
+    width: usize,
+    buffer_length: usize,
+) -> Result<Range<usize>> {
     let (offset, count, width) = (offset as u64, count as u64, width as u64);
     let end = offset.checked_add(count).and_then(|n| n.checked_mul(width));
     match end {
@@ -242,7 +301,10 @@ macro_rules! fill_op {
 
 impl Buffer {
     fn owned(bytes: Box<[u8]>) -> Buffer {
-        Buffer { len: bytes.len(), storage: Storage::Owned(RwLock::new(bytes)) }
+        Buffer {
+            len: bytes.len(),
+            storage: Storage::Owned(RwLock::new(bytes)),
+        }
     }
 
     /// `vm.buffer.alloc`: a new zero-filled mutable buffer of `length` bytes.
@@ -277,7 +339,10 @@ impl Buffer {
                 ),
             ));
         }
-        Ok(Buffer { len: range.len(), storage: Storage::Shared { bytes, range } })
+        Ok(Buffer {
+            len: range.len(),
+            storage: Storage::Shared { bytes, range },
+        })
     }
 
     /// `vm.buffer.clone`: copies the byte range `[offset, offset + length)`
@@ -290,7 +355,9 @@ impl Buffer {
         let range = byte_range(offset, length, self.len)?;
         check_alignment(alignment)?;
         let mut bytes = Vec::new();
-        bytes.try_reserve_exact(range.len()).map_err(|_| allocation_failed())?;
+        bytes
+            .try_reserve_exact(range.len())
+            .map_err(|_| allocation_failed())?;
         bytes.extend_from_slice(&source[range]);
         Ok(Buffer::from_vec(bytes))
     }
@@ -318,7 +385,9 @@ impl Buffer {
     fn read(&self) -> ReadView<'_> {
         match &self.storage {
             Storage::Owned(lock) => ReadView::Locked(lock.read()),
-            Storage::Shared { bytes, range } => ReadView::Shared(&(**bytes).as_ref()[range.clone()]),
+            Storage::Shared { bytes, range } => {
+                ReadView::Shared(&(**bytes).as_ref()[range.clone()])
+            }
         }
     }
 
@@ -490,7 +559,13 @@ impl Buffer {
     /// `vm.buffer.compare`: 1 when the `length`-byte ranges at byte `lhs_offset`
     /// of `lhs` and byte `rhs_offset` of `rhs` are equal, else 0. Both ranges
     /// are bounds-checked (lhs first); empty ranges compare equal.
-    pub fn compare(lhs: &Buffer, lhs_offset: i64, rhs: &Buffer, rhs_offset: i64, length: i64) -> Result<i32> {
+    pub fn compare(
+        lhs: &Buffer,
+        lhs_offset: i64,
+        rhs: &Buffer,
+        rhs_offset: i64,
+        length: i64,
+    ) -> Result<i32> {
         let lhs_range = byte_range(lhs_offset, length, lhs.len)?;
         let rhs_range = byte_range(rhs_offset, length, rhs.len)?;
         if std::ptr::eq(lhs, rhs) {

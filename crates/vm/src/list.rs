@@ -26,6 +26,7 @@ use std::fmt;
 use iree_base::{Result, Status, StatusCode};
 use parking_lot::Mutex;
 
+use crate::buffer::{zeroed_vec, ZeroBits};
 use crate::refs::{Ref, RefObject};
 use crate::types::{RefType, RefTypeDescriptor, TypeDef, ValueType};
 use crate::value::Value;
@@ -126,16 +127,25 @@ fn unsigned(value: i32) -> usize {
 }
 
 #[cold]
+#[track_caller]
 fn allocation_failed() -> Status {
-    Status::new(StatusCode::ResourceExhausted, "libc allocator failed the request")
+    Status::new(
+        StatusCode::ResourceExhausted,
+        "libc allocator failed the request",
+    )
 }
 
 #[cold]
+#[track_caller]
 fn index_out_of_bounds(index: usize, count: usize) -> Status {
-    Status::new(StatusCode::OutOfRange, format!("index {index} out of bounds ({count})"))
+    Status::new(
+        StatusCode::OutOfRange,
+        format!("index {index} out of bounds ({count})"),
+    )
 }
 
 #[cold]
+#[track_caller]
 fn precondition(message: &str) -> Status {
     Status::new(StatusCode::FailedPrecondition, message)
 }
@@ -209,10 +219,13 @@ impl Storage {
             if v.capacity() >= min_capacity {
                 return Ok(());
             }
-            v.try_reserve(min_capacity - v.len()).map_err(|_| allocation_failed())
+            v.try_reserve(min_capacity - v.len())
+                .map_err(|_| allocation_failed())
         }
         match self {
-            Storage::Values(values) => each_values!(values, v => grow(v, min_capacity)),
+            Storage::Values(values) => {
+                each_values!(values, v => grow_values(v, v.len(), min_capacity))
+            }
             Storage::Refs(v) => grow(v, min_capacity),
             Storage::Variants(v) => grow(v, min_capacity),
         }
@@ -222,12 +235,12 @@ impl Storage {
     /// the refs cut off by a shrink.
     fn resize(&mut self, new_len: usize) -> Result<Displaced> {
         let len = self.len();
-        if new_len > len {
+        if new_len > len && !matches!(self, Storage::Values(_)) {
             self.reserve(new_len)?;
         }
         let mut displaced = Vec::new();
         match self {
-            Storage::Values(values) => each_values!(values, v => v.resize(new_len, Default::default())),
+            Storage::Values(values) => each_values!(values, v => resize_values(v, new_len)?),
             Storage::Refs(v) => {
                 if new_len < len {
                     displaced = v.split_off(new_len);
@@ -260,6 +273,76 @@ impl Storage {
         }
         Ok(())
     }
+}
+
+/// Stores `value` at `index` of a locked list, returning what it displaced
+/// (to be dropped once the lock is released).
+///
+/// Primitives follow `iree_vm_list_set_value`, refs `iree_vm_list_set_ref`.
+fn store(
+    element_type: ListElementType,
+    storage: &mut Storage,
+    index: usize,
+    value: Value,
+) -> Result<Value> {
+    storage.check_index(index)?;
+    match (storage, value) {
+        (Storage::Values(_), Value::Ref(_)) => Err(precondition("list cannot store refs")),
+        (Storage::Values(values), value) => {
+            let c = convert_value(&value, values.value_type());
+            match values {
+                Values::I8(v) => v[index] = as_i64(&c) as i8,
+                Values::I16(v) => v[index] = as_i64(&c) as i16,
+                Values::I32(v) => v[index] = as_i64(&c) as i32,
+                Values::I64(v) => v[index] = as_i64(&c),
+                Values::F32(v) => v[index] = as_f32(&c),
+                Values::F64(v) => v[index] = as_f64(&c),
+            }
+            Ok(Value::NULL)
+        }
+        (Storage::Refs(v), Value::Ref(r)) => {
+            if let (ListElementType::Ref(expected), Some(r)) = (element_type, &r) {
+                if r.ref_type() != expected {
+                    return Err(Status::new(
+                        StatusCode::InvalidArgument,
+                        "source ref type mismatch",
+                    ));
+                }
+            }
+            Ok(Value::Ref(std::mem::replace(&mut v[index], r)))
+        }
+        (Storage::Refs(_), _) => Err(precondition("list cannot store values")),
+        (Storage::Variants(v), value) => Ok(std::mem::replace(&mut v[index], value)),
+    }
+}
+
+/// Replaces `v` with zero-initialized storage of `min_capacity` elements
+/// holding `v`'s elements followed by zeros up to `len` (`len >= v.len()`);
+/// when the capacity already suffices, just zero-fills up to `len`.
+fn grow_values<T: ZeroBits>(v: &mut Vec<T>, len: usize, min_capacity: usize) -> Result<()> {
+    if min_capacity <= v.capacity() && len <= v.capacity() {
+        v.resize(len, T::default());
+        return Ok(());
+    }
+    let mut grown = zeroed_vec::<T>(len, min_capacity)?;
+    grown[..v.len()].copy_from_slice(v);
+    *v = grown;
+    Ok(())
+}
+
+/// Resizes a dense value vector, growing geometrically (falling back to the
+/// exact size when the larger allocation fails).
+fn resize_values<T: ZeroBits>(v: &mut Vec<T>, new_len: usize) -> Result<()> {
+    if new_len <= v.len() {
+        v.truncate(new_len);
+        return Ok(());
+    }
+    if new_len <= v.capacity() {
+        v.resize(new_len, T::default());
+        return Ok(());
+    }
+    let doubled = new_len.max(v.capacity().saturating_mul(2));
+    grow_values(v, new_len, doubled).or_else(|_| grow_values(v, new_len, new_len))
 }
 
 struct Inner {
@@ -308,7 +391,10 @@ impl List {
             ListElementType::Variant => Storage::Variants(Vec::new()),
         };
         storage.reserve(capacity)?;
-        Ok(List { element_type: element, inner: Mutex::new(Inner { storage }) })
+        Ok(List {
+            element_type: element,
+            inner: Mutex::new(Inner { storage }),
+        })
     }
 
     /// The element type fixed at creation.
@@ -382,7 +468,9 @@ impl List {
             },
             Storage::Variants(v) => match &v[index] {
                 Value::Ref(_) => {
-                    return Err(precondition(&format!("variant at index {index} is not a value type")))
+                    return Err(precondition(&format!(
+                        "variant at index {index} is not a value type"
+                    )))
                 }
                 other => other.clone(),
             },
@@ -399,27 +487,8 @@ impl List {
     /// "list cannot store values"`. Passing a ref is routed to
     /// [`List::set_ref_at`].
     pub fn set_value_at(&self, index: usize, value: Value) -> Result<()> {
-        if let Value::Ref(r) = value {
-            return self.set_ref_at(index, r);
-        }
         let mut inner = self.inner.lock();
-        inner.storage.check_index(index)?;
-        let displaced = match &mut inner.storage {
-            Storage::Values(values) => {
-                let c = convert_value(&value, values.value_type());
-                match values {
-                    Values::I8(v) => v[index] = as_i64(&c) as i8,
-                    Values::I16(v) => v[index] = as_i64(&c) as i16,
-                    Values::I32(v) => v[index] = as_i64(&c) as i32,
-                    Values::I64(v) => v[index] = as_i64(&c),
-                    Values::F32(v) => v[index] = as_f32(&c),
-                    Values::F64(v) => v[index] = as_f64(&c),
-                }
-                None
-            }
-            Storage::Variants(v) => Some(std::mem::replace(&mut v[index], value)),
-            Storage::Refs(_) => return Err(precondition("list cannot store values")),
-        };
+        let displaced = store(self.element_type, &mut inner.storage, index, value)?;
         drop(inner);
         drop(displaced);
         Ok(())
@@ -452,26 +521,7 @@ impl List {
     /// `FAILED_PRECONDITION "list cannot store refs"`; a bad index with
     /// `OUT_OF_RANGE`.
     pub fn set_ref_at(&self, index: usize, value: Option<Ref>) -> Result<()> {
-        let mut inner = self.inner.lock();
-        inner.storage.check_index(index)?;
-        let displaced = match &mut inner.storage {
-            Storage::Refs(v) => {
-                if let (ListElementType::Ref(expected), Some(r)) = (self.element_type, &value) {
-                    if r.ref_type() != expected {
-                        return Err(Status::new(StatusCode::InvalidArgument, "source ref type mismatch"));
-                    }
-                }
-                std::mem::replace(&mut v[index], value)
-            }
-            Storage::Variants(v) => match std::mem::replace(&mut v[index], Value::Ref(value)) {
-                Value::Ref(old) => old,
-                _ => None,
-            },
-            Storage::Values(_) => return Err(precondition("list cannot store refs")),
-        };
-        drop(inner);
-        drop(displaced);
-        Ok(())
+        self.set_value_at(index, Value::Ref(value))
     }
 
     /// `vm.list.get.i32` (also i8/i16 lists, with conversion).
@@ -561,12 +611,19 @@ impl List {
     /// Appends `value` (grow by one, then [`List::set_value`]). When the store
     /// is rejected the list keeps its previous size.
     pub fn push(&self, value: Value) -> Result<()> {
-        let index = self.len();
-        self.resize_len(index + 1)?;
-        match self.set_value(index, value) {
-            Ok(()) => Ok(()),
+        let mut inner = self.inner.lock();
+        let index = inner.storage.len();
+        inner.storage.resize(index + 1)?;
+        match store(self.element_type, &mut inner.storage, index, value) {
+            Ok(displaced) => {
+                drop(inner);
+                drop(displaced);
+                Ok(())
+            }
             Err(e) => {
-                let _ = self.resize_len(index);
+                let displaced = inner.storage.resize(index);
+                drop(inner);
+                drop(displaced);
                 Err(e)
             }
         }

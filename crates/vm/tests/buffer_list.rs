@@ -86,13 +86,21 @@ fn alloc_alignment_rules() {
     bad(-16, 18446744073709551600);
     bad(i32::MIN, 0xFFFF_FFFF_8000_0000);
     // The alignment is checked before the length.
-    assert_err(Buffer::alloc(-1, 3), StatusCode::InvalidArgument, "alignments must be powers of two (got 3)");
+    assert_err(
+        Buffer::alloc(-1, 3),
+        StatusCode::InvalidArgument,
+        "alignments must be powers of two (got 3)",
+    );
 }
 
 #[test]
 fn alloc_unsatisfiable_length() {
     for length in [-1, -100, i64::MAX] {
-        assert_err(Buffer::alloc(length, 16), StatusCode::ResourceExhausted, "libc allocator failed the request");
+        assert_err(
+            Buffer::alloc(length, 16),
+            StatusCode::ResourceExhausted,
+            "libc allocator failed the request",
+        );
     }
 }
 
@@ -107,8 +115,16 @@ fn rodata_is_zero_copy_and_read_only() {
     assert_eq!(b.to_vec(), (4u8..12).collect::<Vec<_>>());
     assert_eq!(b.load_i8u(0).unwrap(), 4);
     assert_err(b.store_i8(0, 1), StatusCode::PermissionDenied, READ_ONLY);
-    assert_err(b.with_bytes_mut(|_| ()), StatusCode::PermissionDenied, READ_ONLY);
-    assert_err(b.write_bytes(0, &[1]), StatusCode::PermissionDenied, READ_ONLY);
+    assert_err(
+        b.with_bytes_mut(|_| ()),
+        StatusCode::PermissionDenied,
+        READ_ONLY,
+    );
+    assert_err(
+        b.write_bytes(0, &[1]),
+        StatusCode::PermissionDenied,
+        READ_ONLY,
+    );
     drop(b);
     assert_eq!(Arc::strong_count(&bytes), 1);
 
@@ -153,8 +169,16 @@ fn hash_is_siphash_2_4_like_upstream() {
     assert_err(b.hash(33, 0), StatusCode::OutOfRange, &oob(33, 0, 1, 32));
     assert_eq!(b.hash(32, 0).unwrap(), 8246050544436514353);
     // Wrapping ranges (undefined behaviour upstream) are rejected.
-    assert_err(b.hash(-1, 1), StatusCode::OutOfRange, &oob(u64::MAX, 1, 1, 32));
-    assert_err(b.hash(1, -1), StatusCode::OutOfRange, &oob(1, u64::MAX, 1, 32));
+    assert_err(
+        b.hash(-1, 1),
+        StatusCode::OutOfRange,
+        &oob(u64::MAX, 1, 1, 32),
+    );
+    assert_err(
+        b.hash(1, -1),
+        StatusCode::OutOfRange,
+        &oob(1, u64::MAX, 1, 32),
+    );
 }
 
 #[test]
@@ -186,8 +210,16 @@ fn loads_use_element_offsets() {
 
     // Negative offsets wrap to huge unsigned ones and are rejected (upstream
     // reads outside the buffer here).
-    assert_err(b.load_i32(-1), StatusCode::OutOfRange, &oob(u64::MAX - 3, 4, 4, 7));
-    assert_err(b.load_i8s(-1), StatusCode::OutOfRange, &oob(u64::MAX, 1, 1, 7));
+    assert_err(
+        b.load_i32(-1),
+        StatusCode::OutOfRange,
+        &oob(u64::MAX - 3, 4, 4, 7),
+    );
+    assert_err(
+        b.load_i8s(-1),
+        StatusCode::OutOfRange,
+        &oob(u64::MAX, 1, 1, 7),
+    );
 }
 
 #[test]
@@ -232,8 +264,16 @@ fn stores_truncate_and_check_bounds() {
     assert_eq!(b.load_i32(0).unwrap(), 1.5f32.to_bits() as i32);
     b.store_f64(1, -0.25).unwrap();
     assert_eq!(b.load_f64(1).unwrap(), -0.25);
-    assert_err(b.store_f64(2, 0.0), StatusCode::OutOfRange, &oob(16, 8, 8, 16));
-    assert_err(b.store_i64(-1, 0), StatusCode::OutOfRange, &oob(u64::MAX - 7, 8, 8, 16));
+    assert_err(
+        b.store_f64(2, 0.0),
+        StatusCode::OutOfRange,
+        &oob(16, 8, 8, 16),
+    );
+    assert_err(
+        b.store_i64(-1, 0),
+        StatusCode::OutOfRange,
+        &oob(u64::MAX - 7, 8, 8, 16),
+    );
 }
 
 #[test]
@@ -241,8 +281,16 @@ fn stores_to_rodata_are_denied_before_bounds() {
     let b = data7();
     assert_err(b.store_i32(0, 5), StatusCode::PermissionDenied, READ_ONLY);
     assert_err(b.store_i32(5, 5), StatusCode::PermissionDenied, READ_ONLY);
-    assert_err(b.fill_i16(0, 2, 0xCAFE), StatusCode::PermissionDenied, READ_ONLY);
-    assert_err(b.fill_f64(100, 2, 1.0), StatusCode::PermissionDenied, READ_ONLY);
+    assert_err(
+        b.fill_i16(0, 2, 0xCAFE),
+        StatusCode::PermissionDenied,
+        READ_ONLY,
+    );
+    assert_err(
+        b.fill_f64(100, 2, 1.0),
+        StatusCode::PermissionDenied,
+        READ_ONLY,
+    );
     assert_err(b.store_f32(0, 1.0), StatusCode::PermissionDenied, READ_ONLY);
 }
 
@@ -258,7 +306,11 @@ fn fills_use_element_offsets_and_lengths() {
     assert_err(fill32(8, 1, 2, 5), StatusCode::OutOfRange, &oob(4, 8, 4, 8));
     assert_eq!(fill32(8, 2, 0, 5).unwrap(), 0);
     assert_eq!(fill32(12, 1, 2, 5).unwrap(), 21474836480);
-    assert_err(fill32(8, 3, 0, 5), StatusCode::OutOfRange, &oob(12, 0, 4, 8));
+    assert_err(
+        fill32(8, 3, 0, 5),
+        StatusCode::OutOfRange,
+        &oob(12, 0, 4, 8),
+    );
 
     let fill8 = |len: i64, off: i64, n: i64, v: i32| -> Result<i64> {
         let b = Buffer::alloc(len, 16)?;
@@ -267,7 +319,11 @@ fn fills_use_element_offsets_and_lengths() {
     };
     assert_eq!(fill8(8, 0, 8, 257).unwrap(), 72340172838076673);
     assert_eq!(fill8(8, 7, 1, 255).unwrap(), -72057594037927936);
-    assert_err(fill8(8, 7, 2, 255), StatusCode::OutOfRange, &oob(7, 2, 1, 8));
+    assert_err(
+        fill8(8, 7, 2, 255),
+        StatusCode::OutOfRange,
+        &oob(7, 2, 1, 8),
+    );
 
     // The reference results of upstream's buffer_ops fill tests.
     let b = Buffer::alloc(8, 16).unwrap();
@@ -275,12 +331,15 @@ fn fills_use_element_offsets_and_lengths() {
     assert_eq!(b.to_vec(), [0, 0, 0xFE, 0xCA, 0xFE, 0xCA, 0, 0]);
     let b = Buffer::alloc(32, 16).unwrap();
     b.fill_i64(1, 2, 0x100000000).unwrap();
-    assert_eq!([b.load_i64(0).unwrap(), b.load_i64(1).unwrap(), b.load_i64(2).unwrap(), b.load_i64(3).unwrap()], [
-        0,
-        0x100000000,
-        0x100000000,
-        0
-    ]);
+    assert_eq!(
+        [
+            b.load_i64(0).unwrap(),
+            b.load_i64(1).unwrap(),
+            b.load_i64(2).unwrap(),
+            b.load_i64(3).unwrap()
+        ],
+        [0, 0x100000000, 0x100000000, 0]
+    );
     let b = Buffer::alloc(16, 16).unwrap();
     b.fill_f32(1, 2, 42.0).unwrap();
     assert_eq!(
@@ -290,8 +349,16 @@ fn fills_use_element_offsets_and_lengths() {
     let b = Buffer::alloc(24, 16).unwrap();
     b.fill_f64(0, 3, -1.25).unwrap();
     assert_eq!(b.load_f64(2).unwrap(), -1.25);
-    assert_err(b.fill_f64(1, 3, 0.0), StatusCode::OutOfRange, &oob(8, 24, 8, 24));
-    assert_err(b.fill_i32(-1, 1, 0), StatusCode::OutOfRange, &oob(u64::MAX - 3, 4, 4, 24));
+    assert_err(
+        b.fill_f64(1, 3, 0.0),
+        StatusCode::OutOfRange,
+        &oob(8, 24, 8, 24),
+    );
+    assert_err(
+        b.fill_i32(-1, 1, 0),
+        StatusCode::OutOfRange,
+        &oob(u64::MAX - 3, 4, 4, 24),
+    );
 }
 
 #[test]
@@ -301,9 +368,21 @@ fn compare_is_bytewise_over_byte_ranges() {
     assert_eq!(Buffer::compare(&d, 0, &d, 1, 4).unwrap(), 0);
     assert_eq!(Buffer::compare(&d, 4, &d, 4, 4).unwrap(), 1);
     assert_eq!(Buffer::compare(&d, 32, &d, 32, 0).unwrap(), 1);
-    assert_err(Buffer::compare(&d, 30, &d, 0, 4), StatusCode::OutOfRange, &oob(30, 4, 1, 32));
-    assert_err(Buffer::compare(&d, 0, &d, 30, 4), StatusCode::OutOfRange, &oob(30, 4, 1, 32));
-    assert_err(Buffer::compare(&d, 33, &d, 0, 0), StatusCode::OutOfRange, &oob(33, 0, 1, 32));
+    assert_err(
+        Buffer::compare(&d, 30, &d, 0, 4),
+        StatusCode::OutOfRange,
+        &oob(30, 4, 1, 32),
+    );
+    assert_err(
+        Buffer::compare(&d, 0, &d, 30, 4),
+        StatusCode::OutOfRange,
+        &oob(30, 4, 1, 32),
+    );
+    assert_err(
+        Buffer::compare(&d, 33, &d, 0, 0),
+        StatusCode::OutOfRange,
+        &oob(33, 0, 1, 32),
+    );
 
     let a = rodata(&[100, 0, 0, 0, 200, 0, 0, 0, 44, 1, 0, 0]);
     let b = Buffer::from_vec(vec![100, 0, 0, 0, 201, 0, 0, 0, 44, 1, 0, 0]);
@@ -311,7 +390,11 @@ fn compare_is_bytewise_over_byte_ranges() {
     assert_eq!(Buffer::compare(&b, 8, &a, 8, 4).unwrap(), 1);
     assert_eq!(Buffer::compare(&a, 2, &b, 2, 0).unwrap(), 1);
     // lhs is checked first.
-    assert_err(Buffer::compare(&a, 13, &b, 13, 0), StatusCode::OutOfRange, &oob(13, 0, 1, 12));
+    assert_err(
+        Buffer::compare(&a, 13, &b, 13, 0),
+        StatusCode::OutOfRange,
+        &oob(13, 0, 1, 12),
+    );
 }
 
 #[test]
@@ -326,18 +409,42 @@ fn copy_semantics() {
     assert_eq!(copy(1, 8, 0, 4).unwrap(), 67305985);
     assert_eq!(copy(0, 8, 4, 4).unwrap(), 216736831578832896);
     assert_err(copy(0, 8, 5, 4), StatusCode::OutOfRange, &oob(5, 4, 1, 8));
-    assert_err(copy(30, 8, 0, 4), StatusCode::OutOfRange, &oob(30, 4, 1, 32));
-    assert_err(copy(0, 128, 0, 128), StatusCode::OutOfRange, &oob(0, 128, 1, 32));
+    assert_err(
+        copy(30, 8, 0, 4),
+        StatusCode::OutOfRange,
+        &oob(30, 4, 1, 32),
+    );
+    assert_err(
+        copy(0, 128, 0, 128),
+        StatusCode::OutOfRange,
+        &oob(0, 128, 1, 32),
+    );
     // Zero-length copies still check that the offsets are in range.
     let b = Buffer::alloc(4, 16).unwrap();
-    assert_err(Buffer::copy(&d, 0, &b, 8, 0), StatusCode::OutOfRange, &oob(8, 0, 1, 4));
+    assert_err(
+        Buffer::copy(&d, 0, &b, 8, 0),
+        StatusCode::OutOfRange,
+        &oob(8, 0, 1, 4),
+    );
     Buffer::copy(&d, 32, &b, 4, 0).unwrap();
 
     // Target writability is checked after the source range but before the
     // target range.
-    assert_err(Buffer::copy(&d, 0, &d, 0, 1), StatusCode::PermissionDenied, READ_ONLY);
-    assert_err(Buffer::copy(&d, 0, &d, 40, 1), StatusCode::PermissionDenied, READ_ONLY);
-    assert_err(Buffer::copy(&d, 40, &d, 0, 1), StatusCode::OutOfRange, &oob(40, 1, 1, 32));
+    assert_err(
+        Buffer::copy(&d, 0, &d, 0, 1),
+        StatusCode::PermissionDenied,
+        READ_ONLY,
+    );
+    assert_err(
+        Buffer::copy(&d, 0, &d, 40, 1),
+        StatusCode::PermissionDenied,
+        READ_ONLY,
+    );
+    assert_err(
+        Buffer::copy(&d, 40, &d, 0, 1),
+        StatusCode::OutOfRange,
+        &oob(40, 1, 1, 32),
+    );
 
     // Overlapping copies within one buffer behave like memmove.
     let m = Buffer::from_vec((0u8..8).collect());
@@ -360,13 +467,38 @@ fn clone_semantics() {
     assert_eq!(d.clone_range(0, 0, 16).unwrap().length(), 0);
     assert_eq!(d.clone_range(32, 0, 16).unwrap().length(), 0);
     assert_eq!(d.clone_range(4, 8, 0).unwrap().length(), 8);
-    assert_err(d.clone_range(4, 8, 3), StatusCode::InvalidArgument, "alignments must be powers of two (got 3)");
-    assert_err(d.clone_range(30, 4, 16), StatusCode::OutOfRange, &oob(30, 4, 1, 32));
-    assert_err(d.clone_range(8, 8, 16).and(rodata(&[0; 12]).clone_range(8, 8, 16)), StatusCode::OutOfRange, &oob(8, 8, 1, 12));
+    assert_err(
+        d.clone_range(4, 8, 3),
+        StatusCode::InvalidArgument,
+        "alignments must be powers of two (got 3)",
+    );
+    assert_err(
+        d.clone_range(30, 4, 16),
+        StatusCode::OutOfRange,
+        &oob(30, 4, 1, 32),
+    );
+    assert_err(
+        d.clone_range(8, 8, 16)
+            .and(rodata(&[0; 12]).clone_range(8, 8, 16)),
+        StatusCode::OutOfRange,
+        &oob(8, 8, 1, 12),
+    );
     // The source range is checked before the alignment.
-    assert_err(d.clone_range(30, 4, 3), StatusCode::OutOfRange, &oob(30, 4, 1, 32));
-    assert_err(d.clone_range(-1, 1, 16), StatusCode::OutOfRange, &oob(u64::MAX, 1, 1, 32));
-    assert_err(d.clone_range(4, -1, 16), StatusCode::OutOfRange, &oob(4, u64::MAX, 1, 32));
+    assert_err(
+        d.clone_range(30, 4, 3),
+        StatusCode::OutOfRange,
+        &oob(30, 4, 1, 32),
+    );
+    assert_err(
+        d.clone_range(-1, 1, 16),
+        StatusCode::OutOfRange,
+        &oob(u64::MAX, 1, 1, 32),
+    );
+    assert_err(
+        d.clone_range(4, -1, 16),
+        StatusCode::OutOfRange,
+        &oob(4, u64::MAX, 1, 32),
+    );
 
     let empty = Buffer::alloc(0, 16).unwrap();
     assert_eq!(empty.clone_range(0, 0, 16).unwrap().length(), 0);
@@ -381,13 +513,20 @@ fn host_byte_access() {
     assert_eq!(b.with_bytes(|x| x.to_vec()), [1, 2, 9, 9]);
     b.with_bytes_mut(|x| x[0] = 7).unwrap();
     assert_eq!(b.load_i8u(0).unwrap(), 7);
-    assert_err(b.write_bytes(3, &[1, 1]), StatusCode::OutOfRange, &oob(3, 2, 1, 4));
+    assert_err(
+        b.write_bytes(3, &[1, 1]),
+        StatusCode::OutOfRange,
+        &oob(3, 2, 1, 4),
+    );
 }
 
 #[test]
 fn buffer_operands() {
     let r = Some(Ref::new(Buffer::from_vec(vec![1])));
-    assert_eq!(buffer_operand(&r, operand_names::BUFFER).unwrap().length(), 1);
+    assert_eq!(
+        buffer_operand(&r, operand_names::BUFFER).unwrap().length(),
+        1
+    );
     assert_err(
         buffer_operand(&None, operand_names::SOURCE_BUFFER).map(|b| b.length()),
         StatusCode::InvalidArgument,
@@ -450,10 +589,19 @@ fn list_type_name_and_element_types() {
     assert_eq!(list_type().name(), "vm.list");
     let l = List::new(ListElementType::Variant, 0).unwrap();
     assert_eq!(l.ref_type_name(), "vm.list");
-    assert_eq!(ListElementType::from_type_def(TypeDef::Value(ValueType::I32)), ListElementType::Value(ValueType::I32));
-    assert_eq!(ListElementType::from_type_def(TypeDef::Ref(buffer_type())), ListElementType::Ref(buffer_type()));
+    assert_eq!(
+        ListElementType::from_type_def(TypeDef::Value(ValueType::I32)),
+        ListElementType::Value(ValueType::I32)
+    );
+    assert_eq!(
+        ListElementType::from_type_def(TypeDef::Ref(buffer_type())),
+        ListElementType::Ref(buffer_type())
+    );
     // `!vm.list<?>` encodes its element type as `!vm.opaque`: a variant list.
-    assert_eq!(ListElementType::from_type_def(TypeDef::AnyRef), ListElementType::Variant);
+    assert_eq!(
+        ListElementType::from_type_def(TypeDef::AnyRef),
+        ListElementType::Variant
+    );
     assert_eq!(ListElementType::Value(ValueType::F32).to_string(), "f32");
     assert_eq!(ListElementType::Ref(list_type()).to_string(), "!vm.list");
     assert_eq!(ListElementType::Variant.to_string(), "?");
@@ -501,19 +649,51 @@ fn list_size_reserve_resize() {
 #[test]
 fn list_index_errors() {
     let l = value_list(ValueType::I32, 3);
-    assert_err(l.get_i32(-1), StatusCode::OutOfRange, "index 4294967295 out of bounds (3)");
-    assert_err(l.get_i32(3), StatusCode::OutOfRange, "index 3 out of bounds (3)");
+    assert_err(
+        l.get_i32(-1),
+        StatusCode::OutOfRange,
+        "index 4294967295 out of bounds (3)",
+    );
+    assert_err(
+        l.get_i32(3),
+        StatusCode::OutOfRange,
+        "index 3 out of bounds (3)",
+    );
     assert_eq!(l.get_i32(2).unwrap(), 0);
     let empty = List::new(ListElementType::Value(ValueType::I32), 1).unwrap();
-    assert_err(empty.set_i32(0, 1), StatusCode::OutOfRange, "index 0 out of bounds (0)");
+    assert_err(
+        empty.set_i32(0, 1),
+        StatusCode::OutOfRange,
+        "index 0 out of bounds (0)",
+    );
     let one = value_list(ValueType::I32, 1);
-    assert_err(one.get_i32(1), StatusCode::OutOfRange, "index 1 out of bounds (1)");
-    assert_err(one.set_i32(1, 1), StatusCode::OutOfRange, "index 1 out of bounds (1)");
+    assert_err(
+        one.get_i32(1),
+        StatusCode::OutOfRange,
+        "index 1 out of bounds (1)",
+    );
+    assert_err(
+        one.set_i32(1, 1),
+        StatusCode::OutOfRange,
+        "index 1 out of bounds (1)",
+    );
     let v = List::new(ListElementType::Variant, 1).unwrap();
-    assert_err(v.set_ref(0, None), StatusCode::OutOfRange, "index 0 out of bounds (0)");
+    assert_err(
+        v.set_ref(0, None),
+        StatusCode::OutOfRange,
+        "index 0 out of bounds (0)",
+    );
     v.resize(1).unwrap();
-    assert_err(v.get_ref(1, TypeDef::Ref(buffer_type())), StatusCode::OutOfRange, "index 1 out of bounds (1)");
-    assert_err(v.get_value(1), StatusCode::OutOfRange, "index 1 out of bounds (1)");
+    assert_err(
+        v.get_ref(1, TypeDef::Ref(buffer_type())),
+        StatusCode::OutOfRange,
+        "index 1 out of bounds (1)",
+    );
+    assert_err(
+        v.get_value(1),
+        StatusCode::OutOfRange,
+        "index 1 out of bounds (1)",
+    );
 }
 
 #[test]
@@ -570,10 +750,21 @@ fn list_float_conversions() {
     l.set_i32(0, 3).unwrap();
     assert_eq!(l.get_f32(0).unwrap(), 0.0);
 
-    assert!(matches!(convert_value(&Value::I8(-3), ValueType::I64), Value::I64(-3)));
-    assert!(matches!(convert_value(&Value::I64(0x1_0000_00FF), ValueType::I8), Value::I8(-1)));
-    assert!(matches!(convert_value(&Value::F64(1e300), ValueType::F32), Value::F32(f) if f.is_infinite()));
-    assert!(matches!(convert_value(&Value::F32(2.0), ValueType::I32), Value::I32(0)));
+    assert!(matches!(
+        convert_value(&Value::I8(-3), ValueType::I64),
+        Value::I64(-3)
+    ));
+    assert!(matches!(
+        convert_value(&Value::I64(0x1_0000_00FF), ValueType::I8),
+        Value::I8(-1)
+    ));
+    assert!(
+        matches!(convert_value(&Value::F64(1e300), ValueType::F32), Value::F32(f) if f.is_infinite())
+    );
+    assert!(matches!(
+        convert_value(&Value::F32(2.0), ValueType::I32),
+        Value::I32(0)
+    ));
 }
 
 #[test]
@@ -590,12 +781,20 @@ fn variant_lists() {
     assert!(matches!(l.get_value(10).unwrap(), Value::I64(1234)));
 
     // Empty slots: no value, null ref.
-    assert_err(l.get_i32(0), StatusCode::FailedPrecondition, "variant at index 0 is not a value type");
+    assert_err(
+        l.get_i32(0),
+        StatusCode::FailedPrecondition,
+        "variant at index 0 is not a value type",
+    );
     assert!(l.get_ref(0, TypeDef::Ref(buffer_type())).unwrap().is_none());
     assert!(matches!(l.get_value(0).unwrap(), Value::Ref(None)));
 
     // A value slot read as a ref fails with an empty message.
-    assert_err(l.get_ref(10, TypeDef::Ref(buffer_type())), StatusCode::FailedPrecondition, "");
+    assert_err(
+        l.get_ref(10, TypeDef::Ref(buffer_type())),
+        StatusCode::FailedPrecondition,
+        "",
+    );
 
     // Refs: matching type_of returns it, anything else yields null.
     let buf = Ref::new(Buffer::from_vec(vec![1, 2, 3]));
@@ -604,8 +803,15 @@ fn variant_lists() {
     assert!(Ref::ptr_eq(&got, &buf));
     assert!(l.get_ref(11, TypeDef::Ref(list_type())).unwrap().is_none());
     assert!(l.get_ref(11, TypeDef::AnyRef).unwrap().is_none());
-    assert!(l.get_ref(11, TypeDef::Value(ValueType::I32)).unwrap().is_none());
-    assert_err(l.get_i32(11), StatusCode::FailedPrecondition, "variant at index 11 is not a value type");
+    assert!(l
+        .get_ref(11, TypeDef::Value(ValueType::I32))
+        .unwrap()
+        .is_none());
+    assert_err(
+        l.get_i32(11),
+        StatusCode::FailedPrecondition,
+        "variant at index 11 is not a value type",
+    );
 
     // Overwriting a ref slot with a value releases the ref.
     drop(got);
@@ -616,7 +822,11 @@ fn variant_lists() {
     l.set_ref(12, Some(buf.clone())).unwrap();
     l.set_ref(12, None).unwrap();
     assert_eq!(Ref::strong_count(&buf), 1);
-    assert_err(l.get_i32(12), StatusCode::FailedPrecondition, "variant at index 12 is not a value type");
+    assert_err(
+        l.get_i32(12),
+        StatusCode::FailedPrecondition,
+        "variant at index 12 is not a value type",
+    );
     // Shrinking releases refs.
     l.set_ref(41, Some(buf.clone())).unwrap();
     assert_eq!(Ref::strong_count(&buf), 2);
@@ -640,7 +850,11 @@ fn ref_lists() {
 
     // Storing a ref of the wrong type fails and leaves the slot unchanged.
     let buf = Ref::new(Buffer::from_vec(vec![]));
-    assert_err(l.set_ref(0, Some(buf.clone())), StatusCode::InvalidArgument, "source ref type mismatch");
+    assert_err(
+        l.set_ref(0, Some(buf.clone())),
+        StatusCode::InvalidArgument,
+        "source ref type mismatch",
+    );
     assert!(l.get_ref(0, TypeDef::Ref(list_type())).unwrap().is_some());
     assert_eq!(Ref::strong_count(&buf), 1);
     // Null is always accepted.
@@ -648,9 +862,21 @@ fn ref_lists() {
     assert!(l.get_ref(0, TypeDef::Ref(list_type())).unwrap().is_none());
 
     // Value accessors on a ref list.
-    assert_err(l.get_i32(0), StatusCode::FailedPrecondition, "list does not store values");
-    assert_err(l.set_i32(0, 1), StatusCode::FailedPrecondition, "list cannot store values");
-    assert_err(l.get_f64(0), StatusCode::FailedPrecondition, "list does not store values");
+    assert_err(
+        l.get_i32(0),
+        StatusCode::FailedPrecondition,
+        "list does not store values",
+    );
+    assert_err(
+        l.set_i32(0, 1),
+        StatusCode::FailedPrecondition,
+        "list cannot store values",
+    );
+    assert_err(
+        l.get_f64(0),
+        StatusCode::FailedPrecondition,
+        "list does not store values",
+    );
     assert!(matches!(l.get_value(0).unwrap(), Value::Ref(None)));
 
     // Any-ref lists take every type.
@@ -659,17 +885,32 @@ fn ref_lists() {
     any.push(Value::Ref(Some(inner.clone()))).unwrap();
     any.push(Value::NULL).unwrap();
     assert_eq!(any.size(), 3);
-    assert_eq!(any.get_ref_at(0).unwrap().unwrap().ref_type(), buffer_type());
+    assert_eq!(
+        any.get_ref_at(0).unwrap().unwrap().ref_type(),
+        buffer_type()
+    );
     assert_eq!(any.get_ref_at(1).unwrap().unwrap().ref_type(), list_type());
 }
 
 #[test]
 fn ref_accessors_on_value_lists() {
     let l = value_list(ValueType::I32, 2);
-    assert_err(l.get_ref(0, TypeDef::Ref(buffer_type())), StatusCode::FailedPrecondition, "list does not store refs");
+    assert_err(
+        l.get_ref(0, TypeDef::Ref(buffer_type())),
+        StatusCode::FailedPrecondition,
+        "list does not store refs",
+    );
     let buf = Ref::new(Buffer::from_vec(vec![]));
-    assert_err(l.set_ref(0, Some(buf)), StatusCode::FailedPrecondition, "list cannot store refs");
-    assert_err(l.set_ref(0, None), StatusCode::FailedPrecondition, "list cannot store refs");
+    assert_err(
+        l.set_ref(0, Some(buf)),
+        StatusCode::FailedPrecondition,
+        "list cannot store refs",
+    );
+    assert_err(
+        l.set_ref(0, None),
+        StatusCode::FailedPrecondition,
+        "list cannot store refs",
+    );
 }
 
 #[test]
@@ -694,15 +935,27 @@ fn generic_values_for_tooling() {
     let t = List::new(ListElementType::Value(ValueType::I16), 0).unwrap();
     t.push(Value::I64(70000)).unwrap();
     assert!(matches!(t.get_value(0).unwrap(), Value::I16(4464)));
-    assert_err(t.push(Value::Ref(Some(buf.clone()))), StatusCode::FailedPrecondition, "list cannot store refs");
+    assert_err(
+        t.push(Value::Ref(Some(buf.clone()))),
+        StatusCode::FailedPrecondition,
+        "list cannot store refs",
+    );
     assert_eq!(t.size(), 1);
     t.set_value(0, Value::F32(1.0)).unwrap();
     assert!(matches!(t.get_value(0).unwrap(), Value::I16(0)));
 
     let r = List::new(ListElementType::Ref(buffer_type()), 0).unwrap();
-    assert_err(r.push(Value::I32(1)), StatusCode::FailedPrecondition, "list cannot store values");
+    assert_err(
+        r.push(Value::I32(1)),
+        StatusCode::FailedPrecondition,
+        "list cannot store values",
+    );
     let wrong = Ref::new(List::new(ListElementType::Variant, 0).unwrap());
-    assert_err(r.push(Value::Ref(Some(wrong))), StatusCode::InvalidArgument, "source ref type mismatch");
+    assert_err(
+        r.push(Value::Ref(Some(wrong))),
+        StatusCode::InvalidArgument,
+        "source ref type mismatch",
+    );
     assert_eq!(r.size(), 0);
     r.push(Value::Ref(Some(buf.clone()))).unwrap();
     assert_eq!(r.element_type(), ListElementType::Ref(buffer_type()));
@@ -713,9 +966,17 @@ fn generic_values_for_tooling() {
 fn list_operands() {
     let r = Some(Ref::new(List::new(ListElementType::Variant, 0).unwrap()));
     assert_eq!(list_operand(&r).unwrap().size(), 0);
-    assert_err(list_operand(&None).map(|l| l.size()), StatusCode::InvalidArgument, "list is null");
+    assert_err(
+        list_operand(&None).map(|l| l.size()),
+        StatusCode::InvalidArgument,
+        "list is null",
+    );
     let buf = Some(Ref::new(Buffer::from_vec(vec![])));
-    assert_err(list_operand(&buf).map(|l| l.size()), StatusCode::InvalidArgument, "list is null");
+    assert_err(
+        list_operand(&buf).map(|l| l.size()),
+        StatusCode::InvalidArgument,
+        "list is null",
+    );
 }
 
 #[test]
@@ -725,7 +986,9 @@ fn nested_list_release_while_storing() {
     let outer = Arc::new(List::new(ListElementType::Variant, 1).unwrap());
     outer.resize(1).unwrap();
     let inner = List::new(ListElementType::Variant, 1).unwrap();
-    inner.push(Value::Ref(Some(Ref::from_arc(outer.clone())))).unwrap();
+    inner
+        .push(Value::Ref(Some(Ref::from_arc(outer.clone()))))
+        .unwrap();
     outer.set_ref(0, Some(Ref::new(inner))).unwrap();
     // Break the cycle: dropping the inner list drops its ref to `outer`.
     outer.set_ref(0, None).unwrap();
@@ -742,8 +1005,12 @@ fn lists_are_thread_safe() {
         let (l, typed, buf) = (l.clone(), typed.clone(), buf.clone());
         threads.push(thread::spawn(move || {
             for i in 0..1000i64 {
-                l.push(if i % 2 == 0 { Value::I64(t * 10_000 + i) } else { Value::Ref(Some(buf.clone())) })
-                    .unwrap();
+                l.push(if i % 2 == 0 {
+                    Value::I64(t * 10_000 + i)
+                } else {
+                    Value::Ref(Some(buf.clone()))
+                })
+                .unwrap();
                 let slot = (t * 8 + i % 8) as i32;
                 typed.set_i64(slot, i).unwrap();
                 assert_eq!(typed.get_i64(slot).unwrap(), i);
@@ -758,4 +1025,63 @@ fn lists_are_thread_safe() {
     assert_eq!(Ref::strong_count(&buf), 1 + 4000);
     l.resize(0).unwrap();
     assert_eq!(Ref::strong_count(&buf), 1);
+}
+
+#[test]
+fn huge_zeroed_allocations_are_lazy_or_fail_cleanly() {
+    // The reference runtime gets zeroed memory from calloc, so `resize(-1)`
+    // on a list (4294967295 elements) succeeds without touching the pages
+    // where the host overcommits. Either outcome must be clean and quick.
+    let l = List::new(ListElementType::Value(ValueType::I8), 0).unwrap();
+    match l.resize(-1) {
+        Ok(()) => {
+            assert_eq!(l.size(), -1);
+            assert_eq!(l.len(), u32::MAX as usize);
+            assert_eq!(l.get_i32(-2).unwrap(), 0);
+            l.set_i32(-2, 7).unwrap();
+            assert_eq!(l.get_i32(-2).unwrap(), 7);
+            l.resize(1).unwrap();
+            assert_eq!(l.size(), 1);
+        }
+        Err(e) => assert_eq!(e.code(), StatusCode::ResourceExhausted),
+    }
+    match Buffer::alloc(1 << 32, 16) {
+        Ok(b) => {
+            assert_eq!(b.length(), 1 << 32);
+            assert_eq!(b.load_i64((1 << 29) - 1).unwrap(), 0);
+        }
+        Err(e) => assert_eq!(e.code(), StatusCode::ResourceExhausted),
+    }
+}
+
+#[test]
+fn list_growth_keeps_values() {
+    for ty in [
+        ValueType::I8,
+        ValueType::I16,
+        ValueType::I32,
+        ValueType::I64,
+        ValueType::F32,
+        ValueType::F64,
+    ] {
+        let l = List::new(ListElementType::Value(ty), 0).unwrap();
+        for i in 0..1000 {
+            l.push(Value::I32(i)).unwrap();
+        }
+        l.reserve(5000).unwrap();
+        assert!(l.capacity() >= 5000);
+        l.resize(3000).unwrap();
+        for i in 0..1000 {
+            let expect = if ty.is_float() { 0 } else { (i as i8) as i64 };
+            let expect = match ty {
+                ValueType::I16 => (i as i16) as i64,
+                ValueType::I32 | ValueType::I64 => i as i64,
+                _ => expect,
+            };
+            assert_eq!(l.get_i64(i).unwrap(), expect, "{ty:?}[{i}]");
+        }
+        for i in 1000..3000 {
+            assert_eq!(l.get_i64(i).unwrap(), 0);
+        }
+    }
 }

@@ -343,7 +343,7 @@ pub fn parse_module(file: &[u8]) -> Result<ModuleMetadata> {
     let (major, minor) = ((raw_version >> 16) as u16, (raw_version & 0xFFFF) as u16);
     if major != BYTECODE_VERSION_MAJOR || minor > BYTECODE_VERSION_MINOR {
         bail!(
-            Incompatible,
+            InvalidArgument,
             "bytecode version mismatch; runtime supports {BYTECODE_VERSION_MAJOR}.{BYTECODE_VERSION_MINOR}, \
              module has {major}.{minor}"
         );
