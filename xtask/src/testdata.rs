@@ -12,32 +12,46 @@ use crate::proc;
 use crate::venv::{self, Venv};
 use crate::Result;
 
-/// Compiles `<dir>/<group>.mlir` to `<group>.vmfb` when stale (or `force`).
-/// Returns whether it compiled.
+/// Builds `<dir>/<group>.vmfb` from its source when stale (or `force`):
+/// `<group>.mlir` with `iree-compile <flags> <group>.mlir -o <group>.vmfb`,
+/// or `<group>.vmasm` with `iree-as-module <flags> --output=<group>.vmfb
+/// <group>.vmasm`; `<flags>` come from the `// COMPILE:` header line.
+/// Returns whether it built.
 pub fn compile_group(venv: &Venv, dir: &Path, group: &str, force: bool) -> Result<bool> {
     let mlir = dir.join(format!("{group}.mlir"));
+    let vmasm = dir.join(format!("{group}.vmasm"));
+    let (src, tool, name) = if mlir.exists() {
+        (mlir, venv.iree_compile(), "iree-compile")
+    } else {
+        (vmasm, venv.iree_as_module(), "iree-as-module")
+    };
     let vmfb = dir.join(format!("{group}.vmfb"));
-    if !force && !is_stale(&mlir, &vmfb) {
+    if !force && !is_stale(&src, &vmfb) {
         return Ok(false);
     }
     let source =
-        fs::read_to_string(&mlir).map_err(|e| format!("reading {}: {e}", mlir.display()))?;
+        fs::read_to_string(&src).map_err(|e| format!("reading {}: {e}", src.display()))?;
     let flags = testcases::compile_flags(&source)
-        .map_err(|s| format!("{}: {}", mlir.display(), s.message()))?;
+        .map_err(|s| format!("{}: {}", src.display(), s.message()))?;
+    let src_name = src
+        .file_name()
+        .and_then(|s| s.to_str())
+        .unwrap_or_default()
+        .to_string();
     let mut args = flags;
-    args.push(format!("{group}.mlir"));
-    args.push("-o".to_string());
-    args.push(format!("{group}.vmfb"));
-    let out = proc::run(
-        &venv.iree_compile(),
-        &args,
-        dir,
-        std::time::Duration::from_secs(600),
-    )?;
+    if name == "iree-compile" {
+        args.push(src_name);
+        args.push("-o".to_string());
+        args.push(format!("{group}.vmfb"));
+    } else {
+        args.push(format!("--output={group}.vmfb"));
+        args.push(src_name);
+    }
+    let out = proc::run(&tool, &args, dir, std::time::Duration::from_secs(600))?;
     if out.exit_code != 0 {
         let _ = fs::remove_file(&vmfb);
         return Err(format!(
-            "iree-compile {} failed (exit {}):\n{}{}",
+            "{name} {} failed (exit {}):\n{}{}",
             args.iter()
                 .map(|a| proc::shell_quote(a))
                 .collect::<Vec<_>>()
@@ -82,7 +96,11 @@ pub fn run(opts: &Options) -> Result<bool> {
         // 1. Compile.
         let mut failed_groups = BTreeSet::new();
         let mut compiled = 0;
-        for group in testcases::list_stems(&dir, "mlir").map_err(|s| s.to_string())? {
+        let mut sources = testcases::list_stems(&dir, "mlir").map_err(|s| s.to_string())?;
+        sources.extend(testcases::list_stems(&dir, "vmasm").map_err(|s| s.to_string())?);
+        sources.sort();
+        sources.dedup();
+        for group in sources {
             if !opts.group_selected(&group) {
                 continue;
             }

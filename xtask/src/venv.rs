@@ -42,6 +42,11 @@ impl Venv {
         self.runtime_libs.join("iree-run-module")
     }
 
+    /// The native `iree-as-module` binary (VMASM assembler).
+    pub fn iree_as_module(&self) -> PathBuf {
+        self.runtime_libs.join("iree-as-module")
+    }
+
     /// The native `iree-dump-module` binary.
     pub fn iree_dump_module(&self) -> PathBuf {
         self.runtime_libs.join("iree-dump-module")
@@ -92,7 +97,7 @@ fn probe(dir: &Path) -> Result<PathBuf> {
         ));
     }
     let libs = PathBuf::from(lines[3]);
-    for tool in ["iree-run-module", "iree-dump-module"] {
+    for tool in ["iree-run-module", "iree-dump-module", "iree-as-module"] {
         if !libs.join(tool).exists() {
             return Err(format!("{} lacks {tool}", libs.display()));
         }

@@ -181,8 +181,13 @@ fn glibc_format(x: f64, conv: Conv, precision: usize, upper: bool) -> String {
 /// non-negative finite `value` with `precision` fraction digits.
 fn exact_exponential(value: f64, precision: usize) -> (String, i64) {
     let text = format!("{value:.precision$e}");
-    let (mantissa, exponent) = text.split_once('e').expect("exponential format has an exponent");
-    (mantissa.to_owned(), exponent.parse().expect("exponent is an integer"))
+    let (mantissa, exponent) = text
+        .split_once('e')
+        .expect("exponential format has an exponent");
+    (
+        mantissa.to_owned(),
+        exponent.parse().expect("exponent is an integer"),
+    )
 }
 
 fn push_glibc_exponential(out: &mut String, value: f64, precision: usize, upper: bool) {
@@ -264,8 +269,8 @@ fn log10_approx(value: f64) -> i32 {
 /// (inexact, as upstream).
 fn pow10(n: i32) -> f64 {
     const TABLE: [f64; 23] = [
-        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
-        1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
+        1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
     ];
     let magnitude = n.unsigned_abs();
     if magnitude <= 22 {

@@ -95,24 +95,45 @@ pub fn create_run_context(options: &RunOptions) -> Result<(Context, Function)> {
     Ok((context, Function::new(instance, ordinal)))
 }
 
-/// Parses `--input=` texts into argument values following the cconv.
+/// Parses `--input=` texts into argument values following the cconv, in
+/// upstream's order of checks: empty text, `(null)`/`(ignored)`, file forms
+/// (`@`, `+`, `*`), output storage (`&`), primitives, then tensors.
 pub fn parse_inputs(args: &[CconvType], inputs: &[String]) -> Result<Vec<Value>> {
     let mut values = Vec::with_capacity(inputs.len());
-    for (i, text) in inputs.iter().enumerate() {
-        let Some(ty) = args.get(i) else {
-            return Err(Status::new(StatusCode::InvalidArgument, "function expected fewer input values"))
-                .annotate_with(|| format!("parsing input `{text}`"));
-        };
-        values.push(parse_input(ty, text.trim()).annotate_with(|| format!("parsing input `{text}`"))?);
+    let mut next = args.iter();
+    for text in inputs {
+        let text = text.trim();
+        parse_input(&mut next, text, &mut values).annotate_with(|| format!("parsing input `{text}`"))?;
     }
     Ok(values)
 }
 
-fn parse_input(ty: &CconvType, text: &str) -> Result<Value> {
-    if text.is_empty() || text == "(null)" || text == "(ignored)" {
-        return Ok(Value::NULL);
+fn consume<'a>(next: &mut std::slice::Iter<'a, CconvType>) -> Result<&'a CconvType> {
+    next.next().ok_or_else(|| Status::new(StatusCode::InvalidArgument, "function expected fewer input values"))
+}
+
+fn parse_input(next: &mut std::slice::Iter<'_, CconvType>, text: &str, values: &mut Vec<Value>) -> Result<()> {
+    if text.is_empty() {
+        return Err(Status::new(StatusCode::InvalidArgument, "no value specified for input"));
     }
-    Ok(match ty {
+    if text == "(null)" || text == "(ignored)" {
+        consume(next)?;
+        values.push(Value::NULL);
+        return Ok(());
+    }
+    if text.starts_with(['@', '+', '*']) {
+        if !text[1..].ends_with(".npy") {
+            return Err(Status::new(
+                StatusCode::Unimplemented,
+                "only numpy (.npy) files are supported for metadata-less variant I/O",
+            ));
+        }
+        return Err(Status::new(StatusCode::Unimplemented, "numpy inputs need a HAL device, which this build does not have"));
+    }
+    if text.starts_with('&') {
+        return Err(Status::new(StatusCode::Unimplemented, "output storage inputs need a HAL device, which this build does not have"));
+    }
+    let value = match consume(next)? {
         CconvType::I32 => Value::I32(scalar::parse_i32(text)?),
         CconvType::I64 => Value::I64(scalar::parse_i64(text)?),
         CconvType::F32 => Value::F32(scalar::parse_f32(text)?),
@@ -120,13 +141,15 @@ fn parse_input(ty: &CconvType, text: &str) -> Result<Value> {
         CconvType::Ref => {
             return Err(Status::new(
                 StatusCode::Unimplemented,
-                format!("ref-typed inputs need a HAL device to parse `{text}`"),
+                "tensor inputs need a HAL device, which this build does not have",
             ))
         }
         CconvType::Variadic(_) => {
             return Err(Status::new(StatusCode::Unimplemented, "variadic function arguments are not supported"))
         }
-    })
+    };
+    values.push(value);
+    Ok(())
 }
 
 /// Formats one value the way upstream prints a result (`i32=1`, `(null)`,

@@ -283,22 +283,41 @@ fn scan_integer(s: &[u8]) -> Option<IntScan> {
     if i == start {
         // `0x` without hex digits converts the `0` and stops at the `x`.
         if base == 16 {
-            return Some(IntScan { negative, magnitude: Some(0), end: start - 1 });
+            return Some(IntScan {
+                negative,
+                magnitude: Some(0),
+                end: start - 1,
+            });
         }
         return None;
     }
-    Some(IntScan { negative, magnitude, end: i })
+    Some(IntScan {
+        negative,
+        magnitude,
+        end: i,
+    })
 }
 
 /// glibc `strtol`/`strtoll` (64-bit `long`): the value and whether `ERANGE`
 /// was raised; `None` when nothing converted.
 fn strtol(s: &[u8]) -> Option<(i64, bool)> {
     let scan = scan_integer(s)?;
-    let limit = if scan.negative { 1u64 << 63 } else { i64::MAX as u64 };
+    let limit = if scan.negative {
+        1u64 << 63
+    } else {
+        i64::MAX as u64
+    };
     Some(match scan.magnitude {
         Some(m) if m <= limit => {
             let value = m as i64;
-            (if scan.negative { value.wrapping_neg() } else { value }, false)
+            (
+                if scan.negative {
+                    value.wrapping_neg()
+                } else {
+                    value
+                },
+                false,
+            )
         }
         _ => (if scan.negative { i64::MIN } else { i64::MAX }, true),
     })
@@ -398,12 +417,20 @@ impl HexFloat {
 
 /// What `strtod`/`strtof` found at the start of a text.
 enum FloatScan<'a> {
-    Infinity { negative: bool },
-    Nan { negative: bool, payload: Option<u64> },
+    Infinity {
+        negative: bool,
+    },
+    Nan {
+        negative: bool,
+        payload: Option<u64>,
+    },
     Hex(HexFloat),
     /// A decimal number: its text (sign included, nothing trailing) and
     /// whether any mantissa digit is nonzero.
-    Decimal { text: &'a str, nonzero: bool },
+    Decimal {
+        text: &'a str,
+        nonzero: bool,
+    },
 }
 
 fn starts_with_ignore_case(s: &[u8], prefix: &[u8]) -> bool {
@@ -549,7 +576,12 @@ fn scan_hex_float(s: &[u8], negative: bool) -> HexFloat {
             exponent += if exponent_negative { -p } else { p };
         }
     }
-    HexFloat { negative, mantissa, exponent, sticky }
+    HexFloat {
+        negative,
+        mantissa,
+        exponent,
+        sticky,
+    }
 }
 
 #[cfg(test)]
@@ -580,7 +612,10 @@ mod tests {
         assert_eq!(atof("0x1.000001p-150"), None);
         assert_eq!(atof("0x1.400001p-148"), Some(f32::from_bits(2)));
         assert_eq!(atod("0x1.00000000000008p-1075"), None);
-        assert_eq!(atod("nan(0x5)").map(f64::to_bits), Some(0x7FF8_0000_0000_0005));
+        assert_eq!(
+            atod("nan(0x5)").map(f64::to_bits),
+            Some(0x7FF8_0000_0000_0005)
+        );
         assert_eq!(atod("-nan").map(f64::to_bits), Some(0xFFF8_0000_0000_0000));
         assert_eq!(atod("1.5abc"), Some(1.5));
         assert_eq!(atod("."), None);

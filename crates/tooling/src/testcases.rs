@@ -6,6 +6,7 @@
 //!
 //! ```text
 //! testdata/<suite>/<group>.mlir                      source; first line `// COMPILE: <flags>`
+//!                                                    (or <group>.vmasm, for iree-as-module)
 //! testdata/<suite>/<group>.vmfb                      compiled by the pinned iree-compile
 //! testdata/<suite>/<group>.cases                     `<case-name>: <iree-run-module args>` per line
 //! testdata/<suite>/expected/<group>/<case-name>.txt  what upstream printed
@@ -404,14 +405,16 @@ pub fn load_suite(dir: &Path) -> Result<Vec<Case>> {
     Ok(cases)
 }
 
-/// The suite directories under a `testdata/` root (those holding `.cases`
-/// or `.mlir` files), sorted by name.
+/// The suite directories under a `testdata/` root (those holding `.cases`,
+/// `.mlir` or `.vmasm` files), sorted by name.
 pub fn list_suites(root: &Path) -> Result<Vec<PathBuf>> {
     let mut out = Vec::new();
     for entry in fs::read_dir(root).map_err(|e| io_status(e, root))? {
         let path = entry.map_err(|e| io_status(e, root))?.path();
         if path.is_dir()
-            && (!list_stems(&path, "cases")?.is_empty() || !list_stems(&path, "mlir")?.is_empty())
+            && (!list_stems(&path, "cases")?.is_empty()
+                || !list_stems(&path, "mlir")?.is_empty()
+                || !list_stems(&path, "vmasm")?.is_empty())
         {
             out.push(path);
         }
@@ -420,8 +423,9 @@ pub fn list_suites(root: &Path) -> Result<Vec<PathBuf>> {
     Ok(out)
 }
 
-/// The `iree-compile` flags from the `// COMPILE: <flags>` header on the
-/// first line of an `.mlir` source.
+/// The tool flags from the `// COMPILE: <flags>` header on the first line of
+/// a source: `iree-compile` flags for `.mlir`, `iree-as-module` flags for
+/// `.vmasm`.
 pub fn compile_flags(source: &str) -> Result<Vec<String>> {
     let first = source.lines().next().unwrap_or("");
     let flags = first

@@ -589,6 +589,7 @@ fn decode_inner(m: &ModuleView<'_>, file: &[u8], ordinal: usize) -> Result<Funct
             _ => {}
         }
     }
+    fuse_compare_branches(&mut ops, &blocks);
     // Header + 16-byte aligned register banks, as upstream charges frames.
     let frame_bytes = 64 + align16(i32_count as usize * 4) + align16(ref_count as usize * 16);
     Ok(FunctionCode {
@@ -607,6 +608,29 @@ fn decode_inner(m: &ModuleView<'_>, file: &[u8], ordinal: usize) -> Result<Funct
         arg_slots: cconv.args.clone().into_boxed_slice(),
         result_types: cconv.results.clone().into_boxed_slice(),
     })
+}
+
+/// Fuses an integer compare with the `cond_br` right after it that tests the
+/// compare's result, unless a block starts at the branch. The branch op stays
+/// in place (unreached) so op indices and branch targets are unchanged.
+fn fuse_compare_branches(ops: &mut [Op], blocks: &[(u32, u32)]) {
+    for i in 0..ops.len().saturating_sub(1) {
+        let Op::CondBr { cond, t, f } = ops[i + 1] else { continue };
+        if blocks.iter().any(|&(_, index)| index as usize == i + 1) {
+            continue;
+        }
+        ops[i] = match ops[i] {
+            Op::CmpEqI32 { a, b, r } if r == cond => Op::CmpBrEqI32 { a, b, r, t, f },
+            Op::CmpNeI32 { a, b, r } if r == cond => Op::CmpBrNeI32 { a, b, r, t, f },
+            Op::CmpLtSI32 { a, b, r } if r == cond => Op::CmpBrLtSI32 { a, b, r, t, f },
+            Op::CmpLtUI32 { a, b, r } if r == cond => Op::CmpBrLtUI32 { a, b, r, t, f },
+            Op::CmpEqI64 { a, b, r } if r == cond => Op::CmpBrEqI64 { a, b, r, t, f },
+            Op::CmpNeI64 { a, b, r } if r == cond => Op::CmpBrNeI64 { a, b, r, t, f },
+            Op::CmpLtSI64 { a, b, r } if r == cond => Op::CmpBrLtSI64 { a, b, r, t, f },
+            Op::CmpLtUI64 { a, b, r } if r == cond => Op::CmpBrLtUI64 { a, b, r, t, f },
+            other => other,
+        };
+    }
 }
 
 fn align16(n: usize) -> usize {
@@ -916,7 +940,7 @@ fn decode_f64(d: &mut Decoder<'_, '_>, c: u8) -> Result<Option<Op>> {
         0x06 => ListGet { elem: ListElem::F64, list: d.rref()?, index: d.i32()?, r: d.i64()? },
         0x07 => ListSet { elem: ListElem::F64, list: d.rref()?, index: d.i32()?, v: d.i64()? },
         0x08 => SelectI64 { cond: d.i32()?, t: d.i64()?, f: d.i64()?, r: d.i64()? },
-        0x09 => SwitchI64 { index: d.i32()?, default: d.i64()?, list: d.list_of(|d, r| d.check_i64(r))?, r: d.i64()? },
+        0x09 => SwitchF64 { index: d.i32()?, default: d.i64()?, list: d.list_of(|d, r| d.check_i64(r))?, r: d.i64()? },
         0x0A => bin(d, BinF::Add)?,
         0x0B => bin(d, BinF::Sub)?,
         0x0C => bin(d, BinF::Mul)?,

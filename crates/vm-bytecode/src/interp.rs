@@ -161,15 +161,161 @@ impl BytecodeInstance {
         stack.ref_arena.truncate(cont.activation_ref_base);
     }
 
-    /// The dispatch loop. On `Err` the continuation's `current.pc` names the
-    /// failing op.
-    #[allow(clippy::too_many_lines, reason = "one arm per instruction")]
+    /// The dispatch loop: hot, infallible ops run inline with only the
+    /// instruction pointer and the register file live; everything else goes
+    /// through [`Self::slow_op`]. On `Err` the continuation's `current.pc`
+    /// names the failing op.
     fn dispatch(&self, stack: &mut Stack, cont: &mut Continuation, results: &mut Vec<Value>) -> Result<Exit> {
         let module = self.module();
+        loop {
+            let frame = cont.current;
+            let code: &FunctionCode = &module.functions[frame.function as usize];
+            let base: *const Op = code.ops.as_ptr();
+            // SAFETY: the verifier checked every register ordinal against the
+            // frame's register counts, every branch target and `frame.pc`
+            // against the op count, and that each function ends in a
+            // terminator, so `ip` stays inside `code.ops` and register
+            // accesses stay inside the frame's `i32_count` registers, which
+            // the arena holds from `frame.i32_base`. The slow path returns
+            // `Flow::Reload` whenever the arena or frame may have changed,
+            // and this loop then re-derives `base`, `ip` and `regs`.
+            unsafe {
+                let regs: *mut u32 = stack.i32_arena.as_mut_ptr().add(frame.i32_base);
+                let mut ip: *const Op = base.add(frame.pc as usize);
+                loop {
+                    let op: &Op = &*ip;
+                    #[cfg(feature = "opcode-coverage")]
+                    crate::coverage::record(*code.op_codes.get_unchecked(ip.offset_from(base) as usize));
+                    ip = ip.add(1);
+                    match *op {
+                    Op::GlobalLoadI32 { offset, r } => w32(regs, r, self.global_bytes().load(offset as usize, 4) as u32),
+                    Op::GlobalStoreI32 { offset, v } => self.global_bytes().store(offset as usize, 4, u64::from(r32(regs, v))),
+                    Op::GlobalLoadI64 { offset, r } => w64(regs, r, self.global_bytes().load(offset as usize, 8)),
+                    Op::GlobalStoreI64 { offset, v } => self.global_bytes().store(offset as usize, 8, r64(regs, v)),
+                    Op::ConstI32 { value, r } => w32(regs, r, value),
+                    Op::ConstI64 { lo, hi, r } => w64(regs, r, u64::from(lo) | (u64::from(hi) << 32)),
+                    Op::MoveI32 { a, r } => w32(regs, r, r32(regs, a)),
+                    Op::MoveI64 { a, r } => w64(regs, r, r64(regs, a)),
+                    Op::SelectI32 { cond, t, f, r } => w32(regs, r, if r32(regs, cond) != 0 { r32(regs, t) } else { r32(regs, f) }),
+                    Op::SelectI64 { cond, t, f, r } => w64(regs, r, if r32(regs, cond) != 0 { r64(regs, t) } else { r64(regs, f) }),
+                    Op::AddI32 { a, b, r } => w32(regs, r, r32(regs, a).wrapping_add(r32(regs, b))),
+                    Op::SubI32 { a, b, r } => w32(regs, r, r32(regs, a).wrapping_sub(r32(regs, b))),
+                    Op::MulI32 { a, b, r } => w32(regs, r, r32(regs, a).wrapping_mul(r32(regs, b))),
+                    Op::AndI32 { a, b, r } => w32(regs, r, r32(regs, a) & r32(regs, b)),
+                    Op::OrI32 { a, b, r } => w32(regs, r, r32(regs, a) | r32(regs, b)),
+                    Op::XorI32 { a, b, r } => w32(regs, r, r32(regs, a) ^ r32(regs, b)),
+                    Op::ShlI32 { a, b, r } => w32(regs, r, r32(regs, a) << (r32(regs, b) & 31)),
+                    Op::ShrSI32 { a, b, r } => w32(regs, r, ((r32(regs, a) as i32) >> (r32(regs, b) & 31)) as u32),
+                    Op::ShrUI32 { a, b, r } => w32(regs, r, r32(regs, a) >> (r32(regs, b) & 31)),
+                    Op::FmaI32 { a, b, c, r } => {
+                        w32(regs, r, r32(regs, a).wrapping_mul(r32(regs, b)).wrapping_add(r32(regs, c)))
+                    }
+                    Op::UnI32 { op, a, r } => w32(regs, r, math::un_i32(op, r32(regs, a) as i32) as u32),
+                    Op::CmpEqI32 { a, b, r } => w32(regs, r, (r32(regs, a) == r32(regs, b)) as u32),
+                    Op::CmpNeI32 { a, b, r } => w32(regs, r, (r32(regs, a) != r32(regs, b)) as u32),
+                    Op::CmpLtSI32 { a, b, r } => w32(regs, r, ((r32(regs, a) as i32) < (r32(regs, b) as i32)) as u32),
+                    Op::CmpLtUI32 { a, b, r } => w32(regs, r, (r32(regs, a) < r32(regs, b)) as u32),
+                    Op::CmpNzI32 { a, r } => w32(regs, r, (r32(regs, a) != 0) as u32),
+                    Op::AddI64 { a, b, r } => w64(regs, r, r64(regs, a).wrapping_add(r64(regs, b))),
+                    Op::SubI64 { a, b, r } => w64(regs, r, r64(regs, a).wrapping_sub(r64(regs, b))),
+                    Op::MulI64 { a, b, r } => w64(regs, r, r64(regs, a).wrapping_mul(r64(regs, b))),
+                    Op::FmaI64 { a, b, c, r } => {
+                        w64(regs, r, r64(regs, a).wrapping_mul(r64(regs, b)).wrapping_add(r64(regs, c)))
+                    }
+                    Op::UnI64 { op, a, r } => w64(regs, r, math::un_i64(op, r64(regs, a) as i64) as u64),
+                    Op::ShlI64 { a, b, r } => w64(regs, r, r64(regs, a) << (r32(regs, b) & 63)),
+                    Op::ShrSI64 { a, b, r } => w64(regs, r, ((r64(regs, a) as i64) >> (r32(regs, b) & 63)) as u64),
+                    Op::ShrUI64 { a, b, r } => w64(regs, r, r64(regs, a) >> (r32(regs, b) & 63)),
+                    Op::CmpEqI64 { a, b, r } => w32(regs, r, (r64(regs, a) == r64(regs, b)) as u32),
+                    Op::CmpNeI64 { a, b, r } => w32(regs, r, (r64(regs, a) != r64(regs, b)) as u32),
+                    Op::CmpLtSI64 { a, b, r } => w32(regs, r, ((r64(regs, a) as i64) < (r64(regs, b) as i64)) as u32),
+                    Op::CmpLtUI64 { a, b, r } => w32(regs, r, (r64(regs, a) < r64(regs, b)) as u32),
+                    Op::Conv { op, a, r } => {
+                        let (value, wide) = math::conv(op, r32(regs, a), r64_or_zero(regs, a, op));
+                        if wide {
+                            w64(regs, r, value);
+                        } else {
+                            w32(regs, r, value as u32);
+                        }
+                    }
+                    Op::BinF32 { op, a, b, r } => w32(regs, r, math::bin_f32(op, rf32(regs, a), rf32(regs, b)).to_bits()),
+                    Op::UnF32 { op, a, r } => w32(regs, r, math::un_f32(op, rf32(regs, a)).to_bits()),
+                    Op::FmaF32 { a, b, c, r } => w32(regs, r, (rf32(regs, a) * rf32(regs, b) + rf32(regs, c)).to_bits()),
+                    Op::CmpF32 { op, a, b, r } => w32(regs, r, math::cmp_f64(op, f64::from(rf32(regs, a)), f64::from(rf32(regs, b))) as u32),
+                    Op::FpowiF32 { a, b, r } => w32(regs, r, math::fpowi_f32(rf32(regs, a), r64(regs, b) as i64).to_bits()),
+                    Op::BinF64 { op, a, b, r } => w64(regs, r, math::bin_f64(op, rf64(regs, a), rf64(regs, b)).to_bits()),
+                    Op::UnF64 { op, a, r } => w64(regs, r, math::un_f64(op, rf64(regs, a)).to_bits()),
+                    Op::FmaF64 { a, b, c, r } => w64(regs, r, (rf64(regs, a) * rf64(regs, b) + rf64(regs, c)).to_bits()),
+                    Op::CmpF64 { op, a, b, r } => w32(regs, r, math::cmp_f64(op, rf64(regs, a), rf64(regs, b)) as u32),
+                    Op::FpowiF64 { a, b, r } => w64(regs, r, math::fpowi_f64(rf64(regs, a), r64(regs, b) as i64).to_bits()),
+                    Op::Br { target } => ip = base.add(target as usize),
+                    Op::CondBr { cond, t, f } => ip = base.add(if r32(regs, cond) != 0 { t } else { f } as usize),
+                        Op::CmpBrEqI32 { a, b, r, t, f } => {
+                            let c = r32(regs, a) == r32(regs, b);
+                            w32(regs, r, c as u32);
+                            ip = base.add(if c { t } else { f } as usize);
+                        }
+                        Op::CmpBrNeI32 { a, b, r, t, f } => {
+                            let c = r32(regs, a) != r32(regs, b);
+                            w32(regs, r, c as u32);
+                            ip = base.add(if c { t } else { f } as usize);
+                        }
+                        Op::CmpBrLtSI32 { a, b, r, t, f } => {
+                            let c = (r32(regs, a) as i32) < (r32(regs, b) as i32);
+                            w32(regs, r, c as u32);
+                            ip = base.add(if c { t } else { f } as usize);
+                        }
+                        Op::CmpBrLtUI32 { a, b, r, t, f } => {
+                            let c = r32(regs, a) < r32(regs, b);
+                            w32(regs, r, c as u32);
+                            ip = base.add(if c { t } else { f } as usize);
+                        }
+                        Op::CmpBrEqI64 { a, b, r, t, f } => {
+                            let c = r64(regs, a) == r64(regs, b);
+                            w32(regs, r, c as u32);
+                            ip = base.add(if c { t } else { f } as usize);
+                        }
+                        Op::CmpBrNeI64 { a, b, r, t, f } => {
+                            let c = r64(regs, a) != r64(regs, b);
+                            w32(regs, r, c as u32);
+                            ip = base.add(if c { t } else { f } as usize);
+                        }
+                        Op::CmpBrLtSI64 { a, b, r, t, f } => {
+                            let c = (r64(regs, a) as i64) < (r64(regs, b) as i64);
+                            w32(regs, r, c as u32);
+                            ip = base.add(if c { t } else { f } as usize);
+                        }
+                        Op::CmpBrLtUI64 { a, b, r, t, f } => {
+                            let c = r64(regs, a) < r64(regs, b);
+                            w32(regs, r, c as u32);
+                            ip = base.add(if c { t } else { f } as usize);
+                        }
+                        _ => {
+                            cont.current.pc = ip.offset_from(base) as u32;
+                            match self.slow_op(stack, cont, results, *op)? {
+                                Flow::Next => {}
+                                Flow::Jump(target) => ip = base.add(target as usize),
+                                Flow::Reload => break,
+                                Flow::Exit(exit) => return Ok(exit),
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Executes one op that is not on the hot path. `cont.current.pc` is the
+    /// index after `op`. Returns how the dispatch loop continues.
+    #[inline(never)]
+    #[allow(clippy::too_many_lines, reason = "one arm per instruction")]
+    fn slow_op(&self, stack: &mut Stack, cont: &mut Continuation, results: &mut Vec<Value>, op: Op) -> Result<Flow> {
+        let module = self.module();
         let mut frame = cont.current;
+        let entry_pc = frame.pc as usize;
         let mut code: &FunctionCode = &module.functions[frame.function as usize];
-        let mut ops: &[Op] = &code.ops;
-        let mut pc = frame.pc as usize;
+        let mut pc = entry_pc;
+        let mut reloaded = false;
         let mut regs: *mut u32 = stack.i32_arena[frame.i32_base..].as_mut_ptr();
         let mut refs: *mut Option<Ref> = stack.ref_arena[frame.ref_base..].as_mut_ptr();
 
@@ -178,6 +324,7 @@ impl BytecodeInstance {
             () => {{
                 regs = stack.i32_arena[frame.i32_base..].as_mut_ptr();
                 refs = stack.ref_arena[frame.ref_base..].as_mut_ptr();
+                reloaded = true;
             }};
         }
         // Runs a fallible expression, recording the failing pc on error.
@@ -194,25 +341,13 @@ impl BytecodeInstance {
             };
         }
 
-        // SAFETY: every register ordinal in `ops` was checked by the verifier
-        // against the frame's (power-of-two rounded) register counts, and the
-        // arenas hold exactly that many registers from `frame.i32_base` /
-        // `frame.ref_base` for the current frame. `regs`/`refs` are refreshed
-        // (`reload!`) after anything that can grow the arenas: frame pushes,
-        // pops and import calls. Op indices (`pc`, branch targets) were
-        // checked to lie inside `ops`, and side-table indices inside their
-        // tables, so the unchecked accesses below stay in bounds.
+        // SAFETY: as in `dispatch`: ordinals, targets and side-table indices
+        // were verified; register pointers are re-derived after anything that
+        // can move the arenas (`reload!`).
         unsafe {
-            loop {
-                let op = *ops.get_unchecked(pc);
-                pc += 1;
-                match op {
-                    Op::GlobalLoadI32 { offset, r } => w32(regs, r, self.global_bytes().load(offset as usize, 4) as u32),
-                    Op::GlobalStoreI32 { offset, v } => self.global_bytes().store(offset as usize, 4, u64::from(r32(regs, v))),
+            match op {
                     Op::GlobalLoadIndI32 { offset, r } => w32(regs, r, tri!(self.global_load(r32(regs, offset), 4)) as u32),
                     Op::GlobalStoreIndI32 { offset, v } => tri!(self.global_store(r32(regs, offset), 4, u64::from(r32(regs, v)))),
-                    Op::GlobalLoadI64 { offset, r } => w64(regs, r, self.global_bytes().load(offset as usize, 8)),
-                    Op::GlobalStoreI64 { offset, v } => self.global_bytes().store(offset as usize, 8, r64(regs, v)),
                     Op::GlobalLoadIndI64 { offset, r } => w64(regs, r, tri!(self.global_load(r32(regs, offset), 8))),
                     Op::GlobalLoadIndF64 { offset, r } => {
                         let off = r32(regs, offset);
@@ -243,8 +378,6 @@ impl BytecodeInstance {
                         let mut globals = self.ref_globals().lock();
                         *tri!(globals.get_mut(index).ok_or_else(|| ref_global_oob(index))) = value;
                     }
-                    Op::ConstI32 { value, r } => w32(regs, r, value),
-                    Op::ConstI64 { lo, hi, r } => w64(regs, r, u64::from(lo) | (u64::from(hi) << 32)),
                     Op::ConstRefZero { r } => *rref(refs, r) = None,
                     Op::ConstRefRodata { rodata, r } => *rref(refs, r) = Some(module.rodata[rodata as usize].clone()),
                     Op::ListAlloc { ty, capacity, r } => {
@@ -285,10 +418,6 @@ impl BytecodeInstance {
                         let value = take_ref(refs, v);
                         tri!((*l).set_ref(r32(regs, index) as i32, value));
                     }
-                    Op::MoveI32 { a, r } => w32(regs, r, r32(regs, a)),
-                    Op::MoveI64 { a, r } => w64(regs, r, r64(regs, a)),
-                    Op::SelectI32 { cond, t, f, r } => w32(regs, r, if r32(regs, cond) != 0 { r32(regs, t) } else { r32(regs, f) }),
-                    Op::SelectI64 { cond, t, f, r } => w64(regs, r, if r32(regs, cond) != 0 { r64(regs, t) } else { r64(regs, f) }),
                     Op::SelectRef { cond, t, f, r } => {
                         let (chosen, other) = if r32(regs, cond) != 0 { (t, f) } else { (f, t) };
                         let value = take_ref(refs, chosen);
@@ -305,8 +434,15 @@ impl BytecodeInstance {
                     }
                     Op::SwitchI64 { index, default, list, r } => {
                         let values = code.lists.get_unchecked(list as usize);
-                        let i = r32(regs, index) as usize;
-                        let src = values.get(i).copied().unwrap_or(default);
+                        let value = match values.get(r32(regs, index) as usize) {
+                            Some(&src) => r32(regs, src) as i32 as i64 as u64,
+                            None => r64(regs, default),
+                        };
+                        w64(regs, r, value);
+                    }
+                    Op::SwitchF64 { index, default, list, r } => {
+                        let values = code.lists.get_unchecked(list as usize);
+                        let src = values.get(r32(regs, index) as usize).copied().unwrap_or(default);
                         w64(regs, r, r64(regs, src));
                     }
                     Op::SwitchRef { index, default, list, r } => {
@@ -316,58 +452,8 @@ impl BytecodeInstance {
                         let value = (*rref(refs, src)).clone();
                         *rref(refs, r) = value;
                     }
-                    Op::AddI32 { a, b, r } => w32(regs, r, r32(regs, a).wrapping_add(r32(regs, b))),
-                    Op::SubI32 { a, b, r } => w32(regs, r, r32(regs, a).wrapping_sub(r32(regs, b))),
-                    Op::MulI32 { a, b, r } => w32(regs, r, r32(regs, a).wrapping_mul(r32(regs, b))),
-                    Op::AndI32 { a, b, r } => w32(regs, r, r32(regs, a) & r32(regs, b)),
-                    Op::OrI32 { a, b, r } => w32(regs, r, r32(regs, a) | r32(regs, b)),
-                    Op::XorI32 { a, b, r } => w32(regs, r, r32(regs, a) ^ r32(regs, b)),
-                    Op::ShlI32 { a, b, r } => w32(regs, r, r32(regs, a) << (r32(regs, b) & 31)),
-                    Op::ShrSI32 { a, b, r } => w32(regs, r, ((r32(regs, a) as i32) >> (r32(regs, b) & 31)) as u32),
-                    Op::ShrUI32 { a, b, r } => w32(regs, r, r32(regs, a) >> (r32(regs, b) & 31)),
-                    Op::FmaI32 { a, b, c, r } => {
-                        w32(regs, r, r32(regs, a).wrapping_mul(r32(regs, b)).wrapping_add(r32(regs, c)))
-                    }
                     Op::BinI32 { op, a, b, r } => w32(regs, r, tri!(math::bin_i32(op, r32(regs, a) as i32, r32(regs, b) as i32)) as u32),
-                    Op::UnI32 { op, a, r } => w32(regs, r, math::un_i32(op, r32(regs, a) as i32) as u32),
-                    Op::CmpEqI32 { a, b, r } => w32(regs, r, (r32(regs, a) == r32(regs, b)) as u32),
-                    Op::CmpNeI32 { a, b, r } => w32(regs, r, (r32(regs, a) != r32(regs, b)) as u32),
-                    Op::CmpLtSI32 { a, b, r } => w32(regs, r, ((r32(regs, a) as i32) < (r32(regs, b) as i32)) as u32),
-                    Op::CmpLtUI32 { a, b, r } => w32(regs, r, (r32(regs, a) < r32(regs, b)) as u32),
-                    Op::CmpNzI32 { a, r } => w32(regs, r, (r32(regs, a) != 0) as u32),
-                    Op::AddI64 { a, b, r } => w64(regs, r, r64(regs, a).wrapping_add(r64(regs, b))),
-                    Op::SubI64 { a, b, r } => w64(regs, r, r64(regs, a).wrapping_sub(r64(regs, b))),
-                    Op::MulI64 { a, b, r } => w64(regs, r, r64(regs, a).wrapping_mul(r64(regs, b))),
-                    Op::FmaI64 { a, b, c, r } => {
-                        w64(regs, r, r64(regs, a).wrapping_mul(r64(regs, b)).wrapping_add(r64(regs, c)))
-                    }
                     Op::BinI64 { op, a, b, r } => w64(regs, r, tri!(math::bin_i64(op, r64(regs, a) as i64, r64(regs, b) as i64)) as u64),
-                    Op::UnI64 { op, a, r } => w64(regs, r, math::un_i64(op, r64(regs, a) as i64) as u64),
-                    Op::ShlI64 { a, b, r } => w64(regs, r, r64(regs, a) << (r32(regs, b) & 63)),
-                    Op::ShrSI64 { a, b, r } => w64(regs, r, ((r64(regs, a) as i64) >> (r32(regs, b) & 63)) as u64),
-                    Op::ShrUI64 { a, b, r } => w64(regs, r, r64(regs, a) >> (r32(regs, b) & 63)),
-                    Op::CmpEqI64 { a, b, r } => w32(regs, r, (r64(regs, a) == r64(regs, b)) as u32),
-                    Op::CmpNeI64 { a, b, r } => w32(regs, r, (r64(regs, a) != r64(regs, b)) as u32),
-                    Op::CmpLtSI64 { a, b, r } => w32(regs, r, ((r64(regs, a) as i64) < (r64(regs, b) as i64)) as u32),
-                    Op::CmpLtUI64 { a, b, r } => w32(regs, r, (r64(regs, a) < r64(regs, b)) as u32),
-                    Op::Conv { op, a, r } => {
-                        let (value, wide) = math::conv(op, r32(regs, a), r64_or_zero(regs, a, op));
-                        if wide {
-                            w64(regs, r, value);
-                        } else {
-                            w32(regs, r, value as u32);
-                        }
-                    }
-                    Op::BinF32 { op, a, b, r } => w32(regs, r, math::bin_f32(op, rf32(regs, a), rf32(regs, b)).to_bits()),
-                    Op::UnF32 { op, a, r } => w32(regs, r, math::un_f32(op, rf32(regs, a)).to_bits()),
-                    Op::FmaF32 { a, b, c, r } => w32(regs, r, (rf32(regs, a) * rf32(regs, b) + rf32(regs, c)).to_bits()),
-                    Op::CmpF32 { op, a, b, r } => w32(regs, r, math::cmp_f64(op, f64::from(rf32(regs, a)), f64::from(rf32(regs, b))) as u32),
-                    Op::FpowiF32 { a, b, r } => w32(regs, r, math::fpowi_f32(rf32(regs, a), r64(regs, b) as i64).to_bits()),
-                    Op::BinF64 { op, a, b, r } => w64(regs, r, math::bin_f64(op, rf64(regs, a), rf64(regs, b)).to_bits()),
-                    Op::UnF64 { op, a, r } => w64(regs, r, math::un_f64(op, rf64(regs, a)).to_bits()),
-                    Op::FmaF64 { a, b, c, r } => w64(regs, r, (rf64(regs, a) * rf64(regs, b) + rf64(regs, c)).to_bits()),
-                    Op::CmpF64 { op, a, b, r } => w32(regs, r, math::cmp_f64(op, rf64(regs, a), rf64(regs, b)) as u32),
-                    Op::FpowiF64 { a, b, r } => w64(regs, r, math::fpowi_f64(rf64(regs, a), r64(regs, b) as i64).to_bits()),
                     Op::CmpEqRef { a, b, r } => {
                         let eq = ref_eq(&*rref(refs, a), &*rref(refs, b));
                         discard_if_move(refs, a);
@@ -472,13 +558,11 @@ impl BytecodeInstance {
                         let h = tri!(b.hash(r64(regs, off) as i64, r64(regs, len) as i64));
                         w64(regs, r, h as u64);
                     }
-                    Op::Br { target } => pc = target as usize,
                     Op::BrRemap { branch } => {
                         let br = code.branches.get_unchecked(branch as usize);
                         remap(regs, refs, &br.remap);
                         pc = br.target as usize;
                     }
-                    Op::CondBr { cond, t, f } => pc = if r32(regs, cond) != 0 { t } else { f } as usize,
                     Op::CondBrRemap { cond, t, f } => {
                         let br = code.branches.get_unchecked(if r32(regs, cond) != 0 { t } else { f } as usize);
                         remap(regs, refs, &br.remap);
@@ -515,7 +599,7 @@ impl BytecodeInstance {
                         remap(regs, refs, &br.remap);
                         frame.pc = br.target;
                         cont.current = frame;
-                        return Ok(Exit::Deferred(None));
+                        return Ok(Flow::Exit(Exit::Deferred(None)));
                     }
                     Op::Call { call } => {
                         let info = code.calls.get_unchecked(call as usize);
@@ -540,7 +624,6 @@ impl BytecodeInstance {
                                 cont.frames.push(frame);
                                 frame = Frame { function: *function, pc: 0, i32_base, ref_base, call: u32::MAX };
                                 code = callee;
-                                ops = &code.ops;
                                 pc = 0;
                                 reload!();
                             }
@@ -577,7 +660,7 @@ impl BytecodeInstance {
                                                 "import returned DEFERRED from a non-yieldable call",
                                             ));
                                         }
-                                        return Ok(Exit::Deferred(Some(call)));
+                                        return Ok(Flow::Exit(Exit::Deferred(Some(call))));
                                     }
                                 }
                             }
@@ -594,7 +677,7 @@ impl BytecodeInstance {
                             stack.i32_arena.truncate(frame.i32_base);
                             stack.ref_arena.truncate(frame.ref_base);
                             cont.current = frame;
-                            return Ok(Exit::Returned);
+                            return Ok(Flow::Exit(Exit::Returned));
                         };
                         let caller_code = &module.functions[caller.function as usize];
                         let info = caller_code.calls.get_unchecked(caller.call as usize);
@@ -615,14 +698,37 @@ impl BytecodeInstance {
                         stack.ref_arena.truncate(frame.ref_base);
                         frame = caller;
                         code = caller_code;
-                        ops = &code.ops;
                         pc = frame.pc as usize;
                         reload!();
                     }
-                }
+
+                _ => return Err(Status::new(StatusCode::Internal, format!("{op:?} reached the slow path"))),
             }
         }
+        let _ = (&mut code, &mut regs, &mut refs);
+        frame.pc = pc as u32;
+        let same_frame = frame.function == cont.current.function && frame.i32_base == cont.current.i32_base;
+        cont.current = frame;
+        Ok(if reloaded || !same_frame {
+            Flow::Reload
+        } else if pc != entry_pc {
+            Flow::Jump(pc as u32)
+        } else {
+            Flow::Next
+        })
     }
+}
+
+/// How the dispatch loop continues after a slow-path op.
+enum Flow {
+    /// Fall through to the next op.
+    Next,
+    /// Continue at this op index of the same frame.
+    Jump(u32),
+    /// The frame or register arenas changed: re-derive from `cont.current`.
+    Reload,
+    /// Leave the dispatch loop.
+    Exit(Exit),
 }
 
 // ---- register access helpers ----

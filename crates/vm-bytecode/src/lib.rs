@@ -13,6 +13,8 @@
 //! let results = context.invoke(&f, &[Value::I32(1), Value::I32(2)]).unwrap();
 //! ```
 
+#[cfg(feature = "opcode-coverage")]
+pub mod coverage;
 pub mod decode;
 pub mod format;
 mod interp;

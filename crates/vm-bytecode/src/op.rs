@@ -374,8 +374,11 @@ pub enum Op {
     SelectRef { cond: Reg, t: RefReg, f: RefReg, r: RefReg },
     /// `switch.i32` / `switch.f32`; `list` indexes the register-list table.
     SwitchI32 { index: Reg, default: Reg, list: u32, r: Reg },
-    /// `switch.i64` / `switch.f64`
+    /// `switch.i64`: like upstream, a selected case reads only the low 32
+    /// bits of its register and sign-extends them (the default is read whole).
     SwitchI64 { index: Reg, default: Reg, list: u32, r: Reg },
+    /// `switch.f64`: cases and default are read whole.
+    SwitchF64 { index: Reg, default: Reg, list: u32, r: Reg },
     /// `switch.ref`
     SwitchRef { index: Reg, default: RefReg, list: u32, r: RefReg },
 
@@ -508,6 +511,22 @@ pub enum Op {
     BrRemap { branch: u32 },
     /// Conditional branch with no remapping on either edge.
     CondBr { cond: Reg, t: u32, f: u32 },
+    /// Fused `cmp.eq.i32` + `cond_br` on its result (the result is still written).
+    CmpBrEqI32 { a: Reg, b: Reg, r: Reg, t: u32, f: u32 },
+    /// Fused `cmp.ne.i32` + `cond_br`.
+    CmpBrNeI32 { a: Reg, b: Reg, r: Reg, t: u32, f: u32 },
+    /// Fused `cmp.lt.i32.s` + `cond_br`.
+    CmpBrLtSI32 { a: Reg, b: Reg, r: Reg, t: u32, f: u32 },
+    /// Fused `cmp.lt.i32.u` + `cond_br`.
+    CmpBrLtUI32 { a: Reg, b: Reg, r: Reg, t: u32, f: u32 },
+    /// Fused `cmp.eq.i64` + `cond_br`.
+    CmpBrEqI64 { a: Reg, b: Reg, r: Reg, t: u32, f: u32 },
+    /// Fused `cmp.ne.i64` + `cond_br`.
+    CmpBrNeI64 { a: Reg, b: Reg, r: Reg, t: u32, f: u32 },
+    /// Fused `cmp.lt.i64.s` + `cond_br`.
+    CmpBrLtSI64 { a: Reg, b: Reg, r: Reg, t: u32, f: u32 },
+    /// Fused `cmp.lt.i64.u` + `cond_br`.
+    CmpBrLtUI64 { a: Reg, b: Reg, r: Reg, t: u32, f: u32 },
     /// Conditional branch whose edges remap registers.
     CondBrRemap { cond: Reg, t: u32, f: u32 },
     /// `br_table`; `table` indexes the branch-table side table.
@@ -532,6 +551,6 @@ pub enum Op {
 mod tests {
     #[test]
     fn op_stays_small() {
-        assert!(std::mem::size_of::<super::Op>() <= 12, "Op is {} bytes", std::mem::size_of::<super::Op>());
+        assert!(std::mem::size_of::<super::Op>() <= 16, "Op is {} bytes", std::mem::size_of::<super::Op>());
     }
 }

@@ -266,6 +266,23 @@ impl Storage {
         Ok(displaced)
     }
 
+    /// Element `index` (in bounds) as a generic value.
+    fn value_at(&self, index: usize) -> Value {
+        match self {
+            Storage::Values(values) => match values {
+                Values::I8(v) => Value::I8(v[index]),
+                Values::I16(v) => Value::I16(v[index]),
+                Values::I32(v) => Value::I32(v[index]),
+                Values::I64(v) => Value::I64(v[index]),
+                Values::F32(v) => Value::F32(v[index]),
+                Values::F64(v) => Value::F64(v[index]),
+            },
+            Storage::Refs(v) => Value::Ref(v[index].clone()),
+            Storage::Variants(v) => v[index].clone(),
+        }
+    }
+
+    #[track_caller]
     fn check_index(&self, index: usize) -> Result<()> {
         let len = self.len();
         if index >= len {
@@ -588,18 +605,7 @@ impl List {
     pub fn get_value(&self, index: usize) -> Result<Value> {
         let inner = self.inner.lock();
         inner.storage.check_index(index)?;
-        Ok(match &inner.storage {
-            Storage::Values(values) => match values {
-                Values::I8(v) => Value::I8(v[index]),
-                Values::I16(v) => Value::I16(v[index]),
-                Values::I32(v) => Value::I32(v[index]),
-                Values::I64(v) => Value::I64(v[index]),
-                Values::F32(v) => Value::F32(v[index]),
-                Values::F64(v) => Value::F64(v[index]),
-            },
-            Storage::Refs(v) => Value::Ref(v[index].clone()),
-            Storage::Variants(v) => v[index].clone(),
-        })
+        Ok(inner.storage.value_at(index))
     }
 
     /// Writes element `index` (`iree_vm_list_set_variant`): primitives as
@@ -629,10 +635,12 @@ impl List {
         }
     }
 
-    /// All elements, as [`List::get_value`] reads them.
+    /// A snapshot of all elements, as [`List::get_value`] reads them.
     pub fn to_values(&self) -> Vec<Value> {
-        let len = self.len();
-        (0..len).filter_map(|i| self.get_value(i).ok()).collect()
+        let inner = self.inner.lock();
+        (0..inner.storage.len())
+            .map(|i| inner.storage.value_at(i))
+            .collect()
     }
 }
 

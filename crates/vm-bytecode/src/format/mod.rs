@@ -66,6 +66,14 @@ pub const MAX_I32_REGISTER_COUNT: u16 = 0x7FFF;
 /// Most ref registers a function may declare.
 pub const MAX_REF_REGISTER_COUNT: u16 = 0x3FFF;
 
+/// Most bytes of value-global storage a module may ask each context for
+/// (64 MiB). Every instantiation allocates this much up front, so an
+/// unbounded value would let a tiny crafted file exhaust memory.
+pub const MAX_GLOBAL_BYTES_CAPACITY: u32 = 64 << 20;
+
+/// Most ref globals a module may ask each context for (1Mi slots).
+pub const MAX_GLOBAL_REF_COUNT: u32 = 1 << 20;
+
 /// A key/value reflection attribute.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Attr {
@@ -333,7 +341,8 @@ fn read_signature(sig: Option<schema::FunctionSignatureDef<'_>>) -> Signature {
 /// flatbuffer verification, wrong identifier, missing names, inconsistent
 /// tables, ranges outside the file), naming the offending entry;
 /// INCOMPATIBLE for a bytecode version other than 17.x with x <= 0;
-/// UNIMPLEMENTED for compressed rodata.
+/// UNIMPLEMENTED for compressed rodata; RESOURCE_EXHAUSTED for module state
+/// over [`MAX_GLOBAL_BYTES_CAPACITY`] / [`MAX_GLOBAL_REF_COUNT`].
 pub fn parse_module(file: &[u8]) -> Result<ModuleMetadata> {
     let layout = parse_archive_header(file)?;
     let opts = verifier_options(layout.flatbuffer.len());
@@ -499,6 +508,15 @@ pub fn parse_module(file: &[u8]) -> Result<ModuleMetadata> {
         ),
         None => (0, 0),
     };
+    if global_bytes_capacity > MAX_GLOBAL_BYTES_CAPACITY
+        || global_ref_count > MAX_GLOBAL_REF_COUNT
+    {
+        bail!(
+            ResourceExhausted,
+            "module_state asks for {global_bytes_capacity} global bytes and {global_ref_count} \
+             ref globals per context (limits {MAX_GLOBAL_BYTES_CAPACITY} and {MAX_GLOBAL_REF_COUNT})"
+        );
+    }
 
     let bytecode = match def.bytecode_data() {
         Some(data) => {

@@ -1,0 +1,52 @@
+//! Replays every committed test case under `testdata/` through our
+//! `iree-run-module` and compares stdout, exit code and status code with what
+//! upstream printed (`testdata/<suite>/expected/`). No compiler or network is
+//! needed: the `.vmfb` files and expectations are checked in.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use iree_tooling::testcases::{list_suites, load_suite, Case, Expectation};
+use libtest_mimic::{Arguments, Failed, Trial};
+
+fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn run_case(case: &Case) -> Result<(), Failed> {
+    let expected = case.load_expectation().map_err(|e| Failed::from(e.to_string()))?;
+    let output = Command::new(env!("CARGO_BIN_EXE_iree-run-module"))
+        .args(&case.args)
+        .current_dir(&case.dir)
+        .output()
+        .map_err(|e| Failed::from(format!("spawning iree-run-module: {e}")))?;
+    let actual = Expectation::from_run(
+        output.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    );
+    let mismatches = expected.mismatches(&actual);
+    if mismatches.is_empty() {
+        Ok(())
+    } else {
+        Err(Failed::from(format!(
+            "{}\n--- expected stdout:\n{}--- actual stdout:\n{}--- actual stderr:\n{}",
+            mismatches.join("\n"),
+            expected.stdout,
+            actual.stdout,
+            actual.stderr
+        )))
+    }
+}
+
+fn main() {
+    let args = Arguments::from_args();
+    let mut trials = Vec::new();
+    for suite in list_suites(&repo_root().join("testdata")).expect("listing test suites") {
+        for case in load_suite(&suite).expect("loading test cases") {
+            let name = case.id();
+            trials.push(Trial::test(name, move || run_case(&case)));
+        }
+    }
+    libtest_mimic::run(&args, trials).exit();
+}
