@@ -1,25 +1,41 @@
 #!/usr/bin/env bash
-# Seeds fuzz/corpus/<target>/ with the small .vmfb files checked into the
-# repository. Corpus directories are gitignored; run this before fuzzing on a
-# fresh checkout (re-running is harmless: files are named by content hash).
+# Seeds fuzz/corpus/<target>/ from files checked into the repository. Corpus
+# directories are gitignored; run this before fuzzing on a fresh checkout
+# (re-running is harmless: files are named by content hash).
+#   load_module, parse_format: the small .vmfb files of testdata/vm and
+#       crates/vm-bytecode/tests/data, plus fuzz/regressions/<target>/*.
+#   verify_bytecode: every function of those files, with the header that
+#       target expects (needs python3; skipped with a warning without it).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(dirname "$here")"
 shopt -s nullglob
-seeds=("$root"/testdata/vm/*.vmfb "$root"/crates/vm-bytecode/tests/data/*.vmfb)
+seeds=()
+for f in "$root"/testdata/vm/*.vmfb "$root"/crates/vm-bytecode/tests/data/*.vmfb; do
+  # Only small files: the seeds should stay small for the fuzzer.
+  [ "$(stat -c %s "$f")" -le 65536 ] && seeds+=("$f")
+done
 if [ ${#seeds[@]} -eq 0 ]; then
   echo "seed.sh: no .vmfb files found under $root" >&2
   exit 1
 fi
+for target in load_module parse_format verify_bytecode; do
+  mkdir -p "$here/corpus/$target"
+done
 for target in load_module parse_format; do
   dir="$here/corpus/$target"
-  mkdir -p "$dir"
   n=0
-  for f in "${seeds[@]}"; do
-    # Skip anything large: the seeds should stay small for the fuzzer.
-    [ "$(stat -c %s "$f")" -le 65536 ] || continue
+  for f in "${seeds[@]}" "$here"/regressions/"$target"/*; do
     cp "$f" "$dir/seed-$(sha1sum "$f" | cut -c1-16)"
     n=$((n + 1))
   done
   echo "seed.sh: $n seeds -> corpus/$target"
+done
+if command -v python3 >/dev/null; then
+  python3 "$here/extract_seeds.py" "$here/corpus/verify_bytecode" "${seeds[@]}"
+else
+  echo "seed.sh: python3 not found; corpus/verify_bytecode starts empty" >&2
+fi
+for f in "$here"/regressions/verify_bytecode/*; do
+  cp "$f" "$here/corpus/verify_bytecode/seed-$(sha1sum "$f" | cut -c1-16)"
 done

@@ -181,6 +181,7 @@ impl BytecodeInstance {
             // and this loop then re-derives `base`, `ip` and `regs`.
             unsafe {
                 let regs: *mut u32 = stack.i32_arena.as_mut_ptr().add(frame.i32_base);
+                let refs: *mut Option<Ref> = stack.ref_arena.as_mut_ptr().add(frame.ref_base);
                 let mut ip: *const Op = base.add(frame.pc as usize);
                 loop {
                     let op: &Op = &*ip;
@@ -290,6 +291,15 @@ impl BytecodeInstance {
                             w32(regs, r, c as u32);
                             ip = base.add(if c { t } else { f } as usize);
                         }
+                        // Typed i32 list traffic stays inline; anything unusual
+                        // (null, other list types, bad index) takes the slow path.
+                        Op::ListGet { elem: ListElem::I32, list, index, r }
+                            if let Some(v) = hot_list(refs, list).and_then(|l| l.try_get_i32(r32(regs, index) as i32)) =>
+                        {
+                            w32(regs, r, v as u32)
+                        }
+                        Op::ListSet { elem: ListElem::I32, list, index, v }
+                            if hot_list(refs, list).is_some_and(|l| l.try_set_i32(r32(regs, index) as i32, r32(regs, v) as i32)) => {}
                         _ => {
                             cont.current.pc = ip.offset_from(base) as u32;
                             match self.slow_op(stack, cont, results, *op)? {
@@ -797,6 +807,13 @@ unsafe fn discard_if_move(refs: *mut Option<Ref>, r: RefReg) {
         // SAFETY: see above.
         unsafe { *rref(refs, r) = None };
     }
+}
+
+/// The list in a ref register, if it holds one.
+#[inline(always)]
+unsafe fn hot_list<'a>(refs: *mut Option<Ref>, r: RefReg) -> Option<&'a List> {
+    // SAFETY: see above.
+    unsafe { (*refs.add(r.index())).as_ref().and_then(|v| v.downcast::<List>()) }
 }
 
 unsafe fn buffer_at<'a>(refs: *mut Option<Ref>, r: RefReg) -> Result<&'a Buffer> {

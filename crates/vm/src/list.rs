@@ -541,43 +541,122 @@ impl List {
         self.set_value_at(index, Value::Ref(value))
     }
 
+    /// Reads element `index` of an i32 list; `None` when the list has another
+    /// element type or the index is out of range (callers then take the
+    /// general path, which reports the error).
+    #[inline]
+    pub fn try_get_i32(&self, index: i32) -> Option<i32> {
+        match &self.inner.lock().storage {
+            Storage::Values(Values::I32(v)) => v.get(unsigned(index)).copied(),
+            _ => None,
+        }
+    }
+
+    /// Writes element `index` of an i32 list; `false` when the list has
+    /// another element type or the index is out of range.
+    #[inline]
+    pub fn try_set_i32(&self, index: i32, value: i32) -> bool {
+        match &mut self.inner.lock().storage {
+            Storage::Values(Values::I32(v)) => match v.get_mut(unsigned(index)) {
+                Some(slot) => {
+                    *slot = value;
+                    true
+                }
+                None => false,
+            },
+            _ => false,
+        }
+    }
+
     /// `vm.list.get.i32` (also i8/i16 lists, with conversion).
     pub fn get_i32(&self, index: i32) -> Result<i32> {
+        // Fast path: a list of exactly this type needs no conversion.
+        if let Storage::Values(Values::I32(v)) = &self.inner.lock().storage {
+            if let Some(x) = v.get(unsigned(index)) {
+                return Ok(*x);
+            }
+        }
         Ok(as_i32(&self.get_value_as(unsigned(index), ValueType::I32)?))
     }
 
     /// `vm.list.get.i64`.
     pub fn get_i64(&self, index: i32) -> Result<i64> {
+        // Fast path: a list of exactly this type needs no conversion.
+        if let Storage::Values(Values::I64(v)) = &self.inner.lock().storage {
+            if let Some(x) = v.get(unsigned(index)) {
+                return Ok(*x);
+            }
+        }
         Ok(as_i64(&self.get_value_as(unsigned(index), ValueType::I64)?))
     }
 
     /// `vm.list.get.f32`.
     pub fn get_f32(&self, index: i32) -> Result<f32> {
+        // Fast path: a list of exactly this type needs no conversion.
+        if let Storage::Values(Values::F32(v)) = &self.inner.lock().storage {
+            if let Some(x) = v.get(unsigned(index)) {
+                return Ok(*x);
+            }
+        }
         Ok(as_f32(&self.get_value_as(unsigned(index), ValueType::F32)?))
     }
 
     /// `vm.list.get.f64`.
     pub fn get_f64(&self, index: i32) -> Result<f64> {
+        // Fast path: a list of exactly this type needs no conversion.
+        if let Storage::Values(Values::F64(v)) = &self.inner.lock().storage {
+            if let Some(x) = v.get(unsigned(index)) {
+                return Ok(*x);
+            }
+        }
         Ok(as_f64(&self.get_value_as(unsigned(index), ValueType::F64)?))
     }
 
     /// `vm.list.set.i32`.
     pub fn set_i32(&self, index: i32, value: i32) -> Result<()> {
+        // Fast path: a list of exactly this type needs no conversion.
+        if let Storage::Values(Values::I32(v)) = &mut self.inner.lock().storage {
+            if let Some(slot) = v.get_mut(unsigned(index)) {
+                *slot = value;
+                return Ok(());
+            }
+        }
         self.set_value_at(unsigned(index), Value::I32(value))
     }
 
     /// `vm.list.set.i64`.
     pub fn set_i64(&self, index: i32, value: i64) -> Result<()> {
+        // Fast path: a list of exactly this type needs no conversion.
+        if let Storage::Values(Values::I64(v)) = &mut self.inner.lock().storage {
+            if let Some(slot) = v.get_mut(unsigned(index)) {
+                *slot = value;
+                return Ok(());
+            }
+        }
         self.set_value_at(unsigned(index), Value::I64(value))
     }
 
     /// `vm.list.set.f32`.
     pub fn set_f32(&self, index: i32, value: f32) -> Result<()> {
+        // Fast path: a list of exactly this type needs no conversion.
+        if let Storage::Values(Values::F32(v)) = &mut self.inner.lock().storage {
+            if let Some(slot) = v.get_mut(unsigned(index)) {
+                *slot = value;
+                return Ok(());
+            }
+        }
         self.set_value_at(unsigned(index), Value::F32(value))
     }
 
     /// `vm.list.set.f64`.
     pub fn set_f64(&self, index: i32, value: f64) -> Result<()> {
+        // Fast path: a list of exactly this type needs no conversion.
+        if let Storage::Values(Values::F64(v)) = &mut self.inner.lock().storage {
+            if let Some(slot) = v.get_mut(unsigned(index)) {
+                *slot = value;
+                return Ok(());
+            }
+        }
         self.set_value_at(unsigned(index), Value::F64(value))
     }
 
