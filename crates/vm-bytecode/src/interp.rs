@@ -250,46 +250,46 @@ impl BytecodeInstance {
                     Op::CmpF64 { op, a, b, r } => w32(regs, r, math::cmp_f64(op, rf64(regs, a), rf64(regs, b)) as u32),
                     Op::FpowiF64 { a, b, r } => w64(regs, r, math::fpowi_f64(rf64(regs, a), r64(regs, b) as i64).to_bits()),
                     Op::Br { target } => ip = base.add(target as usize),
-                    Op::CondBr { cond, t, f } => ip = base.add(if r32(regs, cond) != 0 { t } else { f } as usize),
+                    Op::CondBr { cond, t, f } => ip = base.add(branch_target(r32(regs, cond) != 0, t, f)),
                         Op::CmpBrEqI32 { a, b, r, t, f } => {
                             let c = r32(regs, a) == r32(regs, b);
                             w32(regs, r, c as u32);
-                            ip = base.add(if c { t } else { f } as usize);
+                            ip = base.add(branch_target(c, t, f));
                         }
                         Op::CmpBrNeI32 { a, b, r, t, f } => {
                             let c = r32(regs, a) != r32(regs, b);
                             w32(regs, r, c as u32);
-                            ip = base.add(if c { t } else { f } as usize);
+                            ip = base.add(branch_target(c, t, f));
                         }
                         Op::CmpBrLtSI32 { a, b, r, t, f } => {
                             let c = (r32(regs, a) as i32) < (r32(regs, b) as i32);
                             w32(regs, r, c as u32);
-                            ip = base.add(if c { t } else { f } as usize);
+                            ip = base.add(branch_target(c, t, f));
                         }
                         Op::CmpBrLtUI32 { a, b, r, t, f } => {
                             let c = r32(regs, a) < r32(regs, b);
                             w32(regs, r, c as u32);
-                            ip = base.add(if c { t } else { f } as usize);
+                            ip = base.add(branch_target(c, t, f));
                         }
                         Op::CmpBrEqI64 { a, b, r, t, f } => {
                             let c = r64(regs, a) == r64(regs, b);
                             w32(regs, r, c as u32);
-                            ip = base.add(if c { t } else { f } as usize);
+                            ip = base.add(branch_target(c, t, f));
                         }
                         Op::CmpBrNeI64 { a, b, r, t, f } => {
                             let c = r64(regs, a) != r64(regs, b);
                             w32(regs, r, c as u32);
-                            ip = base.add(if c { t } else { f } as usize);
+                            ip = base.add(branch_target(c, t, f));
                         }
                         Op::CmpBrLtSI64 { a, b, r, t, f } => {
                             let c = (r64(regs, a) as i64) < (r64(regs, b) as i64);
                             w32(regs, r, c as u32);
-                            ip = base.add(if c { t } else { f } as usize);
+                            ip = base.add(branch_target(c, t, f));
                         }
                         Op::CmpBrLtUI64 { a, b, r, t, f } => {
                             let c = r64(regs, a) < r64(regs, b);
                             w32(regs, r, c as u32);
-                            ip = base.add(if c { t } else { f } as usize);
+                            ip = base.add(branch_target(c, t, f));
                         }
                         // Typed i32 list traffic stays inline; anything unusual
                         // (null, other list types, bad index) takes the slow path.
@@ -739,6 +739,21 @@ enum Flow {
     Reload,
     /// Leave the dispatch loop.
     Exit(Exit),
+}
+
+/// Picks a branch target with a real (predicted) branch. Without the barrier
+/// LLVM turns the choice into a `cmov`, which makes fetching the next op wait
+/// for the compare instead of letting the predictor run ahead.
+#[inline(always)]
+fn branch_target(taken: bool, t: u32, f: u32) -> usize {
+    if taken {
+        // SAFETY: an empty asm block with no operands has no effect; it only
+        // stops the optimizer from if-converting this branch.
+        unsafe { std::arch::asm!("", options(nomem, nostack, preserves_flags)) };
+        t as usize
+    } else {
+        f as usize
+    }
 }
 
 // ---- register access helpers ----
