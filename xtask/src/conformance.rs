@@ -33,7 +33,9 @@ fn our_binary(root: &Path) -> Result<PathBuf> {
         .status()
         .map_err(|e| format!("cannot run cargo: {e}"))?;
     if !status.success() {
-        return Err(format!("cargo build --release -p iree-run-module failed ({status})"));
+        return Err(format!(
+            "cargo build --release -p iree-run-module failed ({status})"
+        ));
     }
     let target = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
@@ -103,10 +105,7 @@ pub fn run(opts: &Options) -> Result<bool> {
             args.extend(extra.iter().cloned());
             println!(
                 "  (cd {} && iree-run-module {})",
-                case.dir
-                    .strip_prefix(&root)
-                    .unwrap_or(&case.dir)
-                    .display(),
+                case.dir.strip_prefix(&root).unwrap_or(&case.dir).display(),
                 args.iter()
                     .map(|a| proc::shell_quote(a))
                     .collect::<Vec<_>>()
@@ -123,12 +122,7 @@ pub fn run(opts: &Options) -> Result<bool> {
     Ok(failed == 0)
 }
 
-fn check_case(
-    case: &Case,
-    ours: &Path,
-    venv: Option<&venv::Venv>,
-    extra: &[String],
-) -> Outcome {
+fn check_case(case: &Case, ours: &Path, venv: Option<&venv::Venv>, extra: &[String]) -> Outcome {
     let mut outcome = Outcome {
         failures: Vec::new(),
         warnings: Vec::new(),
@@ -162,9 +156,7 @@ fn check_case(
         None => match recorded {
             Ok(r) => r,
             Err(e) => {
-                outcome
-                    .failures
-                    .push(format!("no usable expectation: {e}"));
+                outcome.failures.push(format!("no usable expectation: {e}"));
                 return outcome;
             }
         },
@@ -186,9 +178,10 @@ fn check_case(
     }
     if expected.stdout != actual.stdout {
         let d = line_diff(&expected.stdout, &actual.stdout, 30);
-        outcome
-            .failures
-            .push(format!("stdout diff (- upstream, + ours):\n{}", d.join("\n")));
+        outcome.failures.push(format!(
+            "stdout diff (- upstream, + ours):\n{}",
+            d.join("\n")
+        ));
     }
     if !outcome.failures.is_empty() && expected.stderr != actual.stderr {
         outcome.failures.push(format!(

@@ -44,11 +44,7 @@ pub fn line_diff(expected: &str, actual: &str, max_lines: usize) -> Vec<String> 
     };
     const CONTEXT: usize = 2;
     let changed: Vec<usize> = (0..ops.len()).filter(|&k| ops[k].0 != ' ').collect();
-    let near = |k: usize| {
-        changed
-            .iter()
-            .any(|&c| c.abs_diff(k) <= CONTEXT)
-    };
+    let near = |k: usize| changed.iter().any(|&c| c.abs_diff(k) <= CONTEXT);
     let mut out = Vec::new();
     let mut skipped = false;
     for (k, (tag, line)) in ops.iter().enumerate() {

@@ -15,30 +15,142 @@ use crate::Result;
 /// The mnemonics of the 136 executable core opcodes (0x00..0x88 without the
 /// 0x79 block marker), in opcode order, as in the bytecode ISA table.
 pub const CORE_MNEMONICS: [&str; 136] = [
-    "global.load.i32", "global.store.i32", "global.load.indirect.i32", "global.store.indirect.i32",
-    "global.load.i64", "global.store.i64", "global.load.indirect.i64", "global.store.indirect.i64",
-    "global.load.ref", "global.store.ref", "global.load.indirect.ref", "global.store.indirect.ref",
-    "const.i32.zero", "const.i32", "const.i64.zero", "const.i64", "const.ref.zero",
-    "const.ref.rodata", "list.alloc", "list.reserve", "list.size", "list.resize", "list.get.i32",
-    "list.set.i32", "list.get.i64", "list.set.i64", "list.get.ref", "list.set.ref", "select.i32",
-    "select.i64", "select.ref", "switch.i32", "switch.i64", "switch.ref", "add.i32", "sub.i32",
-    "mul.i32", "div.i32.s", "div.i32.u", "rem.i32.s", "rem.i32.u", "fma.i32", "add.i64",
-    "sub.i64", "mul.i64", "div.i64.s", "div.i64.u", "rem.i64.s", "rem.i64.u", "fma.i64",
-    "not.i32", "and.i32", "or.i32", "xor.i32", "not.i64", "and.i64", "or.i64", "xor.i64",
-    "shl.i32", "shr.i32.s", "shr.i32.u", "shl.i64", "shr.i64.s", "shr.i64.u", "trunc.i32.i8",
-    "trunc.i32.i16", "trunc.i64.i32", "ext.i8.i32.s", "ext.i8.i32.u", "ext.i16.i32.s",
-    "ext.i16.i32.u", "ext.i32.i64.s", "ext.i32.i64.u", "cmp.eq.i32", "cmp.ne.i32",
-    "cmp.lt.i32.s", "cmp.lt.i32.u", "cmp.nz.i32", "cmp.eq.i64", "cmp.ne.i64", "cmp.lt.i64.s",
-    "cmp.lt.i64.u", "cmp.nz.i64", "cmp.eq.ref", "cmp.ne.ref", "cmp.nz.ref", "br", "cond_br",
-    "call", "call.variadic", "return", "fail", "import.resolved", "yield", "trace", "print",
-    "cond_break", "break", "buffer.load.i8.u", "buffer.load.i8.s", "buffer.load.i16.u",
-    "buffer.load.i16.s", "buffer.load.i32", "buffer.load.i64", "buffer.store.i8",
-    "buffer.store.i16", "buffer.store.i32", "buffer.store.i64", "buffer.alloc", "buffer.clone",
-    "buffer.length", "buffer.copy", "buffer.compare", "buffer.fill.i8", "buffer.fill.i16",
-    "buffer.fill.i32", "buffer.fill.i64", "ctlz.i32", "ctlz.i64", "abs.i32", "abs.i64",
-    "min.i32.s", "min.i32.u", "max.i32.s", "max.i32.u", "min.i64.s", "min.i64.u", "max.i64.s",
-    "max.i64.u", "cast.any.ref", "br_table", "buffer.hash", "discard.refs", "assign.ref",
-    "call.yieldable", "call.variadic.yieldable",
+    "global.load.i32",
+    "global.store.i32",
+    "global.load.indirect.i32",
+    "global.store.indirect.i32",
+    "global.load.i64",
+    "global.store.i64",
+    "global.load.indirect.i64",
+    "global.store.indirect.i64",
+    "global.load.ref",
+    "global.store.ref",
+    "global.load.indirect.ref",
+    "global.store.indirect.ref",
+    "const.i32.zero",
+    "const.i32",
+    "const.i64.zero",
+    "const.i64",
+    "const.ref.zero",
+    "const.ref.rodata",
+    "list.alloc",
+    "list.reserve",
+    "list.size",
+    "list.resize",
+    "list.get.i32",
+    "list.set.i32",
+    "list.get.i64",
+    "list.set.i64",
+    "list.get.ref",
+    "list.set.ref",
+    "select.i32",
+    "select.i64",
+    "select.ref",
+    "switch.i32",
+    "switch.i64",
+    "switch.ref",
+    "add.i32",
+    "sub.i32",
+    "mul.i32",
+    "div.i32.s",
+    "div.i32.u",
+    "rem.i32.s",
+    "rem.i32.u",
+    "fma.i32",
+    "add.i64",
+    "sub.i64",
+    "mul.i64",
+    "div.i64.s",
+    "div.i64.u",
+    "rem.i64.s",
+    "rem.i64.u",
+    "fma.i64",
+    "not.i32",
+    "and.i32",
+    "or.i32",
+    "xor.i32",
+    "not.i64",
+    "and.i64",
+    "or.i64",
+    "xor.i64",
+    "shl.i32",
+    "shr.i32.s",
+    "shr.i32.u",
+    "shl.i64",
+    "shr.i64.s",
+    "shr.i64.u",
+    "trunc.i32.i8",
+    "trunc.i32.i16",
+    "trunc.i64.i32",
+    "ext.i8.i32.s",
+    "ext.i8.i32.u",
+    "ext.i16.i32.s",
+    "ext.i16.i32.u",
+    "ext.i32.i64.s",
+    "ext.i32.i64.u",
+    "cmp.eq.i32",
+    "cmp.ne.i32",
+    "cmp.lt.i32.s",
+    "cmp.lt.i32.u",
+    "cmp.nz.i32",
+    "cmp.eq.i64",
+    "cmp.ne.i64",
+    "cmp.lt.i64.s",
+    "cmp.lt.i64.u",
+    "cmp.nz.i64",
+    "cmp.eq.ref",
+    "cmp.ne.ref",
+    "cmp.nz.ref",
+    "br",
+    "cond_br",
+    "call",
+    "call.variadic",
+    "return",
+    "fail",
+    "import.resolved",
+    "yield",
+    "trace",
+    "print",
+    "cond_break",
+    "break",
+    "buffer.load.i8.u",
+    "buffer.load.i8.s",
+    "buffer.load.i16.u",
+    "buffer.load.i16.s",
+    "buffer.load.i32",
+    "buffer.load.i64",
+    "buffer.store.i8",
+    "buffer.store.i16",
+    "buffer.store.i32",
+    "buffer.store.i64",
+    "buffer.alloc",
+    "buffer.clone",
+    "buffer.length",
+    "buffer.copy",
+    "buffer.compare",
+    "buffer.fill.i8",
+    "buffer.fill.i16",
+    "buffer.fill.i32",
+    "buffer.fill.i64",
+    "ctlz.i32",
+    "ctlz.i64",
+    "abs.i32",
+    "abs.i64",
+    "min.i32.s",
+    "min.i32.u",
+    "max.i32.s",
+    "max.i32.u",
+    "min.i64.s",
+    "min.i64.u",
+    "max.i64.s",
+    "max.i64.u",
+    "cast.any.ref",
+    "br_table",
+    "buffer.hash",
+    "discard.refs",
+    "assign.ref",
+    "call.yieldable",
+    "call.variadic.yieldable",
 ];
 
 /// The op mnemonics (without `vm.`) inside function bodies of a disassembly.
@@ -177,7 +289,12 @@ struct ModuleScan {
 }
 
 fn dump(venv: &Venv, dir: &Path, args: Vec<String>) -> Result<proc::Output> {
-    proc::run(&venv.iree_dump_module(), &args, dir, Duration::from_secs(120))
+    proc::run(
+        &venv.iree_dump_module(),
+        &args,
+        dir,
+        Duration::from_secs(120),
+    )
 }
 
 fn scan_module(venv: &Venv, dir: &Path, group: &str) -> Result<ModuleScan> {
@@ -194,7 +311,10 @@ fn scan_module(venv: &Venv, dir: &Path, group: &str) -> Result<ModuleScan> {
     // fails on `vm.switch.ref`); disassemble function by function instead.
     let meta = dump(venv, dir, vec!["--output=metadata".into(), vmfb.clone()])?;
     if meta.exit_code != 0 {
-        return Err(format!("iree-dump-module --output=metadata {vmfb} failed: {}", meta.stderr));
+        return Err(format!(
+            "iree-dump-module --output=metadata {vmfb} failed: {}",
+            meta.stderr
+        ));
     }
     let mut vm_asm: Option<String> = None;
     for func in function_names(&meta.stdout) {
@@ -235,14 +355,21 @@ fn function_names(metadata: &str) -> Vec<String> {
 
 fn compile_to_vm_asm(venv: &Venv, dir: &Path, group: &str) -> Result<String> {
     let mlir = dir.join(format!("{group}.mlir"));
-    let source = std::fs::read_to_string(&mlir)
-        .map_err(|e| format!("{}: {e} (needed to list ops of an undecodable function)", mlir.display()))?;
+    let source = std::fs::read_to_string(&mlir).map_err(|e| {
+        format!(
+            "{}: {e} (needed to list ops of an undecodable function)",
+            mlir.display()
+        )
+    })?;
     let mut args = testcases::compile_flags(&source).map_err(|s| s.to_string())?;
     args.push("--output-format=vm-asm".into());
     args.push(format!("{group}.mlir"));
     let out = proc::run(&venv.iree_compile(), &args, dir, Duration::from_secs(600))?;
     if out.exit_code != 0 {
-        return Err(format!("iree-compile --output-format=vm-asm {group}.mlir failed: {}", out.stderr));
+        return Err(format!(
+            "iree-compile --output-format=vm-asm {group}.mlir failed: {}",
+            out.stderr
+        ));
     }
     Ok(out.stdout)
 }

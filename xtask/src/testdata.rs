@@ -29,8 +29,7 @@ pub fn compile_group(venv: &Venv, dir: &Path, group: &str, force: bool) -> Resul
     if !force && !is_stale(&src, &vmfb) {
         return Ok(false);
     }
-    let source =
-        fs::read_to_string(&src).map_err(|e| format!("reading {}: {e}", src.display()))?;
+    let source = fs::read_to_string(&src).map_err(|e| format!("reading {}: {e}", src.display()))?;
     let flags = testcases::compile_flags(&source)
         .map_err(|s| format!("{}: {}", src.display(), s.message()))?;
     let src_name = src
@@ -79,7 +78,12 @@ fn is_stale(src: &Path, out: &Path) -> bool {
 pub fn run_upstream(venv: &Venv, case: &Case, extra: &[String]) -> Result<proc::Output> {
     let mut args = case.args.clone();
     args.extend(extra.iter().cloned());
-    proc::run(&venv.iree_run_module(), &args, &case.dir, proc::CASE_TIMEOUT)
+    proc::run(
+        &venv.iree_run_module(),
+        &args,
+        &case.dir,
+        proc::CASE_TIMEOUT,
+    )
 }
 
 /// The `cargo xtask testdata` command.

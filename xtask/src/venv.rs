@@ -85,7 +85,10 @@ fn probe(dir: &Path) -> Result<PathBuf> {
     let text = String::from_utf8_lossy(&out.stdout);
     let lines: Vec<&str> = text.lines().collect();
     if lines.len() != 4 {
-        return Err(format!("unexpected probe output from {}: {text}", dir.display()));
+        return Err(format!(
+            "unexpected probe output from {}: {text}",
+            dir.display()
+        ));
     }
     if lines[0] != IREE_VERSION || lines[1] != IREE_VERSION || lines[2] == "missing" {
         return Err(format!(
@@ -119,7 +122,10 @@ pub fn ensure(root: &Path) -> Result<Venv> {
         .map(|m| m.file_type().is_symlink())
         .unwrap_or(false);
     if is_symlink {
-        eprintln!("xtask: {} is a symlink to a wrong venv; replacing it", dir.display());
+        eprintln!(
+            "xtask: {} is a symlink to a wrong venv; replacing it",
+            dir.display()
+        );
         std::fs::remove_file(&dir).map_err(|e| format!("removing {}: {e}", dir.display()))?;
     }
     if !dir.exists() {
@@ -143,7 +149,11 @@ pub fn ensure(root: &Path) -> Result<Venv> {
         let python = std::env::var("PYTHON").unwrap_or_else(|_| "python3".to_string());
         run_checked(Command::new(&python).args(["-m", "venv"]).arg(&dir))?;
     }
-    eprintln!("xtask: installing {} into {}", REQUIREMENTS.join(" "), dir.display());
+    eprintln!(
+        "xtask: installing {} into {}",
+        REQUIREMENTS.join(" "),
+        dir.display()
+    );
     run_checked(
         Command::new(dir.join("bin").join("python"))
             .args(["-m", "pip", "install", "--disable-pip-version-check"])

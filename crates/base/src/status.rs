@@ -74,7 +74,10 @@ impl StatusCode {
     /// The code for a raw value, as carried by `vm.fail`; unknown values map
     /// to [`StatusCode::Unknown`] the way upstream does.
     pub fn from_raw(raw: u32) -> StatusCode {
-        Self::ALL.get(raw as usize).copied().unwrap_or(StatusCode::Unknown)
+        Self::ALL
+            .get(raw as usize)
+            .copied()
+            .unwrap_or(StatusCode::Unknown)
     }
 
     /// The upper-case name upstream prints (`INVALID_ARGUMENT`).

@@ -10,7 +10,6 @@ use std::io::{Read, Write};
 use std::sync::Arc;
 
 use iree_base::{Result, ResultExt, Status, StatusCode};
-use iree_vm::buffer::Buffer;
 use iree_vm::list::List;
 use iree_vm::{CconvType, Context, Function, Instance, Module, Value};
 use iree_vm_bytecode::BytecodeModule;
@@ -32,13 +31,20 @@ pub struct RunOptions {
 pub fn load_module(instance: &Arc<Instance>, path: &str) -> Result<Arc<BytecodeModule>> {
     let bytes = if path == "-" {
         let mut bytes = Vec::new();
-        std::io::stdin()
-            .read_to_end(&mut bytes)
-            .map_err(|e| Status::new(StatusCode::Unavailable, format!("reading module from stdin: {e}")))?;
+        std::io::stdin().read_to_end(&mut bytes).map_err(|e| {
+            Status::new(
+                StatusCode::Unavailable,
+                format!("reading module from stdin: {e}"),
+            )
+        })?;
         bytes
     } else {
         std::fs::read(path).map_err(|e| {
-            let code = if e.kind() == std::io::ErrorKind::NotFound { StatusCode::NotFound } else { StatusCode::Unavailable };
+            let code = if e.kind() == std::io::ErrorKind::NotFound {
+                StatusCode::NotFound
+            } else {
+                StatusCode::Unavailable
+            };
             Status::new(code, format!("failed to open file '{path}': {e}"))
         })?
     };
@@ -56,7 +62,10 @@ pub fn find_single_export(module: &dyn Module) -> Result<u32> {
         .collect();
     match candidates.as_slice() {
         [one] => Ok(*one),
-        [] => Err(Status::new(StatusCode::InvalidArgument, "no exported functions found in module; at least one must be present")),
+        [] => Err(Status::new(
+            StatusCode::InvalidArgument,
+            "no exported functions found in module; at least one must be present",
+        )),
         _ => Err(Status::new(
             StatusCode::InvalidArgument,
             "more than one exported function present; --function= must be specified explicitly",
@@ -89,7 +98,12 @@ pub fn create_run_context(options: &RunOptions) -> Result<(Context, Function)> {
         find_single_export(&*main)?
     } else {
         main.lookup_export(&options.function)
-            .ok_or_else(|| Status::new(StatusCode::NotFound, format!("no function `{}` exported by module", options.function)))
+            .ok_or_else(|| {
+                Status::new(
+                    StatusCode::NotFound,
+                    format!("no function `{}` exported by module", options.function),
+                )
+            })
             .annotate_with(|| format!("looking up function '{}'", options.function))?
     };
     Ok((context, Function::new(instance, ordinal)))
@@ -103,18 +117,31 @@ pub fn parse_inputs(args: &[CconvType], inputs: &[String]) -> Result<Vec<Value>>
     let mut next = args.iter();
     for text in inputs {
         let text = text.trim();
-        parse_input(&mut next, text, &mut values).annotate_with(|| format!("parsing input `{text}`"))?;
+        parse_input(&mut next, text, &mut values)
+            .annotate_with(|| format!("parsing input `{text}`"))?;
     }
     Ok(values)
 }
 
 fn consume<'a>(next: &mut std::slice::Iter<'a, CconvType>) -> Result<&'a CconvType> {
-    next.next().ok_or_else(|| Status::new(StatusCode::InvalidArgument, "function expected fewer input values"))
+    next.next().ok_or_else(|| {
+        Status::new(
+            StatusCode::InvalidArgument,
+            "function expected fewer input values",
+        )
+    })
 }
 
-fn parse_input(next: &mut std::slice::Iter<'_, CconvType>, text: &str, values: &mut Vec<Value>) -> Result<()> {
+fn parse_input(
+    next: &mut std::slice::Iter<'_, CconvType>,
+    text: &str,
+    values: &mut Vec<Value>,
+) -> Result<()> {
     if text.is_empty() {
-        return Err(Status::new(StatusCode::InvalidArgument, "no value specified for input"));
+        return Err(Status::new(
+            StatusCode::InvalidArgument,
+            "no value specified for input",
+        ));
     }
     if text == "(null)" || text == "(ignored)" {
         consume(next)?;
@@ -128,10 +155,16 @@ fn parse_input(next: &mut std::slice::Iter<'_, CconvType>, text: &str, values: &
                 "only numpy (.npy) files are supported for metadata-less variant I/O",
             ));
         }
-        return Err(Status::new(StatusCode::Unimplemented, "numpy inputs need a HAL device, which this build does not have"));
+        return Err(Status::new(
+            StatusCode::Unimplemented,
+            "numpy inputs need a HAL device, which this build does not have",
+        ));
     }
     if text.starts_with('&') {
-        return Err(Status::new(StatusCode::Unimplemented, "output storage inputs need a HAL device, which this build does not have"));
+        return Err(Status::new(
+            StatusCode::Unimplemented,
+            "output storage inputs need a HAL device, which this build does not have",
+        ));
     }
     let value = match consume(next)? {
         CconvType::I32 => Value::I32(scalar::parse_i32(text)?),
@@ -145,7 +178,10 @@ fn parse_input(next: &mut std::slice::Iter<'_, CconvType>, text: &str, values: &
             ))
         }
         CconvType::Variadic(_) => {
-            return Err(Status::new(StatusCode::Unimplemented, "variadic function arguments are not supported"))
+            return Err(Status::new(
+                StatusCode::Unimplemented,
+                "variadic function arguments are not supported",
+            ))
         }
     };
     values.push(value);
@@ -166,16 +202,16 @@ pub fn format_value(value: &Value, out: &mut String) {
         Value::Ref(Some(r)) => {
             out.push_str(r.ref_type().name());
             out.push('\n');
-            if let Some(list) = r.downcast::<List>() {
-                for (i, element) in list.to_values().iter().enumerate() {
-                    out.push_str(&format!("child_list[{i}]: "));
-                    format_value(element, out);
-                    out.push('\n');
+            match r.downcast::<List>() {
+                Some(list) => {
+                    for (i, element) in list.to_values().iter().enumerate() {
+                        out.push_str(&format!("child_list[{i}]: "));
+                        format_value(element, out);
+                        out.push('\n');
+                    }
                 }
-            } else if r.downcast::<Buffer>().is_some() {
-                out.push_str("(no printer)");
-            } else {
-                out.push_str("(no printer)");
+                // Upstream has printers only for lists and buffer views.
+                None => out.push_str("(no printer)"),
             }
         }
     }
@@ -194,14 +230,21 @@ pub fn run(options: &RunOptions, out: &mut dyn Write) -> Result<i32> {
     result
 }
 
-fn run_function(context: &Context, function: &Function, options: &RunOptions, out: &mut dyn Write) -> Result<i32> {
+fn run_function(
+    context: &Context,
+    function: &Function,
+    options: &RunOptions,
+    out: &mut dyn Write,
+) -> Result<i32> {
     let cconv = function.cconv()?;
     let inputs = parse_inputs(&cconv.args, &options.inputs).annotate("parsing function inputs")?;
     let name = function.info().name.clone();
-    let io = |e: std::io::Error| Status::new(StatusCode::Unavailable, format!("writing output: {e}"));
+    let io =
+        |e: std::io::Error| Status::new(StatusCode::Unavailable, format!("writing output: {e}"));
     writeln!(out, "EXEC @{name}").map_err(io)?;
     out.flush().map_err(io)?;
-    let outputs = invoke_checked(context, function, &cconv.args, &inputs).annotate_with(|| format!("invoking function '{name}'"))?;
+    let outputs = invoke_checked(context, function, &cconv.args, &inputs)
+        .annotate_with(|| format!("invoking function '{name}'"))?;
     let mut text = String::new();
     for (i, value) in outputs.iter().enumerate() {
         text.push_str(&format!("result[{i}]: "));
@@ -212,11 +255,20 @@ fn run_function(context: &Context, function: &Function, options: &RunOptions, ou
     Ok(0)
 }
 
-fn invoke_checked(context: &Context, function: &Function, args: &[CconvType], inputs: &[Value]) -> Result<Vec<Value>> {
+fn invoke_checked(
+    context: &Context,
+    function: &Function,
+    args: &[CconvType],
+    inputs: &[Value],
+) -> Result<Vec<Value>> {
     if inputs.len() != args.len() {
         return Err(Status::new(
             StatusCode::InvalidArgument,
-            format!("input list and function mismatch; expected {} arguments but passed {}", args.len(), inputs.len()),
+            format!(
+                "input list and function mismatch; expected {} arguments but passed {}",
+                args.len(),
+                inputs.len()
+            ),
         ));
     }
     context.invoke(function, inputs)

@@ -271,7 +271,9 @@ pub fn status_code_of(stderr: &str) -> String {
                 let tok_start = j + 2;
                 let mut k = tok_start;
                 while k < bytes.len()
-                    && (bytes[k].is_ascii_uppercase() || bytes[k] == b'_' || bytes[k].is_ascii_digit())
+                    && (bytes[k].is_ascii_uppercase()
+                        || bytes[k] == b'_'
+                        || bytes[k].is_ascii_digit())
                 {
                     k += 1;
                 }
@@ -563,7 +565,12 @@ mod tests {
         assert_eq!(cases[0].line, 3);
         assert_eq!(
             cases[0].args,
-            vec!["--module=a.vmfb", "--function=add", "--input=1", "--input=2"]
+            vec![
+                "--module=a.vmfb",
+                "--function=add",
+                "--input=1",
+                "--input=2"
+            ]
         );
         assert_eq!(cases[1].name, "fail-1");
         assert_eq!(cases[1].id(), "vm/arith/fail-1");
@@ -582,8 +589,16 @@ mod tests {
         let dir = root.join("demo");
         fs::create_dir_all(&dir).unwrap();
         fs::write(dir.join("b.cases"), "z: --module=b.vmfb\n").unwrap();
-        fs::write(dir.join("a.cases"), "y: --module=a.vmfb\nx: --module=a.vmfb\n").unwrap();
-        fs::write(dir.join("a.mlir"), "// COMPILE: --compile-mode=vm\nvm.module @a {}\n").unwrap();
+        fs::write(
+            dir.join("a.cases"),
+            "y: --module=a.vmfb\nx: --module=a.vmfb\n",
+        )
+        .unwrap();
+        fs::write(
+            dir.join("a.mlir"),
+            "// COMPILE: --compile-mode=vm\nvm.module @a {}\n",
+        )
+        .unwrap();
         let cases = load_suite(&dir).unwrap();
         let ids: Vec<_> = cases.iter().map(|c| c.id()).collect();
         assert_eq!(ids, vec!["demo/a/y", "demo/a/x", "demo/b/z"]);

@@ -165,9 +165,16 @@ struct Reader<'a> {
 
 impl<'a> Reader<'a> {
     fn bytes<const N: usize>(&mut self) -> Result<[u8; N]> {
-        let end = self.pc.checked_add(N).filter(|&e| e <= self.code.len()).ok_or_else(|| {
-            Status::new(StatusCode::InvalidArgument, "instruction runs past the end of the function")
-        })?;
+        let end = self
+            .pc
+            .checked_add(N)
+            .filter(|&e| e <= self.code.len())
+            .ok_or_else(|| {
+                Status::new(
+                    StatusCode::InvalidArgument,
+                    "instruction runs past the end of the function",
+                )
+            })?;
         let mut out = [0u8; N];
         out.copy_from_slice(&self.code[self.pc..end]);
         self.pc = end;
@@ -214,10 +221,15 @@ impl<'a, 'm> Decoder<'a, 'm> {
     }
     fn check_i32(&self, raw: u16) -> Result<()> {
         if raw & REF_BIT != 0 {
-            return Err(err(format!("register {raw:#x} is a ref register where an i32 register is required")));
+            return Err(err(format!(
+                "register {raw:#x} is a ref register where an i32 register is required"
+            )));
         }
         if u32::from(raw) >= self.i32_count {
-            return Err(err(format!("i32 register {raw} out of bounds (count {})", self.i32_count)));
+            return Err(err(format!(
+                "i32 register {raw} out of bounds (count {})",
+                self.i32_count
+            )));
         }
         Ok(())
     }
@@ -228,10 +240,15 @@ impl<'a, 'm> Decoder<'a, 'm> {
     }
     fn check_i64(&self, raw: u16) -> Result<()> {
         if raw & REF_BIT != 0 {
-            return Err(err(format!("register {raw:#x} is a ref register where an i64 register is required")));
+            return Err(err(format!(
+                "register {raw:#x} is a ref register where an i64 register is required"
+            )));
         }
         if u32::from(raw) + 1 >= self.i32_count {
-            return Err(err(format!("i64 register pair {raw} out of bounds (count {})", self.i32_count)));
+            return Err(err(format!(
+                "i64 register pair {raw} out of bounds (count {})",
+                self.i32_count
+            )));
         }
         Ok(())
     }
@@ -242,10 +259,16 @@ impl<'a, 'm> Decoder<'a, 'm> {
     }
     fn check_ref(&self, raw: u16) -> Result<()> {
         if raw & REF_BIT == 0 {
-            return Err(err(format!("register {raw} is an i32 register where a ref register is required")));
+            return Err(err(format!(
+                "register {raw} is an i32 register where a ref register is required"
+            )));
         }
         if u32::from(raw & REF_MASK) >= self.ref_count {
-            return Err(err(format!("ref register {} out of bounds (count {})", raw & REF_MASK, self.ref_count)));
+            return Err(err(format!(
+                "ref register {} out of bounds (count {})",
+                raw & REF_MASK,
+                self.ref_count
+            )));
         }
         Ok(())
     }
@@ -259,7 +282,10 @@ impl<'a, 'm> Decoder<'a, 'm> {
     fn type_of(&mut self) -> Result<u32> {
         let t = self.r.u32()?;
         if t as usize >= self.m.types.len() {
-            return Err(err(format!("type ordinal {t} out of range ({} types)", self.m.types.len())));
+            return Err(err(format!(
+                "type ordinal {t} out of range ({} types)",
+                self.m.types.len()
+            )));
         }
         Ok(t)
     }
@@ -267,14 +293,19 @@ impl<'a, 'm> Decoder<'a, 'm> {
         let off = self.r.u32()?;
         let cap = self.m.meta.global_bytes_capacity;
         if off.checked_add(size).is_none_or(|end| end > cap) {
-            return Err(err(format!("global byte offset {off} (size {size}) out of range (capacity {cap})")));
+            return Err(err(format!(
+                "global byte offset {off} (size {size}) out of range (capacity {cap})"
+            )));
         }
         Ok(off)
     }
     fn global_ref(&mut self) -> Result<u32> {
         let g = self.r.u32()?;
         if g >= self.m.meta.global_ref_count {
-            return Err(err(format!("ref global ordinal {g} out of range ({})", self.m.meta.global_ref_count)));
+            return Err(err(format!(
+                "ref global ordinal {g} out of range ({})",
+                self.m.meta.global_ref_count
+            )));
         }
         Ok(g)
     }
@@ -310,7 +341,10 @@ impl<'a, 'm> Decoder<'a, 'm> {
             }
             remap.push((src, dst));
         }
-        self.branches.push(Branch { target: u32::MAX, remap: remap.into_boxed_slice() });
+        self.branches.push(Branch {
+            target: u32::MAX,
+            remap: remap.into_boxed_slice(),
+        });
         self.branch_targets.push(target);
         Ok((self.branches.len() - 1) as u32)
     }
@@ -320,7 +354,12 @@ impl<'a, 'm> Decoder<'a, 'm> {
     }
     fn string(&mut self) -> Result<u32> {
         let len = self.r.u16()? as usize;
-        let end = self.r.pc.checked_add(len).filter(|&e| e <= self.r.code.len()).ok_or_else(|| err("string runs past the end of the function"))?;
+        let end = self
+            .r
+            .pc
+            .checked_add(len)
+            .filter(|&e| e <= self.r.code.len())
+            .ok_or_else(|| err("string runs past the end of the function"))?;
         let text = String::from_utf8_lossy(&self.r.code[self.r.pc..end]).into_owned();
         self.r.pc = end;
         self.strings.push(text.into_boxed_str());
@@ -330,23 +369,40 @@ impl<'a, 'm> Decoder<'a, 'm> {
     /// Decodes a call's operand list against a callee signature.
     fn call(&mut self, variadic: bool, yieldable: bool) -> Result<u32> {
         let func = self.r.u32()?;
-        let segments = if variadic { Some(self.raw_list()?) } else { None };
+        let segments = if variadic {
+            Some(self.raw_list()?)
+        } else {
+            None
+        };
         let operands = self.raw_list()?;
-        let resume = if yieldable { Some(self.branch()?) } else { None };
+        let resume = if yieldable {
+            Some(self.branch()?)
+        } else {
+            None
+        };
         let results = self.raw_list()?;
         let is_import = func & 0x8000_0000 != 0;
         let ordinal = func & 0x7FFF_FFFF;
         let cconv = if is_import {
-            self.m.import_cconvs.get(ordinal as usize).ok_or_else(|| err(format!("import ordinal {ordinal} out of range")))?
+            self.m
+                .import_cconvs
+                .get(ordinal as usize)
+                .ok_or_else(|| err(format!("import ordinal {ordinal} out of range")))?
         } else {
             if variadic {
                 return Err(err("variadic calls are only supported for imports"));
             }
-            self.m.function_cconvs.get(ordinal as usize).ok_or_else(|| err(format!("function ordinal {ordinal} out of range")))?
+            self.m
+                .function_cconvs
+                .get(ordinal as usize)
+                .ok_or_else(|| err(format!("function ordinal {ordinal} out of range")))?
         };
         // Results.
         if results.len() != cconv.results.len() {
-            return Err(err(format!("call result count {} does not match callee cconv {cconv:?}", results.len())));
+            return Err(err(format!(
+                "call result count {} does not match callee cconv {cconv:?}",
+                results.len()
+            )));
         }
         let mut result_plan = Vec::with_capacity(results.len());
         for (&reg, ty) in results.iter().zip(&cconv.results) {
@@ -357,7 +413,9 @@ impl<'a, 'm> Decoder<'a, 'm> {
             let mut args = Vec::with_capacity(operands.len());
             let mut next = 0usize;
             let mut take = |d: &Self, ty: &CconvType, args: &mut Vec<ImportArg>| -> Result<()> {
-                let reg = *operands.get(next).ok_or_else(|| err("call has fewer operands than the callee cconv"))?;
+                let reg = *operands
+                    .get(next)
+                    .ok_or_else(|| err("call has fewer operands than the callee cconv"))?;
                 next += 1;
                 d.check_value_reg(reg, ty)?;
                 args.push(match ty {
@@ -370,13 +428,16 @@ impl<'a, 'm> Decoder<'a, 'm> {
                 });
                 Ok(())
             };
-            let mut segment_index = 0usize;
-            for ty in &cconv.args {
+            for (segment_index, ty) in cconv.args.iter().enumerate() {
                 match ty {
                     CconvType::Variadic(tuple) => {
                         let count = match &segments {
-                            Some(s) => *s.get(segment_index).ok_or_else(|| err("missing variadic segment size"))?,
-                            None => return Err(err("variadic callee called without segment sizes")),
+                            Some(s) => *s
+                                .get(segment_index)
+                                .ok_or_else(|| err("missing variadic segment size"))?,
+                            None => {
+                                return Err(err("variadic callee called without segment sizes"))
+                            }
                         };
                         if count == 0xFFFF {
                             return Err(err("variadic argument has no segment size"));
@@ -397,31 +458,56 @@ impl<'a, 'm> Decoder<'a, 'm> {
                         take(self, ty, &mut args)?;
                     }
                 }
-                segment_index += 1;
             }
             if next != operands.len() {
-                return Err(err(format!("call has {} operands but callee cconv {cconv:?} takes {next}", operands.len())));
+                return Err(err(format!(
+                    "call has {} operands but callee cconv {cconv:?} takes {next}",
+                    operands.len()
+                )));
             }
-            CallTarget::Import { import: ordinal, args: args.into_boxed_slice() }
+            CallTarget::Import {
+                import: ordinal,
+                args: args.into_boxed_slice(),
+            }
         } else {
             if operands.len() != cconv.args.len() {
-                return Err(err(format!("call has {} operands but callee cconv {cconv:?} takes {}", operands.len(), cconv.args.len())));
+                return Err(err(format!(
+                    "call has {} operands but callee cconv {cconv:?} takes {}",
+                    operands.len(),
+                    cconv.args.len()
+                )));
             }
             let callee = &self.m.meta.functions[ordinal as usize];
-            let (callee_i32, callee_ref) = (i32_storage_count(callee.i32_register_count), round_count(callee.ref_register_count));
+            let (callee_i32, callee_ref) = (
+                i32_storage_count(callee.i32_register_count),
+                round_count(callee.ref_register_count),
+            );
             let mut moves = Vec::with_capacity(operands.len());
             let (mut i32_next, mut ref_next) = (0u32, 0u32);
             for (&reg, ty) in operands.iter().zip(&cconv.args) {
                 self.check_value_reg(reg, ty)?;
                 let (slot, dst) = abi_slot(ty, &mut i32_next, &mut ref_next)?;
-                if (slot == Slot::Ref && dst >= callee_ref) || (slot != Slot::Ref && i32_next > callee_i32) {
+                if (slot == Slot::Ref && dst >= callee_ref)
+                    || (slot != Slot::Ref && i32_next > callee_i32)
+                {
                     return Err(err("call arguments exceed the callee's registers"));
                 }
-                moves.push(Move { slot, src: reg, dst: dst as u16 });
+                moves.push(Move {
+                    slot,
+                    src: reg,
+                    dst: dst as u16,
+                });
             }
-            CallTarget::Internal { function: ordinal, args: moves.into_boxed_slice() }
+            CallTarget::Internal {
+                function: ordinal,
+                args: moves.into_boxed_slice(),
+            }
         };
-        self.calls.push(CallInfo { target, results: result_plan.into_boxed_slice(), resume });
+        self.calls.push(CallInfo {
+            target,
+            results: result_plan.into_boxed_slice(),
+            resume,
+        });
         Ok((self.calls.len() - 1) as u32)
     }
 
@@ -467,7 +553,9 @@ pub fn abi_slot(ty: &CconvType, i32_next: &mut u32, ref_next: &mut u32) -> Resul
             *ref_next += 1;
             (Slot::Ref, r)
         }
-        CconvType::Variadic(_) => return Err(err("internal functions cannot take variadic arguments")),
+        CconvType::Variadic(_) => {
+            return Err(err("internal functions cannot take variadic arguments"))
+        }
     })
 }
 
@@ -488,14 +576,21 @@ pub fn function_name(meta: &ModuleMetadata, ordinal: usize) -> String {
 
 fn decode_inner(m: &ModuleView<'_>, file: &[u8], ordinal: usize) -> Result<FunctionCode> {
     let desc = &m.meta.functions[ordinal];
-    let supported = FeatureBits::EXT_F32 | FeatureBits::EXT_F64 | FeatureBits::YIELD | FeatureBits::UNWIND;
+    let supported =
+        FeatureBits::EXT_F32 | FeatureBits::EXT_F64 | FeatureBits::YIELD | FeatureBits::UNWIND;
     if !supported.contains(desc.requirements) {
         return Err(Status::new(
             StatusCode::Unimplemented,
-            format!("required function features [{}] are not available", desc.requirements.names()),
+            format!(
+                "required function features [{}] are not available",
+                desc.requirements.names()
+            ),
         ));
     }
-    let range = m.meta.function_range(ordinal).ok_or_else(|| err("function bytecode out of range"))?;
+    let range = m
+        .meta
+        .function_range(ordinal)
+        .ok_or_else(|| err("function bytecode out of range"))?;
     let code = &file[range];
     let cconv = &m.function_cconvs[ordinal];
     let i32_count = i32_storage_count(desc.i32_register_count);
@@ -549,7 +644,17 @@ fn decode_inner(m: &ModuleView<'_>, file: &[u8], ordinal: usize) -> Result<Funct
             1 => decode_f32(&mut d, code_byte),
             _ => decode_f64(&mut d, code_byte),
         }
-        .annotate_with(|| format!("at bytecode offset {start} (opcode {:#04x}{})", opcode, if set > 0 { format!(" {code_byte:#04x}") } else { String::new() }))?;
+        .annotate_with(|| {
+            format!(
+                "at bytecode offset {start} (opcode {:#04x}{})",
+                opcode,
+                if set > 0 {
+                    format!(" {code_byte:#04x}")
+                } else {
+                    String::new()
+                }
+            )
+        })?;
         let Some(op) = op else {
             // Trailing zero padding after the last instruction.
             if opcode == 0 && set == 0 && code[start as usize..].iter().all(|&b| b == 0) {
@@ -561,7 +666,21 @@ fn decode_inner(m: &ModuleView<'_>, file: &[u8], ordinal: usize) -> Result<Funct
         op_offsets.push(start);
         op_codes.push((set << 8) | u16::from(code_byte));
     }
-    if !matches!(ops.last(), Some(Op::Return { .. } | Op::Br { .. } | Op::BrRemap { .. } | Op::BrTable { .. } | Op::CondBr { .. } | Op::CondBrRemap { .. } | Op::Fail { .. } | Op::Yield { .. } | Op::CondBreak { .. } | Op::Call { .. })) {
+    if !matches!(
+        ops.last(),
+        Some(
+            Op::Return { .. }
+                | Op::Br { .. }
+                | Op::BrRemap { .. }
+                | Op::BrTable { .. }
+                | Op::CondBr { .. }
+                | Op::CondBrRemap { .. }
+                | Op::Fail { .. }
+                | Op::Yield { .. }
+                | Op::CondBreak { .. }
+                | Op::Call { .. }
+        )
+    ) {
         return Err(err("function does not end in a terminator"));
     }
     // Resolve branch targets to op indices; each must land on a block marker.
@@ -571,7 +690,9 @@ fn decode_inner(m: &ModuleView<'_>, file: &[u8], ordinal: usize) -> Result<Funct
             .map_err(|_| err(format!("branch target {target} is not a block marker")))?;
         let op_index = blocks[idx].1;
         if op_index as usize >= ops.len() {
-            return Err(err(format!("branch target {target} is an empty trailing block")));
+            return Err(err(format!(
+                "branch target {target} is an empty trailing block"
+            )));
         }
         branch.target = op_index;
     }
@@ -579,12 +700,19 @@ fn decode_inner(m: &ModuleView<'_>, file: &[u8], ordinal: usize) -> Result<Funct
     for op in ops.iter_mut() {
         match *op {
             Op::BrRemap { branch } if d.branches[branch as usize].remap.is_empty() => {
-                *op = Op::Br { target: d.branches[branch as usize].target };
+                *op = Op::Br {
+                    target: d.branches[branch as usize].target,
+                };
             }
             Op::CondBrRemap { cond, t, f }
-                if d.branches[t as usize].remap.is_empty() && d.branches[f as usize].remap.is_empty() =>
+                if d.branches[t as usize].remap.is_empty()
+                    && d.branches[f as usize].remap.is_empty() =>
             {
-                *op = Op::CondBr { cond, t: d.branches[t as usize].target, f: d.branches[f as usize].target };
+                *op = Op::CondBr {
+                    cond,
+                    t: d.branches[t as usize].target,
+                    f: d.branches[f as usize].target,
+                };
             }
             _ => {}
         }
@@ -615,7 +743,9 @@ fn decode_inner(m: &ModuleView<'_>, file: &[u8], ordinal: usize) -> Result<Funct
 /// in place (unreached) so op indices and branch targets are unchanged.
 fn fuse_compare_branches(ops: &mut [Op], blocks: &[(u32, u32)]) {
     for i in 0..ops.len().saturating_sub(1) {
-        let Op::CondBr { cond, t, f } = ops[i + 1] else { continue };
+        let Op::CondBr { cond, t, f } = ops[i + 1] else {
+            continue;
+        };
         if blocks.iter().any(|&(_, index)| index as usize == i + 1) {
             continue;
         }
@@ -640,24 +770,78 @@ fn align16(n: usize) -> usize {
 fn decode_core(d: &mut Decoder<'_, '_>, c: u8) -> Result<Option<Op>> {
     use Op::*;
     Ok(Some(match c {
-        0x00 => GlobalLoadI32 { offset: d.global_offset(4)?, r: d.i32()? },
-        0x01 => GlobalStoreI32 { offset: d.global_offset(4)?, v: d.i32()? },
-        0x02 => GlobalLoadIndI32 { offset: d.i32()?, r: d.i32()? },
-        0x03 => GlobalStoreIndI32 { offset: d.i32()?, v: d.i32()? },
-        0x04 => GlobalLoadI64 { offset: d.global_offset(8)?, r: d.i64()? },
-        0x05 => GlobalStoreI64 { offset: d.global_offset(8)?, v: d.i64()? },
-        0x06 => GlobalLoadIndI64 { offset: d.i32()?, r: d.i64()? },
-        0x07 => GlobalStoreIndI64 { offset: d.i32()?, v: d.i64()? },
-        0x08 => GlobalLoadRef { global: d.global_ref()?, ty: d.type_of()?, r: d.rref()? },
-        0x09 => GlobalStoreRef { global: d.global_ref()?, ty: d.type_of()?, v: d.rref()? },
-        0x0A => GlobalLoadIndRef { global: d.i32()?, ty: d.type_of()?, r: d.rref()? },
-        0x0B => GlobalStoreIndRef { global: d.i32()?, ty: d.type_of()?, v: d.rref()? },
-        0x0C => ConstI32 { value: 0, r: d.i32()? },
-        0x0D => ConstI32 { value: d.r.u32()?, r: d.i32()? },
-        0x0E => ConstI64 { lo: 0, hi: 0, r: d.i64()? },
+        0x00 => GlobalLoadI32 {
+            offset: d.global_offset(4)?,
+            r: d.i32()?,
+        },
+        0x01 => GlobalStoreI32 {
+            offset: d.global_offset(4)?,
+            v: d.i32()?,
+        },
+        0x02 => GlobalLoadIndI32 {
+            offset: d.i32()?,
+            r: d.i32()?,
+        },
+        0x03 => GlobalStoreIndI32 {
+            offset: d.i32()?,
+            v: d.i32()?,
+        },
+        0x04 => GlobalLoadI64 {
+            offset: d.global_offset(8)?,
+            r: d.i64()?,
+        },
+        0x05 => GlobalStoreI64 {
+            offset: d.global_offset(8)?,
+            v: d.i64()?,
+        },
+        0x06 => GlobalLoadIndI64 {
+            offset: d.i32()?,
+            r: d.i64()?,
+        },
+        0x07 => GlobalStoreIndI64 {
+            offset: d.i32()?,
+            v: d.i64()?,
+        },
+        0x08 => GlobalLoadRef {
+            global: d.global_ref()?,
+            ty: d.type_of()?,
+            r: d.rref()?,
+        },
+        0x09 => GlobalStoreRef {
+            global: d.global_ref()?,
+            ty: d.type_of()?,
+            v: d.rref()?,
+        },
+        0x0A => GlobalLoadIndRef {
+            global: d.i32()?,
+            ty: d.type_of()?,
+            r: d.rref()?,
+        },
+        0x0B => GlobalStoreIndRef {
+            global: d.i32()?,
+            ty: d.type_of()?,
+            v: d.rref()?,
+        },
+        0x0C => ConstI32 {
+            value: 0,
+            r: d.i32()?,
+        },
+        0x0D => ConstI32 {
+            value: d.r.u32()?,
+            r: d.i32()?,
+        },
+        0x0E => ConstI64 {
+            lo: 0,
+            hi: 0,
+            r: d.i64()?,
+        },
         0x0F => {
             let (lo, hi) = (d.r.u32()?, d.r.u32()?);
-            ConstI64 { lo, hi, r: d.i64()? }
+            ConstI64 {
+                lo,
+                hi,
+                r: d.i64()?,
+            }
         }
         0x10 => ConstRefZero { r: d.rref()? },
         0x11 => {
@@ -665,157 +849,623 @@ fn decode_core(d: &mut Decoder<'_, '_>, c: u8) -> Result<Option<Op>> {
             if rodata as usize >= d.m.meta.rodata.len() {
                 return Err(err(format!("rodata ordinal {rodata} out of range")));
             }
-            ConstRefRodata { rodata, r: d.rref()? }
+            ConstRefRodata {
+                rodata,
+                r: d.rref()?,
+            }
         }
-        0x12 => ListAlloc { ty: d.type_of()?, capacity: d.i32()?, r: d.rref()? },
-        0x13 => ListReserve { list: d.rref()?, capacity: d.i32()? },
-        0x14 => ListSize { list: d.rref()?, r: d.i32()? },
-        0x15 => ListResize { list: d.rref()?, size: d.i32()? },
-        0x16 => ListGet { elem: ListElem::I32, list: d.rref()?, index: d.i32()?, r: d.i32()? },
-        0x17 => ListSet { elem: ListElem::I32, list: d.rref()?, index: d.i32()?, v: d.i32()? },
-        0x18 => ListGet { elem: ListElem::I64, list: d.rref()?, index: d.i32()?, r: d.i64()? },
-        0x19 => ListSet { elem: ListElem::I64, list: d.rref()?, index: d.i32()?, v: d.i64()? },
-        0x1A => ListGetRef { list: d.rref()?, index: d.i32()?, ty: d.type_of()?, r: d.rref()? },
-        0x1B => ListSetRef { list: d.rref()?, index: d.i32()?, v: d.rref()? },
-        0x1C => SelectI32 { cond: d.i32()?, t: d.i32()?, f: d.i32()?, r: d.i32()? },
-        0x1D => SelectI64 { cond: d.i32()?, t: d.i64()?, f: d.i64()?, r: d.i64()? },
+        0x12 => ListAlloc {
+            ty: d.type_of()?,
+            capacity: d.i32()?,
+            r: d.rref()?,
+        },
+        0x13 => ListReserve {
+            list: d.rref()?,
+            capacity: d.i32()?,
+        },
+        0x14 => ListSize {
+            list: d.rref()?,
+            r: d.i32()?,
+        },
+        0x15 => ListResize {
+            list: d.rref()?,
+            size: d.i32()?,
+        },
+        0x16 => ListGet {
+            elem: ListElem::I32,
+            list: d.rref()?,
+            index: d.i32()?,
+            r: d.i32()?,
+        },
+        0x17 => ListSet {
+            elem: ListElem::I32,
+            list: d.rref()?,
+            index: d.i32()?,
+            v: d.i32()?,
+        },
+        0x18 => ListGet {
+            elem: ListElem::I64,
+            list: d.rref()?,
+            index: d.i32()?,
+            r: d.i64()?,
+        },
+        0x19 => ListSet {
+            elem: ListElem::I64,
+            list: d.rref()?,
+            index: d.i32()?,
+            v: d.i64()?,
+        },
+        0x1A => ListGetRef {
+            list: d.rref()?,
+            index: d.i32()?,
+            ty: d.type_of()?,
+            r: d.rref()?,
+        },
+        0x1B => ListSetRef {
+            list: d.rref()?,
+            index: d.i32()?,
+            v: d.rref()?,
+        },
+        0x1C => SelectI32 {
+            cond: d.i32()?,
+            t: d.i32()?,
+            f: d.i32()?,
+            r: d.i32()?,
+        },
+        0x1D => SelectI64 {
+            cond: d.i32()?,
+            t: d.i64()?,
+            f: d.i64()?,
+            r: d.i64()?,
+        },
         0x1E => {
             let cond = d.i32()?;
             let _ty = d.type_of()?;
-            SelectRef { cond, t: d.rref()?, f: d.rref()?, r: d.rref()? }
+            SelectRef {
+                cond,
+                t: d.rref()?,
+                f: d.rref()?,
+                r: d.rref()?,
+            }
         }
-        0x1F => SwitchI32 { index: d.i32()?, default: d.i32()?, list: d.list_of(|d, r| d.check_i32(r))?, r: d.i32()? },
-        0x20 => SwitchI64 { index: d.i32()?, default: d.i64()?, list: d.list_of(|d, r| d.check_i64(r))?, r: d.i64()? },
+        0x1F => SwitchI32 {
+            index: d.i32()?,
+            default: d.i32()?,
+            list: d.list_of(|d, r| d.check_i32(r))?,
+            r: d.i32()?,
+        },
+        0x20 => SwitchI64 {
+            index: d.i32()?,
+            default: d.i64()?,
+            list: d.list_of(|d, r| d.check_i64(r))?,
+            r: d.i64()?,
+        },
         0x21 => {
             let index = d.i32()?;
             let _ty = d.type_of()?;
-            SwitchRef { index, default: d.rref()?, list: d.list_of(|d, r| d.check_ref(r))?, r: d.rref()? }
+            SwitchRef {
+                index,
+                default: d.rref()?,
+                list: d.list_of(|d, r| d.check_ref(r))?,
+                r: d.rref()?,
+            }
         }
-        0x22 => AddI32 { a: d.i32()?, b: d.i32()?, r: d.i32()? },
-        0x23 => SubI32 { a: d.i32()?, b: d.i32()?, r: d.i32()? },
-        0x24 => MulI32 { a: d.i32()?, b: d.i32()?, r: d.i32()? },
-        0x25 => BinI32 { op: self::BinI32::DivS, a: d.i32()?, b: d.i32()?, r: d.i32()? },
-        0x26 => BinI32 { op: self::BinI32::DivU, a: d.i32()?, b: d.i32()?, r: d.i32()? },
-        0x27 => BinI32 { op: self::BinI32::RemS, a: d.i32()?, b: d.i32()?, r: d.i32()? },
-        0x28 => BinI32 { op: self::BinI32::RemU, a: d.i32()?, b: d.i32()?, r: d.i32()? },
-        0x29 => FmaI32 { a: d.i32()?, b: d.i32()?, c: d.i32()?, r: d.i32()? },
-        0x2A => AddI64 { a: d.i64()?, b: d.i64()?, r: d.i64()? },
-        0x2B => SubI64 { a: d.i64()?, b: d.i64()?, r: d.i64()? },
-        0x2C => MulI64 { a: d.i64()?, b: d.i64()?, r: d.i64()? },
-        0x2D => BinI64 { op: self::BinI64::DivS, a: d.i64()?, b: d.i64()?, r: d.i64()? },
-        0x2E => BinI64 { op: self::BinI64::DivU, a: d.i64()?, b: d.i64()?, r: d.i64()? },
-        0x2F => BinI64 { op: self::BinI64::RemS, a: d.i64()?, b: d.i64()?, r: d.i64()? },
-        0x30 => BinI64 { op: self::BinI64::RemU, a: d.i64()?, b: d.i64()?, r: d.i64()? },
-        0x31 => FmaI64 { a: d.i64()?, b: d.i64()?, c: d.i64()?, r: d.i64()? },
-        0x32 => UnI32 { op: self::UnI32::Not, a: d.i32()?, r: d.i32()? },
-        0x33 => AndI32 { a: d.i32()?, b: d.i32()?, r: d.i32()? },
-        0x34 => OrI32 { a: d.i32()?, b: d.i32()?, r: d.i32()? },
-        0x35 => XorI32 { a: d.i32()?, b: d.i32()?, r: d.i32()? },
-        0x36 => UnI64 { op: self::UnI64::Not, a: d.i64()?, r: d.i64()? },
-        0x37 => BinI64 { op: self::BinI64::And, a: d.i64()?, b: d.i64()?, r: d.i64()? },
-        0x38 => BinI64 { op: self::BinI64::Or, a: d.i64()?, b: d.i64()?, r: d.i64()? },
-        0x39 => BinI64 { op: self::BinI64::Xor, a: d.i64()?, b: d.i64()?, r: d.i64()? },
-        0x3A => ShlI32 { a: d.i32()?, b: d.i32()?, r: d.i32()? },
-        0x3B => ShrSI32 { a: d.i32()?, b: d.i32()?, r: d.i32()? },
-        0x3C => ShrUI32 { a: d.i32()?, b: d.i32()?, r: d.i32()? },
-        0x3D => ShlI64 { a: d.i64()?, b: d.i32()?, r: d.i64()? },
-        0x3E => ShrSI64 { a: d.i64()?, b: d.i32()?, r: d.i64()? },
-        0x3F => ShrUI64 { a: d.i64()?, b: d.i32()?, r: d.i64()? },
-        0x40 => UnI32 { op: self::UnI32::TruncI8, a: d.i32()?, r: d.i32()? },
-        0x41 => UnI32 { op: self::UnI32::TruncI16, a: d.i32()?, r: d.i32()? },
-        0x42 => Conv { op: self::Conv::TruncI64I32, a: d.i64()?, r: d.i32()? },
-        0x43 => UnI32 { op: self::UnI32::ExtI8S, a: d.i32()?, r: d.i32()? },
-        0x44 => UnI32 { op: self::UnI32::ExtI8U, a: d.i32()?, r: d.i32()? },
-        0x45 => UnI32 { op: self::UnI32::ExtI16S, a: d.i32()?, r: d.i32()? },
-        0x46 => UnI32 { op: self::UnI32::ExtI16U, a: d.i32()?, r: d.i32()? },
-        0x47 => Conv { op: self::Conv::ExtI32I64S, a: d.i32()?, r: d.i64()? },
-        0x48 => Conv { op: self::Conv::ExtI32I64U, a: d.i32()?, r: d.i64()? },
-        0x49 => CmpEqI32 { a: d.i32()?, b: d.i32()?, r: d.i32()? },
-        0x4A => CmpNeI32 { a: d.i32()?, b: d.i32()?, r: d.i32()? },
-        0x4B => CmpLtSI32 { a: d.i32()?, b: d.i32()?, r: d.i32()? },
-        0x4C => CmpLtUI32 { a: d.i32()?, b: d.i32()?, r: d.i32()? },
-        0x4D => CmpNzI32 { a: d.i32()?, r: d.i32()? },
-        0x4E => CmpEqI64 { a: d.i64()?, b: d.i64()?, r: d.i32()? },
-        0x4F => CmpNeI64 { a: d.i64()?, b: d.i64()?, r: d.i32()? },
-        0x50 => CmpLtSI64 { a: d.i64()?, b: d.i64()?, r: d.i32()? },
-        0x51 => CmpLtUI64 { a: d.i64()?, b: d.i64()?, r: d.i32()? },
-        0x52 => Conv { op: self::Conv::CmpNzI64, a: d.i64()?, r: d.i32()? },
-        0x53 => CmpEqRef { a: d.rref()?, b: d.rref()?, r: d.i32()? },
-        0x54 => CmpNeRef { a: d.rref()?, b: d.rref()?, r: d.i32()? },
-        0x55 => CmpNzRef { a: d.rref()?, r: d.i32()? },
-        0x56 => BrRemap { branch: d.branch()? },
+        0x22 => AddI32 {
+            a: d.i32()?,
+            b: d.i32()?,
+            r: d.i32()?,
+        },
+        0x23 => SubI32 {
+            a: d.i32()?,
+            b: d.i32()?,
+            r: d.i32()?,
+        },
+        0x24 => MulI32 {
+            a: d.i32()?,
+            b: d.i32()?,
+            r: d.i32()?,
+        },
+        0x25 => BinI32 {
+            op: self::BinI32::DivS,
+            a: d.i32()?,
+            b: d.i32()?,
+            r: d.i32()?,
+        },
+        0x26 => BinI32 {
+            op: self::BinI32::DivU,
+            a: d.i32()?,
+            b: d.i32()?,
+            r: d.i32()?,
+        },
+        0x27 => BinI32 {
+            op: self::BinI32::RemS,
+            a: d.i32()?,
+            b: d.i32()?,
+            r: d.i32()?,
+        },
+        0x28 => BinI32 {
+            op: self::BinI32::RemU,
+            a: d.i32()?,
+            b: d.i32()?,
+            r: d.i32()?,
+        },
+        0x29 => FmaI32 {
+            a: d.i32()?,
+            b: d.i32()?,
+            c: d.i32()?,
+            r: d.i32()?,
+        },
+        0x2A => AddI64 {
+            a: d.i64()?,
+            b: d.i64()?,
+            r: d.i64()?,
+        },
+        0x2B => SubI64 {
+            a: d.i64()?,
+            b: d.i64()?,
+            r: d.i64()?,
+        },
+        0x2C => MulI64 {
+            a: d.i64()?,
+            b: d.i64()?,
+            r: d.i64()?,
+        },
+        0x2D => BinI64 {
+            op: self::BinI64::DivS,
+            a: d.i64()?,
+            b: d.i64()?,
+            r: d.i64()?,
+        },
+        0x2E => BinI64 {
+            op: self::BinI64::DivU,
+            a: d.i64()?,
+            b: d.i64()?,
+            r: d.i64()?,
+        },
+        0x2F => BinI64 {
+            op: self::BinI64::RemS,
+            a: d.i64()?,
+            b: d.i64()?,
+            r: d.i64()?,
+        },
+        0x30 => BinI64 {
+            op: self::BinI64::RemU,
+            a: d.i64()?,
+            b: d.i64()?,
+            r: d.i64()?,
+        },
+        0x31 => FmaI64 {
+            a: d.i64()?,
+            b: d.i64()?,
+            c: d.i64()?,
+            r: d.i64()?,
+        },
+        0x32 => UnI32 {
+            op: self::UnI32::Not,
+            a: d.i32()?,
+            r: d.i32()?,
+        },
+        0x33 => AndI32 {
+            a: d.i32()?,
+            b: d.i32()?,
+            r: d.i32()?,
+        },
+        0x34 => OrI32 {
+            a: d.i32()?,
+            b: d.i32()?,
+            r: d.i32()?,
+        },
+        0x35 => XorI32 {
+            a: d.i32()?,
+            b: d.i32()?,
+            r: d.i32()?,
+        },
+        0x36 => UnI64 {
+            op: self::UnI64::Not,
+            a: d.i64()?,
+            r: d.i64()?,
+        },
+        0x37 => BinI64 {
+            op: self::BinI64::And,
+            a: d.i64()?,
+            b: d.i64()?,
+            r: d.i64()?,
+        },
+        0x38 => BinI64 {
+            op: self::BinI64::Or,
+            a: d.i64()?,
+            b: d.i64()?,
+            r: d.i64()?,
+        },
+        0x39 => BinI64 {
+            op: self::BinI64::Xor,
+            a: d.i64()?,
+            b: d.i64()?,
+            r: d.i64()?,
+        },
+        0x3A => ShlI32 {
+            a: d.i32()?,
+            b: d.i32()?,
+            r: d.i32()?,
+        },
+        0x3B => ShrSI32 {
+            a: d.i32()?,
+            b: d.i32()?,
+            r: d.i32()?,
+        },
+        0x3C => ShrUI32 {
+            a: d.i32()?,
+            b: d.i32()?,
+            r: d.i32()?,
+        },
+        0x3D => ShlI64 {
+            a: d.i64()?,
+            b: d.i32()?,
+            r: d.i64()?,
+        },
+        0x3E => ShrSI64 {
+            a: d.i64()?,
+            b: d.i32()?,
+            r: d.i64()?,
+        },
+        0x3F => ShrUI64 {
+            a: d.i64()?,
+            b: d.i32()?,
+            r: d.i64()?,
+        },
+        0x40 => UnI32 {
+            op: self::UnI32::TruncI8,
+            a: d.i32()?,
+            r: d.i32()?,
+        },
+        0x41 => UnI32 {
+            op: self::UnI32::TruncI16,
+            a: d.i32()?,
+            r: d.i32()?,
+        },
+        0x42 => Conv {
+            op: self::Conv::TruncI64I32,
+            a: d.i64()?,
+            r: d.i32()?,
+        },
+        0x43 => UnI32 {
+            op: self::UnI32::ExtI8S,
+            a: d.i32()?,
+            r: d.i32()?,
+        },
+        0x44 => UnI32 {
+            op: self::UnI32::ExtI8U,
+            a: d.i32()?,
+            r: d.i32()?,
+        },
+        0x45 => UnI32 {
+            op: self::UnI32::ExtI16S,
+            a: d.i32()?,
+            r: d.i32()?,
+        },
+        0x46 => UnI32 {
+            op: self::UnI32::ExtI16U,
+            a: d.i32()?,
+            r: d.i32()?,
+        },
+        0x47 => Conv {
+            op: self::Conv::ExtI32I64S,
+            a: d.i32()?,
+            r: d.i64()?,
+        },
+        0x48 => Conv {
+            op: self::Conv::ExtI32I64U,
+            a: d.i32()?,
+            r: d.i64()?,
+        },
+        0x49 => CmpEqI32 {
+            a: d.i32()?,
+            b: d.i32()?,
+            r: d.i32()?,
+        },
+        0x4A => CmpNeI32 {
+            a: d.i32()?,
+            b: d.i32()?,
+            r: d.i32()?,
+        },
+        0x4B => CmpLtSI32 {
+            a: d.i32()?,
+            b: d.i32()?,
+            r: d.i32()?,
+        },
+        0x4C => CmpLtUI32 {
+            a: d.i32()?,
+            b: d.i32()?,
+            r: d.i32()?,
+        },
+        0x4D => CmpNzI32 {
+            a: d.i32()?,
+            r: d.i32()?,
+        },
+        0x4E => CmpEqI64 {
+            a: d.i64()?,
+            b: d.i64()?,
+            r: d.i32()?,
+        },
+        0x4F => CmpNeI64 {
+            a: d.i64()?,
+            b: d.i64()?,
+            r: d.i32()?,
+        },
+        0x50 => CmpLtSI64 {
+            a: d.i64()?,
+            b: d.i64()?,
+            r: d.i32()?,
+        },
+        0x51 => CmpLtUI64 {
+            a: d.i64()?,
+            b: d.i64()?,
+            r: d.i32()?,
+        },
+        0x52 => Conv {
+            op: self::Conv::CmpNzI64,
+            a: d.i64()?,
+            r: d.i32()?,
+        },
+        0x53 => CmpEqRef {
+            a: d.rref()?,
+            b: d.rref()?,
+            r: d.i32()?,
+        },
+        0x54 => CmpNeRef {
+            a: d.rref()?,
+            b: d.rref()?,
+            r: d.i32()?,
+        },
+        0x55 => CmpNzRef {
+            a: d.rref()?,
+            r: d.i32()?,
+        },
+        0x56 => BrRemap {
+            branch: d.branch()?,
+        },
         0x57 => {
             let cond = d.i32()?;
             let t = d.branch()?;
             let f = d.branch()?;
             CondBrRemap { cond, t, f }
         }
-        0x58 => Call { call: d.call(false, false)? },
-        0x59 => Call { call: d.call(true, false)? },
-        0x5A => Return { list: d.list_of(|d, r| d.check_any(r))? },
-        0x5B => Fail { status: d.i32()?, message: d.string()? },
+        0x58 => Call {
+            call: d.call(false, false)?,
+        },
+        0x59 => Call {
+            call: d.call(true, false)?,
+        },
+        0x5A => Return {
+            list: d.list_of(|d, r| d.check_any(r))?,
+        },
+        0x5B => Fail {
+            status: d.i32()?,
+            message: d.string()?,
+        },
         0x5C => {
             let f = d.r.u32()?;
             let import = f & 0x7FFF_FFFF;
             if f & 0x8000_0000 == 0 || import as usize >= d.m.import_cconvs.len() {
                 return Err(err(format!("import.resolved of invalid import {f:#x}")));
             }
-            ImportResolved { import, r: d.i32()? }
+            ImportResolved {
+                import,
+                r: d.i32()?,
+            }
         }
-        0x5D => Yield { branch: d.branch()? },
+        0x5D => Yield {
+            branch: d.branch()?,
+        },
         0x5E | 0x5F => {
             d.string()?;
             d.strings.pop();
-            Trace { list: d.list_of(|d, r| d.check_any(r))? }
+            Trace {
+                list: d.list_of(|d, r| d.check_any(r))?,
+            }
         }
         0x60 => {
             let cond = d.i32()?;
-            CondBreak { cond, branch: d.branch()? }
+            CondBreak {
+                cond,
+                branch: d.branch()?,
+            }
         }
-        0x61 => BrRemap { branch: d.branch()? },
-        0x62 => BufferLoad { elem: BufElem::I8U, buf: d.rref()?, offset: d.i64()?, r: d.i32()? },
-        0x63 => BufferLoad { elem: BufElem::I8S, buf: d.rref()?, offset: d.i64()?, r: d.i32()? },
-        0x64 => BufferLoad { elem: BufElem::I16U, buf: d.rref()?, offset: d.i64()?, r: d.i32()? },
-        0x65 => BufferLoad { elem: BufElem::I16S, buf: d.rref()?, offset: d.i64()?, r: d.i32()? },
-        0x66 => BufferLoad { elem: BufElem::I32, buf: d.rref()?, offset: d.i64()?, r: d.i32()? },
-        0x67 => BufferLoad { elem: BufElem::I64, buf: d.rref()?, offset: d.i64()?, r: d.i64()? },
-        0x68 => BufferStore { elem: BufElem::I8U, buf: d.rref()?, offset: d.i64()?, v: d.i32()? },
-        0x69 => BufferStore { elem: BufElem::I16U, buf: d.rref()?, offset: d.i64()?, v: d.i32()? },
-        0x6A => BufferStore { elem: BufElem::I32, buf: d.rref()?, offset: d.i64()?, v: d.i32()? },
-        0x6B => BufferStore { elem: BufElem::I64, buf: d.rref()?, offset: d.i64()?, v: d.i64()? },
-        0x6C => BufferAlloc { length: d.i64()?, alignment: d.i32()?, r: d.rref()? },
+        0x61 => BrRemap {
+            branch: d.branch()?,
+        },
+        0x62 => BufferLoad {
+            elem: BufElem::I8U,
+            buf: d.rref()?,
+            offset: d.i64()?,
+            r: d.i32()?,
+        },
+        0x63 => BufferLoad {
+            elem: BufElem::I8S,
+            buf: d.rref()?,
+            offset: d.i64()?,
+            r: d.i32()?,
+        },
+        0x64 => BufferLoad {
+            elem: BufElem::I16U,
+            buf: d.rref()?,
+            offset: d.i64()?,
+            r: d.i32()?,
+        },
+        0x65 => BufferLoad {
+            elem: BufElem::I16S,
+            buf: d.rref()?,
+            offset: d.i64()?,
+            r: d.i32()?,
+        },
+        0x66 => BufferLoad {
+            elem: BufElem::I32,
+            buf: d.rref()?,
+            offset: d.i64()?,
+            r: d.i32()?,
+        },
+        0x67 => BufferLoad {
+            elem: BufElem::I64,
+            buf: d.rref()?,
+            offset: d.i64()?,
+            r: d.i64()?,
+        },
+        0x68 => BufferStore {
+            elem: BufElem::I8U,
+            buf: d.rref()?,
+            offset: d.i64()?,
+            v: d.i32()?,
+        },
+        0x69 => BufferStore {
+            elem: BufElem::I16U,
+            buf: d.rref()?,
+            offset: d.i64()?,
+            v: d.i32()?,
+        },
+        0x6A => BufferStore {
+            elem: BufElem::I32,
+            buf: d.rref()?,
+            offset: d.i64()?,
+            v: d.i32()?,
+        },
+        0x6B => BufferStore {
+            elem: BufElem::I64,
+            buf: d.rref()?,
+            offset: d.i64()?,
+            v: d.i64()?,
+        },
+        0x6C => BufferAlloc {
+            length: d.i64()?,
+            alignment: d.i32()?,
+            r: d.rref()?,
+        },
         0x6D => {
             let src = d.rref()?;
             let (off, len, align) = (d.i64()?, d.i64()?, d.i32()?);
             let r = d.rref()?;
-            BufferClone { aux: d.aux([src.0, off, len, align, r.0, 0]) }
+            BufferClone {
+                aux: d.aux([src.0, off, len, align, r.0, 0]),
+            }
         }
-        0x6E => BufferLength { buf: d.rref()?, r: d.i64()? },
+        0x6E => BufferLength {
+            buf: d.rref()?,
+            r: d.i64()?,
+        },
         0x6F => {
-            let (src, src_off, dst, dst_off, len) = (d.rref()?, d.i64()?, d.rref()?, d.i64()?, d.i64()?);
-            BufferCopy { aux: d.aux([src.0, src_off, dst.0, dst_off, len, 0]) }
+            let (src, src_off, dst, dst_off, len) =
+                (d.rref()?, d.i64()?, d.rref()?, d.i64()?, d.i64()?);
+            BufferCopy {
+                aux: d.aux([src.0, src_off, dst.0, dst_off, len, 0]),
+            }
         }
         0x70 => {
-            let (a, a_off, b, b_off, len, r) = (d.rref()?, d.i64()?, d.rref()?, d.i64()?, d.i64()?, d.i32()?);
-            BufferCompare { aux: d.aux([a.0, a_off, b.0, b_off, len, r]) }
+            let (a, a_off, b, b_off, len, r) =
+                (d.rref()?, d.i64()?, d.rref()?, d.i64()?, d.i64()?, d.i32()?);
+            BufferCompare {
+                aux: d.aux([a.0, a_off, b.0, b_off, len, r]),
+            }
         }
-        0x71 => BufferFill { elem: BufElem::I8U, buf: d.rref()?, offset: d.i64()?, length: d.i64()?, v: d.i32()? },
-        0x72 => BufferFill { elem: BufElem::I16U, buf: d.rref()?, offset: d.i64()?, length: d.i64()?, v: d.i32()? },
-        0x73 => BufferFill { elem: BufElem::I32, buf: d.rref()?, offset: d.i64()?, length: d.i64()?, v: d.i32()? },
-        0x74 => BufferFill { elem: BufElem::I64, buf: d.rref()?, offset: d.i64()?, length: d.i64()?, v: d.i64()? },
-        0x75 => UnI32 { op: self::UnI32::Ctlz, a: d.i32()?, r: d.i32()? },
-        0x76 => UnI64 { op: self::UnI64::Ctlz, a: d.i64()?, r: d.i64()? },
-        0x77 => UnI32 { op: self::UnI32::Abs, a: d.i32()?, r: d.i32()? },
-        0x78 => UnI64 { op: self::UnI64::Abs, a: d.i64()?, r: d.i64()? },
-        0x7A => BinI32 { op: self::BinI32::MinS, a: d.i32()?, b: d.i32()?, r: d.i32()? },
-        0x7B => BinI32 { op: self::BinI32::MinU, a: d.i32()?, b: d.i32()?, r: d.i32()? },
-        0x7C => BinI32 { op: self::BinI32::MaxS, a: d.i32()?, b: d.i32()?, r: d.i32()? },
-        0x7D => BinI32 { op: self::BinI32::MaxU, a: d.i32()?, b: d.i32()?, r: d.i32()? },
-        0x7E => BinI64 { op: self::BinI64::MinS, a: d.i64()?, b: d.i64()?, r: d.i64()? },
-        0x7F => BinI64 { op: self::BinI64::MinU, a: d.i64()?, b: d.i64()?, r: d.i64()? },
-        0x80 => BinI64 { op: self::BinI64::MaxS, a: d.i64()?, b: d.i64()?, r: d.i64()? },
-        0x81 => BinI64 { op: self::BinI64::MaxU, a: d.i64()?, b: d.i64()?, r: d.i64()? },
-        0x82 => CastAnyRef { a: d.rref()?, ty: d.type_of()?, r: d.rref()? },
+        0x71 => BufferFill {
+            elem: BufElem::I8U,
+            buf: d.rref()?,
+            offset: d.i64()?,
+            length: d.i64()?,
+            v: d.i32()?,
+        },
+        0x72 => BufferFill {
+            elem: BufElem::I16U,
+            buf: d.rref()?,
+            offset: d.i64()?,
+            length: d.i64()?,
+            v: d.i32()?,
+        },
+        0x73 => BufferFill {
+            elem: BufElem::I32,
+            buf: d.rref()?,
+            offset: d.i64()?,
+            length: d.i64()?,
+            v: d.i32()?,
+        },
+        0x74 => BufferFill {
+            elem: BufElem::I64,
+            buf: d.rref()?,
+            offset: d.i64()?,
+            length: d.i64()?,
+            v: d.i64()?,
+        },
+        0x75 => UnI32 {
+            op: self::UnI32::Ctlz,
+            a: d.i32()?,
+            r: d.i32()?,
+        },
+        0x76 => UnI64 {
+            op: self::UnI64::Ctlz,
+            a: d.i64()?,
+            r: d.i64()?,
+        },
+        0x77 => UnI32 {
+            op: self::UnI32::Abs,
+            a: d.i32()?,
+            r: d.i32()?,
+        },
+        0x78 => UnI64 {
+            op: self::UnI64::Abs,
+            a: d.i64()?,
+            r: d.i64()?,
+        },
+        0x7A => BinI32 {
+            op: self::BinI32::MinS,
+            a: d.i32()?,
+            b: d.i32()?,
+            r: d.i32()?,
+        },
+        0x7B => BinI32 {
+            op: self::BinI32::MinU,
+            a: d.i32()?,
+            b: d.i32()?,
+            r: d.i32()?,
+        },
+        0x7C => BinI32 {
+            op: self::BinI32::MaxS,
+            a: d.i32()?,
+            b: d.i32()?,
+            r: d.i32()?,
+        },
+        0x7D => BinI32 {
+            op: self::BinI32::MaxU,
+            a: d.i32()?,
+            b: d.i32()?,
+            r: d.i32()?,
+        },
+        0x7E => BinI64 {
+            op: self::BinI64::MinS,
+            a: d.i64()?,
+            b: d.i64()?,
+            r: d.i64()?,
+        },
+        0x7F => BinI64 {
+            op: self::BinI64::MinU,
+            a: d.i64()?,
+            b: d.i64()?,
+            r: d.i64()?,
+        },
+        0x80 => BinI64 {
+            op: self::BinI64::MaxS,
+            a: d.i64()?,
+            b: d.i64()?,
+            r: d.i64()?,
+        },
+        0x81 => BinI64 {
+            op: self::BinI64::MaxU,
+            a: d.i64()?,
+            b: d.i64()?,
+            r: d.i64()?,
+        },
+        0x82 => CastAnyRef {
+            a: d.rref()?,
+            ty: d.type_of()?,
+            r: d.rref()?,
+        },
         0x83 => {
             let index = d.i32()?;
             let default = d.branch()?;
@@ -824,48 +1474,129 @@ fn decode_core(d: &mut Decoder<'_, '_>, c: u8) -> Result<Option<Op>> {
             for _ in 0..n {
                 cases.push(d.branch()?);
             }
-            d.tables.push(BranchTable { default, cases: cases.into_boxed_slice() });
-            BrTable { index, table: (d.tables.len() - 1) as u32 }
+            d.tables.push(BranchTable {
+                default,
+                cases: cases.into_boxed_slice(),
+            });
+            BrTable {
+                index,
+                table: (d.tables.len() - 1) as u32,
+            }
         }
         0x84 => {
             let (buf, off, len, r) = (d.rref()?, d.i64()?, d.i64()?, d.i64()?);
-            BufferHash { aux: d.aux([buf.0, off, len, r, 0, 0]) }
+            BufferHash {
+                aux: d.aux([buf.0, off, len, r, 0, 0]),
+            }
         }
-        0x85 => DiscardRefs { list: d.list_of(|d, r| d.check_ref(r))? },
-        0x86 => AssignRef { a: d.rref()?, r: d.rref()? },
-        0x87 => Call { call: d.call(false, true)? },
-        0x88 => Call { call: d.call(true, true)? },
+        0x85 => DiscardRefs {
+            list: d.list_of(|d, r| d.check_ref(r))?,
+        },
+        0x86 => AssignRef {
+            a: d.rref()?,
+            r: d.rref()?,
+        },
+        0x87 => Call {
+            call: d.call(false, true)?,
+        },
+        0x88 => Call {
+            call: d.call(true, true)?,
+        },
         _ => return Ok(None),
     }))
 }
 
 fn decode_f32(d: &mut Decoder<'_, '_>, c: u8) -> Result<Option<Op>> {
     use Op::*;
-    let un = |d: &mut Decoder<'_, '_>, op: UnF| -> Result<Op> { Ok(UnF32 { op, a: d.i32()?, r: d.i32()? }) };
-    let bin = |d: &mut Decoder<'_, '_>, op: BinF| -> Result<Op> { Ok(BinF32 { op, a: d.i32()?, b: d.i32()?, r: d.i32()? }) };
-    let cmp = |d: &mut Decoder<'_, '_>, op: CmpF| -> Result<Op> { Ok(CmpF32 { op, a: d.i32()?, b: d.i32()?, r: d.i32()? }) };
-    let conv = |d: &mut Decoder<'_, '_>, op: self::Conv, wide_in: bool, wide_out: bool| -> Result<Op> {
-        let a = if wide_in { d.i64()? } else { d.i32()? };
-        let r = if wide_out { d.i64()? } else { d.i32()? };
-        Ok(Conv { op, a, r })
+    let un = |d: &mut Decoder<'_, '_>, op: UnF| -> Result<Op> {
+        Ok(UnF32 {
+            op,
+            a: d.i32()?,
+            r: d.i32()?,
+        })
     };
+    let bin = |d: &mut Decoder<'_, '_>, op: BinF| -> Result<Op> {
+        Ok(BinF32 {
+            op,
+            a: d.i32()?,
+            b: d.i32()?,
+            r: d.i32()?,
+        })
+    };
+    let cmp = |d: &mut Decoder<'_, '_>, op: CmpF| -> Result<Op> {
+        Ok(CmpF32 {
+            op,
+            a: d.i32()?,
+            b: d.i32()?,
+            r: d.i32()?,
+        })
+    };
+    let conv =
+        |d: &mut Decoder<'_, '_>, op: self::Conv, wide_in: bool, wide_out: bool| -> Result<Op> {
+            let a = if wide_in { d.i64()? } else { d.i32()? };
+            let r = if wide_out { d.i64()? } else { d.i32()? };
+            Ok(Conv { op, a, r })
+        };
     Ok(Some(match c {
-        0x00 => GlobalLoadI32 { offset: d.global_offset(4)?, r: d.i32()? },
-        0x01 => GlobalStoreI32 { offset: d.global_offset(4)?, v: d.i32()? },
-        0x02 => GlobalLoadIndI32 { offset: d.i32()?, r: d.i32()? },
-        0x03 => GlobalStoreIndI32 { offset: d.i32()?, v: d.i32()? },
-        0x04 => ConstI32 { value: 0, r: d.i32()? },
-        0x05 => ConstI32 { value: d.r.u32()?, r: d.i32()? },
-        0x06 => ListGet { elem: ListElem::F32, list: d.rref()?, index: d.i32()?, r: d.i32()? },
-        0x07 => ListSet { elem: ListElem::F32, list: d.rref()?, index: d.i32()?, v: d.i32()? },
-        0x08 => SelectI32 { cond: d.i32()?, t: d.i32()?, f: d.i32()?, r: d.i32()? },
-        0x09 => SwitchI32 { index: d.i32()?, default: d.i32()?, list: d.list_of(|d, r| d.check_i32(r))?, r: d.i32()? },
+        0x00 => GlobalLoadI32 {
+            offset: d.global_offset(4)?,
+            r: d.i32()?,
+        },
+        0x01 => GlobalStoreI32 {
+            offset: d.global_offset(4)?,
+            v: d.i32()?,
+        },
+        0x02 => GlobalLoadIndI32 {
+            offset: d.i32()?,
+            r: d.i32()?,
+        },
+        0x03 => GlobalStoreIndI32 {
+            offset: d.i32()?,
+            v: d.i32()?,
+        },
+        0x04 => ConstI32 {
+            value: 0,
+            r: d.i32()?,
+        },
+        0x05 => ConstI32 {
+            value: d.r.u32()?,
+            r: d.i32()?,
+        },
+        0x06 => ListGet {
+            elem: ListElem::F32,
+            list: d.rref()?,
+            index: d.i32()?,
+            r: d.i32()?,
+        },
+        0x07 => ListSet {
+            elem: ListElem::F32,
+            list: d.rref()?,
+            index: d.i32()?,
+            v: d.i32()?,
+        },
+        0x08 => SelectI32 {
+            cond: d.i32()?,
+            t: d.i32()?,
+            f: d.i32()?,
+            r: d.i32()?,
+        },
+        0x09 => SwitchI32 {
+            index: d.i32()?,
+            default: d.i32()?,
+            list: d.list_of(|d, r| d.check_i32(r))?,
+            r: d.i32()?,
+        },
         0x0A => bin(d, BinF::Add)?,
         0x0B => bin(d, BinF::Sub)?,
         0x0C => bin(d, BinF::Mul)?,
         0x0D => bin(d, BinF::Div)?,
         0x0E => bin(d, BinF::Rem)?,
-        0x0F => FmaF32 { a: d.i32()?, b: d.i32()?, c: d.i32()?, r: d.i32()? },
+        0x0F => FmaF32 {
+            a: d.i32()?,
+            b: d.i32()?,
+            c: d.i32()?,
+            r: d.i32()?,
+        },
         0x10 => un(d, UnF::Abs)?,
         0x11 => un(d, UnF::Neg)?,
         0x12 => un(d, UnF::Ceil)?,
@@ -875,7 +1606,10 @@ fn decode_f32(d: &mut Decoder<'_, '_>, c: u8) -> Result<Option<Op>> {
         0x16 => conv(d, self::Conv::F32Si32, false, false)?,
         0x17 => conv(d, self::Conv::F32Ui32, false, false)?,
         // Bitcasts between i32 and f32 registers are plain moves.
-        0x18 | 0x19 => MoveI32 { a: d.i32()?, r: d.i32()? },
+        0x18 | 0x19 => MoveI32 {
+            a: d.i32()?,
+            r: d.i32()?,
+        },
         0x1A => un(d, UnF::Atan)?,
         0x1B => bin(d, BinF::Atan2)?,
         0x1C => un(d, UnF::Cos)?,
@@ -901,9 +1635,25 @@ fn decode_f32(d: &mut Decoder<'_, '_>, c: u8) -> Result<Option<Op>> {
         0x30 => cmp(d, CmpF::LteO)?,
         0x31 => cmp(d, CmpF::LteU)?,
         0x32 => conv(d, self::Conv::CmpNanF32, false, false)?,
-        0x33 => BufferLoad { elem: BufElem::F32, buf: d.rref()?, offset: d.i64()?, r: d.i32()? },
-        0x34 => BufferStore { elem: BufElem::F32, buf: d.rref()?, offset: d.i64()?, v: d.i32()? },
-        0x35 => BufferFill { elem: BufElem::F32, buf: d.rref()?, offset: d.i64()?, length: d.i64()?, v: d.i32()? },
+        0x33 => BufferLoad {
+            elem: BufElem::F32,
+            buf: d.rref()?,
+            offset: d.i64()?,
+            r: d.i32()?,
+        },
+        0x34 => BufferStore {
+            elem: BufElem::F32,
+            buf: d.rref()?,
+            offset: d.i64()?,
+            v: d.i32()?,
+        },
+        0x35 => BufferFill {
+            elem: BufElem::F32,
+            buf: d.rref()?,
+            offset: d.i64()?,
+            length: d.i64()?,
+            v: d.i32()?,
+        },
         0x36 => un(d, UnF::Round)?,
         0x37 => bin(d, BinF::Min)?,
         0x38 => bin(d, BinF::Max)?,
@@ -912,41 +1662,111 @@ fn decode_f32(d: &mut Decoder<'_, '_>, c: u8) -> Result<Option<Op>> {
         0x3B => conv(d, self::Conv::F32Ui64, false, true)?,
         0x3C => conv(d, self::Conv::Si64F32, true, false)?,
         0x3D => conv(d, self::Conv::Ui64F32, true, false)?,
-        0x3E => FpowiF32 { a: d.i32()?, b: d.i64()?, r: d.i32()? },
+        0x3E => FpowiF32 {
+            a: d.i32()?,
+            b: d.i64()?,
+            r: d.i32()?,
+        },
         _ => return Ok(None),
     }))
 }
 
 fn decode_f64(d: &mut Decoder<'_, '_>, c: u8) -> Result<Option<Op>> {
     use Op::*;
-    let un = |d: &mut Decoder<'_, '_>, op: UnF| -> Result<Op> { Ok(UnF64 { op, a: d.i64()?, r: d.i64()? }) };
-    let bin = |d: &mut Decoder<'_, '_>, op: BinF| -> Result<Op> { Ok(BinF64 { op, a: d.i64()?, b: d.i64()?, r: d.i64()? }) };
-    let cmp = |d: &mut Decoder<'_, '_>, op: CmpF| -> Result<Op> { Ok(CmpF64 { op, a: d.i64()?, b: d.i64()?, r: d.i32()? }) };
-    let conv = |d: &mut Decoder<'_, '_>, op: self::Conv, wide_in: bool, wide_out: bool| -> Result<Op> {
-        let a = if wide_in { d.i64()? } else { d.i32()? };
-        let r = if wide_out { d.i64()? } else { d.i32()? };
-        Ok(Conv { op, a, r })
+    let un = |d: &mut Decoder<'_, '_>, op: UnF| -> Result<Op> {
+        Ok(UnF64 {
+            op,
+            a: d.i64()?,
+            r: d.i64()?,
+        })
     };
+    let bin = |d: &mut Decoder<'_, '_>, op: BinF| -> Result<Op> {
+        Ok(BinF64 {
+            op,
+            a: d.i64()?,
+            b: d.i64()?,
+            r: d.i64()?,
+        })
+    };
+    let cmp = |d: &mut Decoder<'_, '_>, op: CmpF| -> Result<Op> {
+        Ok(CmpF64 {
+            op,
+            a: d.i64()?,
+            b: d.i64()?,
+            r: d.i32()?,
+        })
+    };
+    let conv =
+        |d: &mut Decoder<'_, '_>, op: self::Conv, wide_in: bool, wide_out: bool| -> Result<Op> {
+            let a = if wide_in { d.i64()? } else { d.i32()? };
+            let r = if wide_out { d.i64()? } else { d.i32()? };
+            Ok(Conv { op, a, r })
+        };
     Ok(Some(match c {
-        0x00 => GlobalLoadI64 { offset: d.global_offset(8)?, r: d.i64()? },
-        0x01 => GlobalStoreI64 { offset: d.global_offset(8)?, v: d.i64()? },
-        0x02 => GlobalLoadIndF64 { offset: d.i32()?, r: d.i64()? },
-        0x03 => GlobalStoreIndI64 { offset: d.i32()?, v: d.i64()? },
-        0x04 => ConstI64 { lo: 0, hi: 0, r: d.i64()? },
+        0x00 => GlobalLoadI64 {
+            offset: d.global_offset(8)?,
+            r: d.i64()?,
+        },
+        0x01 => GlobalStoreI64 {
+            offset: d.global_offset(8)?,
+            v: d.i64()?,
+        },
+        0x02 => GlobalLoadIndF64 {
+            offset: d.i32()?,
+            r: d.i64()?,
+        },
+        0x03 => GlobalStoreIndI64 {
+            offset: d.i32()?,
+            v: d.i64()?,
+        },
+        0x04 => ConstI64 {
+            lo: 0,
+            hi: 0,
+            r: d.i64()?,
+        },
         0x05 => {
             let (lo, hi) = (d.r.u32()?, d.r.u32()?);
-            ConstI64 { lo, hi, r: d.i64()? }
+            ConstI64 {
+                lo,
+                hi,
+                r: d.i64()?,
+            }
         }
-        0x06 => ListGet { elem: ListElem::F64, list: d.rref()?, index: d.i32()?, r: d.i64()? },
-        0x07 => ListSet { elem: ListElem::F64, list: d.rref()?, index: d.i32()?, v: d.i64()? },
-        0x08 => SelectI64 { cond: d.i32()?, t: d.i64()?, f: d.i64()?, r: d.i64()? },
-        0x09 => SwitchF64 { index: d.i32()?, default: d.i64()?, list: d.list_of(|d, r| d.check_i64(r))?, r: d.i64()? },
+        0x06 => ListGet {
+            elem: ListElem::F64,
+            list: d.rref()?,
+            index: d.i32()?,
+            r: d.i64()?,
+        },
+        0x07 => ListSet {
+            elem: ListElem::F64,
+            list: d.rref()?,
+            index: d.i32()?,
+            v: d.i64()?,
+        },
+        0x08 => SelectI64 {
+            cond: d.i32()?,
+            t: d.i64()?,
+            f: d.i64()?,
+            r: d.i64()?,
+        },
+        0x09 => SwitchF64 {
+            index: d.i32()?,
+            default: d.i64()?,
+            list: d.list_of(|d, r| d.check_i64(r))?,
+            r: d.i64()?,
+        },
         0x0A => bin(d, BinF::Add)?,
         0x0B => bin(d, BinF::Sub)?,
         0x0C => bin(d, BinF::Mul)?,
         0x0D => bin(d, BinF::Div)?,
         0x0E => bin(d, BinF::Rem)?,
-        0x0F => FmaF64 { a: d.i64()?, b: d.i64()?, c: d.i64()?, r: d.i64()? },
+        0x0F => FmaF64 {
+            a: d.i64()?,
+            b: d.i64()?,
+            c: d.i64()?,
+            r: d.i64()?,
+        },
         0x10 => un(d, UnF::Abs)?,
         0x11 => un(d, UnF::Neg)?,
         0x12 => un(d, UnF::Ceil)?,
@@ -962,7 +1782,10 @@ fn decode_f64(d: &mut Decoder<'_, '_>, c: u8) -> Result<Option<Op>> {
         0x1C => conv(d, self::Conv::F64Si64, true, true)?,
         0x1D => conv(d, self::Conv::F64Ui64, true, true)?,
         // Bitcasts between i64 and f64 registers are plain moves.
-        0x1E | 0x1F => MoveI64 { a: d.i64()?, r: d.i64()? },
+        0x1E | 0x1F => MoveI64 {
+            a: d.i64()?,
+            r: d.i64()?,
+        },
         0x20 => un(d, UnF::Atan)?,
         0x21 => bin(d, BinF::Atan2)?,
         0x22 => un(d, UnF::Cos)?,
@@ -988,14 +1811,34 @@ fn decode_f64(d: &mut Decoder<'_, '_>, c: u8) -> Result<Option<Op>> {
         0x36 => cmp(d, CmpF::LteO)?,
         0x37 => cmp(d, CmpF::LteU)?,
         0x38 => conv(d, self::Conv::CmpNanF64, true, false)?,
-        0x39 => BufferLoad { elem: BufElem::F64, buf: d.rref()?, offset: d.i64()?, r: d.i64()? },
-        0x3A => BufferStore { elem: BufElem::F64, buf: d.rref()?, offset: d.i64()?, v: d.i64()? },
-        0x3B => BufferFill { elem: BufElem::F64, buf: d.rref()?, offset: d.i64()?, length: d.i64()?, v: d.i64()? },
+        0x39 => BufferLoad {
+            elem: BufElem::F64,
+            buf: d.rref()?,
+            offset: d.i64()?,
+            r: d.i64()?,
+        },
+        0x3A => BufferStore {
+            elem: BufElem::F64,
+            buf: d.rref()?,
+            offset: d.i64()?,
+            v: d.i64()?,
+        },
+        0x3B => BufferFill {
+            elem: BufElem::F64,
+            buf: d.rref()?,
+            offset: d.i64()?,
+            length: d.i64()?,
+            v: d.i64()?,
+        },
         0x3C => un(d, UnF::Round)?,
         0x3D => bin(d, BinF::Min)?,
         0x3E => bin(d, BinF::Max)?,
         0x3F => un(d, UnF::RoundEven)?,
-        0x40 => FpowiF64 { a: d.i64()?, b: d.i64()?, r: d.i64()? },
+        0x40 => FpowiF64 {
+            a: d.i64()?,
+            b: d.i64()?,
+            r: d.i64()?,
+        },
         _ => return Ok(None),
     }))
 }

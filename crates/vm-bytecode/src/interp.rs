@@ -60,8 +60,12 @@ impl BytecodeInstance {
         let i32_base = stack.i32_arena.len();
         let ref_base = stack.ref_arena.len();
         stack.enter_frame(code.frame_bytes)?;
-        stack.i32_arena.resize(i32_base + code.i32_count as usize, 0);
-        stack.ref_arena.resize_with(ref_base + code.ref_count as usize, || None);
+        stack
+            .i32_arena
+            .resize(i32_base + code.i32_count as usize, 0);
+        stack
+            .ref_arena
+            .resize_with(ref_base + code.ref_count as usize, || None);
         let (mut i32_next, mut ref_next) = (0u32, 0u32);
         for (ty, value) in code.arg_slots.iter().zip(args) {
             let (_, r) = crate::decode::abi_slot(ty, &mut i32_next, &mut ref_next)?;
@@ -73,11 +77,20 @@ impl BytecodeInstance {
                 Value::F64(v) => write_pair(&mut stack.i32_arena, i32_base + r, v.to_bits()),
                 Value::Ref(v) => stack.ref_arena[ref_base + r] = v.clone(),
                 Value::I8(_) | Value::I16(_) => {
-                    return Err(Status::new(StatusCode::InvalidArgument, "i8/i16 values cannot be passed as arguments"))
+                    return Err(Status::new(
+                        StatusCode::InvalidArgument,
+                        "i8/i16 values cannot be passed as arguments",
+                    ))
                 }
             }
         }
-        let current = Frame { function, pc: 0, i32_base, ref_base, call: u32::MAX };
+        let current = Frame {
+            function,
+            pc: 0,
+            i32_base,
+            ref_base,
+            call: u32::MAX,
+        };
         let continuation = Continuation {
             frames: Vec::new(),
             current,
@@ -89,11 +102,20 @@ impl BytecodeInstance {
     }
 
     /// Resumes the activation saved by the most recent yield.
-    pub(crate) fn resume_execution(&self, stack: &mut Stack, results: &mut Vec<Value>) -> Result<CallStatus> {
+    pub(crate) fn resume_execution(
+        &self,
+        stack: &mut Stack,
+        results: &mut Vec<Value>,
+    ) -> Result<CallStatus> {
         let continuation = stack
             .pop_continuation()
             .and_then(|c| c.downcast::<Continuation>().ok())
-            .ok_or_else(|| Status::new(StatusCode::FailedPrecondition, "no suspended bytecode call to resume"))?;
+            .ok_or_else(|| {
+                Status::new(
+                    StatusCode::FailedPrecondition,
+                    "no suspended bytecode call to resume",
+                )
+            })?;
         let mut continuation = *continuation;
         if let Some(call) = continuation.pending_import.take() {
             // Finish the import that yielded, then continue after its resume block.
@@ -101,7 +123,10 @@ impl BytecodeInstance {
             let code = &self.module().functions[frame.function as usize];
             let info = &code.calls[call as usize];
             let CallTarget::Import { import, .. } = &info.target else {
-                return Err(Status::new(StatusCode::Internal, "pending call is not an import"));
+                return Err(Status::new(
+                    StatusCode::Internal,
+                    "pending call is not an import",
+                ));
             };
             let resolved = self.import(*import)?;
             let mut import_results = Vec::new();
@@ -143,7 +168,8 @@ impl BytecodeInstance {
                 let frame = cont.current;
                 let code = &self.module().functions[frame.function as usize];
                 let offset = code.op_offsets.get(frame.pc as usize).copied().unwrap_or(0);
-                let name = crate::decode::function_name(&self.module().meta, frame.function as usize);
+                let name =
+                    crate::decode::function_name(&self.module().meta, frame.function as usize);
                 self.unwind(stack, &cont);
                 Err(e.annotate(format!("at {name}+{offset:#x}")))
             }
@@ -165,7 +191,12 @@ impl BytecodeInstance {
     /// instruction pointer and the register file live; everything else goes
     /// through [`Self::slow_op`]. On `Err` the continuation's `current.pc`
     /// names the failing op.
-    fn dispatch(&self, stack: &mut Stack, cont: &mut Continuation, results: &mut Vec<Value>) -> Result<Exit> {
+    fn dispatch(
+        &self,
+        stack: &mut Stack,
+        cont: &mut Continuation,
+        results: &mut Vec<Value>,
+    ) -> Result<Exit> {
         let module = self.module();
         loop {
             let frame = cont.current;
@@ -186,71 +217,196 @@ impl BytecodeInstance {
                 loop {
                     let op: &Op = &*ip;
                     #[cfg(feature = "opcode-coverage")]
-                    crate::coverage::record(*code.op_codes.get_unchecked(ip.offset_from(base) as usize));
+                    crate::coverage::record(
+                        *code.op_codes.get_unchecked(ip.offset_from(base) as usize),
+                    );
                     ip = ip.add(1);
                     match *op {
-                    Op::GlobalLoadI32 { offset, r } => w32(regs, r, self.global_bytes().load(offset as usize, 4) as u32),
-                    Op::GlobalStoreI32 { offset, v } => self.global_bytes().store(offset as usize, 4, u64::from(r32(regs, v))),
-                    Op::GlobalLoadI64 { offset, r } => w64(regs, r, self.global_bytes().load(offset as usize, 8)),
-                    Op::GlobalStoreI64 { offset, v } => self.global_bytes().store(offset as usize, 8, r64(regs, v)),
-                    Op::ConstI32 { value, r } => w32(regs, r, value),
-                    Op::ConstI64 { lo, hi, r } => w64(regs, r, u64::from(lo) | (u64::from(hi) << 32)),
-                    Op::MoveI32 { a, r } => w32(regs, r, r32(regs, a)),
-                    Op::MoveI64 { a, r } => w64(regs, r, r64(regs, a)),
-                    Op::SelectI32 { cond, t, f, r } => w32(regs, r, if r32(regs, cond) != 0 { r32(regs, t) } else { r32(regs, f) }),
-                    Op::SelectI64 { cond, t, f, r } => w64(regs, r, if r32(regs, cond) != 0 { r64(regs, t) } else { r64(regs, f) }),
-                    Op::AddI32 { a, b, r } => w32(regs, r, r32(regs, a).wrapping_add(r32(regs, b))),
-                    Op::SubI32 { a, b, r } => w32(regs, r, r32(regs, a).wrapping_sub(r32(regs, b))),
-                    Op::MulI32 { a, b, r } => w32(regs, r, r32(regs, a).wrapping_mul(r32(regs, b))),
-                    Op::AndI32 { a, b, r } => w32(regs, r, r32(regs, a) & r32(regs, b)),
-                    Op::OrI32 { a, b, r } => w32(regs, r, r32(regs, a) | r32(regs, b)),
-                    Op::XorI32 { a, b, r } => w32(regs, r, r32(regs, a) ^ r32(regs, b)),
-                    Op::ShlI32 { a, b, r } => w32(regs, r, r32(regs, a) << (r32(regs, b) & 31)),
-                    Op::ShrSI32 { a, b, r } => w32(regs, r, ((r32(regs, a) as i32) >> (r32(regs, b) & 31)) as u32),
-                    Op::ShrUI32 { a, b, r } => w32(regs, r, r32(regs, a) >> (r32(regs, b) & 31)),
-                    Op::FmaI32 { a, b, c, r } => {
-                        w32(regs, r, r32(regs, a).wrapping_mul(r32(regs, b)).wrapping_add(r32(regs, c)))
-                    }
-                    Op::UnI32 { op, a, r } => w32(regs, r, math::un_i32(op, r32(regs, a) as i32) as u32),
-                    Op::CmpEqI32 { a, b, r } => w32(regs, r, (r32(regs, a) == r32(regs, b)) as u32),
-                    Op::CmpNeI32 { a, b, r } => w32(regs, r, (r32(regs, a) != r32(regs, b)) as u32),
-                    Op::CmpLtSI32 { a, b, r } => w32(regs, r, ((r32(regs, a) as i32) < (r32(regs, b) as i32)) as u32),
-                    Op::CmpLtUI32 { a, b, r } => w32(regs, r, (r32(regs, a) < r32(regs, b)) as u32),
-                    Op::CmpNzI32 { a, r } => w32(regs, r, (r32(regs, a) != 0) as u32),
-                    Op::AddI64 { a, b, r } => w64(regs, r, r64(regs, a).wrapping_add(r64(regs, b))),
-                    Op::SubI64 { a, b, r } => w64(regs, r, r64(regs, a).wrapping_sub(r64(regs, b))),
-                    Op::MulI64 { a, b, r } => w64(regs, r, r64(regs, a).wrapping_mul(r64(regs, b))),
-                    Op::FmaI64 { a, b, c, r } => {
-                        w64(regs, r, r64(regs, a).wrapping_mul(r64(regs, b)).wrapping_add(r64(regs, c)))
-                    }
-                    Op::UnI64 { op, a, r } => w64(regs, r, math::un_i64(op, r64(regs, a) as i64) as u64),
-                    Op::ShlI64 { a, b, r } => w64(regs, r, r64(regs, a) << (r32(regs, b) & 63)),
-                    Op::ShrSI64 { a, b, r } => w64(regs, r, ((r64(regs, a) as i64) >> (r32(regs, b) & 63)) as u64),
-                    Op::ShrUI64 { a, b, r } => w64(regs, r, r64(regs, a) >> (r32(regs, b) & 63)),
-                    Op::CmpEqI64 { a, b, r } => w32(regs, r, (r64(regs, a) == r64(regs, b)) as u32),
-                    Op::CmpNeI64 { a, b, r } => w32(regs, r, (r64(regs, a) != r64(regs, b)) as u32),
-                    Op::CmpLtSI64 { a, b, r } => w32(regs, r, ((r64(regs, a) as i64) < (r64(regs, b) as i64)) as u32),
-                    Op::CmpLtUI64 { a, b, r } => w32(regs, r, (r64(regs, a) < r64(regs, b)) as u32),
-                    Op::Conv { op, a, r } => {
-                        let (value, wide) = math::conv(op, r32(regs, a), r64_or_zero(regs, a, op));
-                        if wide {
-                            w64(regs, r, value);
-                        } else {
-                            w32(regs, r, value as u32);
+                        Op::GlobalLoadI32 { offset, r } => {
+                            w32(regs, r, self.global_bytes().load(offset as usize, 4) as u32)
                         }
-                    }
-                    Op::BinF32 { op, a, b, r } => w32(regs, r, math::bin_f32(op, rf32(regs, a), rf32(regs, b)).to_bits()),
-                    Op::UnF32 { op, a, r } => w32(regs, r, math::un_f32(op, rf32(regs, a)).to_bits()),
-                    Op::FmaF32 { a, b, c, r } => w32(regs, r, (rf32(regs, a) * rf32(regs, b) + rf32(regs, c)).to_bits()),
-                    Op::CmpF32 { op, a, b, r } => w32(regs, r, math::cmp_f64(op, f64::from(rf32(regs, a)), f64::from(rf32(regs, b))) as u32),
-                    Op::FpowiF32 { a, b, r } => w32(regs, r, math::fpowi_f32(rf32(regs, a), r64(regs, b) as i64).to_bits()),
-                    Op::BinF64 { op, a, b, r } => w64(regs, r, math::bin_f64(op, rf64(regs, a), rf64(regs, b)).to_bits()),
-                    Op::UnF64 { op, a, r } => w64(regs, r, math::un_f64(op, rf64(regs, a)).to_bits()),
-                    Op::FmaF64 { a, b, c, r } => w64(regs, r, (rf64(regs, a) * rf64(regs, b) + rf64(regs, c)).to_bits()),
-                    Op::CmpF64 { op, a, b, r } => w32(regs, r, math::cmp_f64(op, rf64(regs, a), rf64(regs, b)) as u32),
-                    Op::FpowiF64 { a, b, r } => w64(regs, r, math::fpowi_f64(rf64(regs, a), r64(regs, b) as i64).to_bits()),
-                    Op::Br { target } => ip = base.add(target as usize),
-                    Op::CondBr { cond, t, f } => ip = base.add(branch_target(r32(regs, cond) != 0, t, f)),
+                        Op::GlobalStoreI32 { offset, v } => {
+                            self.global_bytes()
+                                .store(offset as usize, 4, u64::from(r32(regs, v)))
+                        }
+                        Op::GlobalLoadI64 { offset, r } => {
+                            w64(regs, r, self.global_bytes().load(offset as usize, 8))
+                        }
+                        Op::GlobalStoreI64 { offset, v } => {
+                            self.global_bytes().store(offset as usize, 8, r64(regs, v))
+                        }
+                        Op::ConstI32 { value, r } => w32(regs, r, value),
+                        Op::ConstI64 { lo, hi, r } => {
+                            w64(regs, r, u64::from(lo) | (u64::from(hi) << 32))
+                        }
+                        Op::MoveI32 { a, r } => w32(regs, r, r32(regs, a)),
+                        Op::MoveI64 { a, r } => w64(regs, r, r64(regs, a)),
+                        Op::SelectI32 { cond, t, f, r } => w32(
+                            regs,
+                            r,
+                            if r32(regs, cond) != 0 {
+                                r32(regs, t)
+                            } else {
+                                r32(regs, f)
+                            },
+                        ),
+                        Op::SelectI64 { cond, t, f, r } => w64(
+                            regs,
+                            r,
+                            if r32(regs, cond) != 0 {
+                                r64(regs, t)
+                            } else {
+                                r64(regs, f)
+                            },
+                        ),
+                        Op::AddI32 { a, b, r } => {
+                            w32(regs, r, r32(regs, a).wrapping_add(r32(regs, b)))
+                        }
+                        Op::SubI32 { a, b, r } => {
+                            w32(regs, r, r32(regs, a).wrapping_sub(r32(regs, b)))
+                        }
+                        Op::MulI32 { a, b, r } => {
+                            w32(regs, r, r32(regs, a).wrapping_mul(r32(regs, b)))
+                        }
+                        Op::AndI32 { a, b, r } => w32(regs, r, r32(regs, a) & r32(regs, b)),
+                        Op::OrI32 { a, b, r } => w32(regs, r, r32(regs, a) | r32(regs, b)),
+                        Op::XorI32 { a, b, r } => w32(regs, r, r32(regs, a) ^ r32(regs, b)),
+                        Op::ShlI32 { a, b, r } => w32(regs, r, r32(regs, a) << (r32(regs, b) & 31)),
+                        Op::ShrSI32 { a, b, r } => w32(
+                            regs,
+                            r,
+                            ((r32(regs, a) as i32) >> (r32(regs, b) & 31)) as u32,
+                        ),
+                        Op::ShrUI32 { a, b, r } => {
+                            w32(regs, r, r32(regs, a) >> (r32(regs, b) & 31))
+                        }
+                        Op::FmaI32 { a, b, c, r } => w32(
+                            regs,
+                            r,
+                            r32(regs, a)
+                                .wrapping_mul(r32(regs, b))
+                                .wrapping_add(r32(regs, c)),
+                        ),
+                        Op::UnI32 { op, a, r } => {
+                            w32(regs, r, math::un_i32(op, r32(regs, a) as i32) as u32)
+                        }
+                        Op::CmpEqI32 { a, b, r } => {
+                            w32(regs, r, (r32(regs, a) == r32(regs, b)) as u32)
+                        }
+                        Op::CmpNeI32 { a, b, r } => {
+                            w32(regs, r, (r32(regs, a) != r32(regs, b)) as u32)
+                        }
+                        Op::CmpLtSI32 { a, b, r } => w32(
+                            regs,
+                            r,
+                            ((r32(regs, a) as i32) < (r32(regs, b) as i32)) as u32,
+                        ),
+                        Op::CmpLtUI32 { a, b, r } => {
+                            w32(regs, r, (r32(regs, a) < r32(regs, b)) as u32)
+                        }
+                        Op::CmpNzI32 { a, r } => w32(regs, r, (r32(regs, a) != 0) as u32),
+                        Op::AddI64 { a, b, r } => {
+                            w64(regs, r, r64(regs, a).wrapping_add(r64(regs, b)))
+                        }
+                        Op::SubI64 { a, b, r } => {
+                            w64(regs, r, r64(regs, a).wrapping_sub(r64(regs, b)))
+                        }
+                        Op::MulI64 { a, b, r } => {
+                            w64(regs, r, r64(regs, a).wrapping_mul(r64(regs, b)))
+                        }
+                        Op::FmaI64 { a, b, c, r } => w64(
+                            regs,
+                            r,
+                            r64(regs, a)
+                                .wrapping_mul(r64(regs, b))
+                                .wrapping_add(r64(regs, c)),
+                        ),
+                        Op::UnI64 { op, a, r } => {
+                            w64(regs, r, math::un_i64(op, r64(regs, a) as i64) as u64)
+                        }
+                        Op::ShlI64 { a, b, r } => w64(regs, r, r64(regs, a) << (r32(regs, b) & 63)),
+                        Op::ShrSI64 { a, b, r } => w64(
+                            regs,
+                            r,
+                            ((r64(regs, a) as i64) >> (r32(regs, b) & 63)) as u64,
+                        ),
+                        Op::ShrUI64 { a, b, r } => {
+                            w64(regs, r, r64(regs, a) >> (r32(regs, b) & 63))
+                        }
+                        Op::CmpEqI64 { a, b, r } => {
+                            w32(regs, r, (r64(regs, a) == r64(regs, b)) as u32)
+                        }
+                        Op::CmpNeI64 { a, b, r } => {
+                            w32(regs, r, (r64(regs, a) != r64(regs, b)) as u32)
+                        }
+                        Op::CmpLtSI64 { a, b, r } => w32(
+                            regs,
+                            r,
+                            ((r64(regs, a) as i64) < (r64(regs, b) as i64)) as u32,
+                        ),
+                        Op::CmpLtUI64 { a, b, r } => {
+                            w32(regs, r, (r64(regs, a) < r64(regs, b)) as u32)
+                        }
+                        Op::Conv { op, a, r } => {
+                            let (value, wide) =
+                                math::conv(op, r32(regs, a), r64_or_zero(regs, a, op));
+                            if wide {
+                                w64(regs, r, value);
+                            } else {
+                                w32(regs, r, value as u32);
+                            }
+                        }
+                        Op::BinF32 { op, a, b, r } => w32(
+                            regs,
+                            r,
+                            math::bin_f32(op, rf32(regs, a), rf32(regs, b)).to_bits(),
+                        ),
+                        Op::UnF32 { op, a, r } => {
+                            w32(regs, r, math::un_f32(op, rf32(regs, a)).to_bits())
+                        }
+                        Op::FmaF32 { a, b, c, r } => w32(
+                            regs,
+                            r,
+                            (rf32(regs, a) * rf32(regs, b) + rf32(regs, c)).to_bits(),
+                        ),
+                        Op::CmpF32 { op, a, b, r } => w32(
+                            regs,
+                            r,
+                            math::cmp_f64(op, f64::from(rf32(regs, a)), f64::from(rf32(regs, b)))
+                                as u32,
+                        ),
+                        Op::FpowiF32 { a, b, r } => w32(
+                            regs,
+                            r,
+                            math::fpowi_f32(rf32(regs, a), r64(regs, b) as i64).to_bits(),
+                        ),
+                        Op::BinF64 { op, a, b, r } => w64(
+                            regs,
+                            r,
+                            math::bin_f64(op, rf64(regs, a), rf64(regs, b)).to_bits(),
+                        ),
+                        Op::UnF64 { op, a, r } => {
+                            w64(regs, r, math::un_f64(op, rf64(regs, a)).to_bits())
+                        }
+                        Op::FmaF64 { a, b, c, r } => w64(
+                            regs,
+                            r,
+                            (rf64(regs, a) * rf64(regs, b) + rf64(regs, c)).to_bits(),
+                        ),
+                        Op::CmpF64 { op, a, b, r } => w32(
+                            regs,
+                            r,
+                            math::cmp_f64(op, rf64(regs, a), rf64(regs, b)) as u32,
+                        ),
+                        Op::FpowiF64 { a, b, r } => w64(
+                            regs,
+                            r,
+                            math::fpowi_f64(rf64(regs, a), r64(regs, b) as i64).to_bits(),
+                        ),
+                        Op::Br { target } => ip = base.add(target as usize),
+                        Op::CondBr { cond, t, f } => {
+                            ip = base.add(branch_target(r32(regs, cond) != 0, t, f))
+                        }
                         Op::CmpBrEqI32 { a, b, r, t, f } => {
                             let c = r32(regs, a) == r32(regs, b);
                             w32(regs, r, c as u32);
@@ -293,13 +449,24 @@ impl BytecodeInstance {
                         }
                         // Typed i32 list traffic stays inline; anything unusual
                         // (null, other list types, bad index) takes the slow path.
-                        Op::ListGet { elem: ListElem::I32, list, index, r }
-                            if let Some(v) = hot_list(refs, list).and_then(|l| l.try_get_i32(r32(regs, index) as i32)) =>
+                        Op::ListGet {
+                            elem: ListElem::I32,
+                            list,
+                            index,
+                            r,
+                        } if let Some(v) = hot_list(refs, list)
+                            .and_then(|l| l.try_get_i32(r32(regs, index) as i32)) =>
                         {
                             w32(regs, r, v as u32)
                         }
-                        Op::ListSet { elem: ListElem::I32, list, index, v }
-                            if hot_list(refs, list).is_some_and(|l| l.try_set_i32(r32(regs, index) as i32, r32(regs, v) as i32)) => {}
+                        Op::ListSet {
+                            elem: ListElem::I32,
+                            list,
+                            index,
+                            v,
+                        } if hot_list(refs, list).is_some_and(|l| {
+                            l.try_set_i32(r32(regs, index) as i32, r32(regs, v) as i32)
+                        }) => {}
                         _ => {
                             cont.current.pc = ip.offset_from(base) as u32;
                             match self.slow_op(stack, cont, results, *op)? {
@@ -319,7 +486,13 @@ impl BytecodeInstance {
     /// index after `op`. Returns how the dispatch loop continues.
     #[inline(never)]
     #[allow(clippy::too_many_lines, reason = "one arm per instruction")]
-    fn slow_op(&self, stack: &mut Stack, cont: &mut Continuation, results: &mut Vec<Value>, op: Op) -> Result<Flow> {
+    fn slow_op(
+        &self,
+        stack: &mut Stack,
+        cont: &mut Continuation,
+        results: &mut Vec<Value>,
+        op: Op,
+    ) -> Result<Flow> {
         let module = self.module();
         let mut frame = cont.current;
         let entry_pc = frame.pc as usize;
@@ -356,368 +529,516 @@ impl BytecodeInstance {
         // can move the arenas (`reload!`).
         unsafe {
             match op {
-                    Op::GlobalLoadIndI32 { offset, r } => w32(regs, r, tri!(self.global_load(r32(regs, offset), 4)) as u32),
-                    Op::GlobalStoreIndI32 { offset, v } => tri!(self.global_store(r32(regs, offset), 4, u64::from(r32(regs, v)))),
-                    Op::GlobalLoadIndI64 { offset, r } => w64(regs, r, tri!(self.global_load(r32(regs, offset), 8))),
-                    Op::GlobalLoadIndF64 { offset, r } => {
-                        let off = r32(regs, offset);
-                        tri!(self.check_global(off, 4));
-                        w64(regs, r, self.global_bytes().load(off as usize, 8));
+                Op::GlobalLoadIndI32 { offset, r } => {
+                    w32(regs, r, tri!(self.global_load(r32(regs, offset), 4)) as u32)
+                }
+                Op::GlobalStoreIndI32 { offset, v } => {
+                    tri!(self.global_store(r32(regs, offset), 4, u64::from(r32(regs, v))))
+                }
+                Op::GlobalLoadIndI64 { offset, r } => {
+                    w64(regs, r, tri!(self.global_load(r32(regs, offset), 8)))
+                }
+                Op::GlobalLoadIndF64 { offset, r } => {
+                    let off = r32(regs, offset);
+                    tri!(self.check_global(off, 4));
+                    w64(regs, r, self.global_bytes().load(off as usize, 8));
+                }
+                Op::GlobalStoreIndI64 { offset, v } => {
+                    tri!(self.global_store(r32(regs, offset), 8, r64(regs, v)))
+                }
+                Op::GlobalLoadRef { global, ty, r } => {
+                    let value = self.ref_globals().lock()[global as usize].clone();
+                    tri!(check_ref_type(module.types[ty as usize], &value));
+                    *rref(refs, r) = value;
+                }
+                Op::GlobalStoreRef { global, ty, v } => {
+                    let value = take_ref(refs, v);
+                    tri!(check_ref_type(module.types[ty as usize], &value));
+                    self.ref_globals().lock()[global as usize] = value;
+                }
+                Op::GlobalLoadIndRef { global, ty, r } => {
+                    let index = r32(regs, global) as usize;
+                    let value = tri!(self
+                        .ref_globals()
+                        .lock()
+                        .get(index)
+                        .cloned()
+                        .ok_or_else(|| ref_global_oob(index)));
+                    tri!(check_ref_type(module.types[ty as usize], &value));
+                    *rref(refs, r) = value;
+                }
+                Op::GlobalStoreIndRef { global, ty, v } => {
+                    let index = r32(regs, global) as usize;
+                    let value = take_ref(refs, v);
+                    tri!(check_ref_type(module.types[ty as usize], &value));
+                    let mut globals = self.ref_globals().lock();
+                    *tri!(globals.get_mut(index).ok_or_else(|| ref_global_oob(index))) = value;
+                }
+                Op::ConstRefZero { r } => *rref(refs, r) = None,
+                Op::ConstRefRodata { rodata, r } => {
+                    *rref(refs, r) = Some(module.rodata[rodata as usize].clone())
+                }
+                Op::ListAlloc { ty, capacity, r } => {
+                    let elem = ListElementType::from_type_def(module.types[ty as usize]);
+                    let list = tri!(List::new(elem, r32(regs, capacity) as i32));
+                    *rref(refs, r) = Some(Ref::new(list));
+                }
+                Op::ListReserve { list, capacity } => {
+                    tri!(tri!(list_at(refs, list)).reserve(r32(regs, capacity) as i32))
+                }
+                Op::ListSize { list, r } => w32(regs, r, tri!(list_at(refs, list)).size() as u32),
+                Op::ListResize { list, size } => {
+                    tri!(tri!(list_at(refs, list)).resize(r32(regs, size) as i32))
+                }
+                Op::ListGet {
+                    elem,
+                    list,
+                    index,
+                    r,
+                } => {
+                    let l = tri!(list_at(refs, list));
+                    let i = r32(regs, index) as i32;
+                    match elem {
+                        ListElem::I32 => w32(regs, r, tri!(l.get_i32(i)) as u32),
+                        ListElem::I64 => w64(regs, r, tri!(l.get_i64(i)) as u64),
+                        ListElem::F32 => w32(regs, r, tri!(l.get_f32(i)).to_bits()),
+                        ListElem::F64 => w64(regs, r, tri!(l.get_f64(i)).to_bits()),
                     }
-                    Op::GlobalStoreIndI64 { offset, v } => tri!(self.global_store(r32(regs, offset), 8, r64(regs, v))),
-                    Op::GlobalLoadRef { global, ty, r } => {
-                        let value = self.ref_globals().lock()[global as usize].clone();
-                        tri!(check_ref_type(module.types[ty as usize], &value));
-                        *rref(refs, r) = value;
+                }
+                Op::ListSet {
+                    elem,
+                    list,
+                    index,
+                    v,
+                } => {
+                    let l = tri!(list_at(refs, list));
+                    let i = r32(regs, index) as i32;
+                    match elem {
+                        ListElem::I32 => tri!(l.set_i32(i, r32(regs, v) as i32)),
+                        ListElem::I64 => tri!(l.set_i64(i, r64(regs, v) as i64)),
+                        ListElem::F32 => tri!(l.set_f32(i, f32::from_bits(r32(regs, v)))),
+                        ListElem::F64 => tri!(l.set_f64(i, f64::from_bits(r64(regs, v)))),
                     }
-                    Op::GlobalStoreRef { global, ty, v } => {
-                        let value = take_ref(refs, v);
-                        tri!(check_ref_type(module.types[ty as usize], &value));
-                        self.ref_globals().lock()[global as usize] = value;
+                }
+                Op::ListGetRef { list, index, ty, r } => {
+                    let expected = module.types[ty as usize];
+                    let value =
+                        tri!(tri!(list_at(refs, list)).get_ref(r32(regs, index) as i32, expected));
+                    *rref(refs, r) = value;
+                }
+                Op::ListSetRef { list, index, v } => {
+                    let l = tri!(list_at(refs, list)) as *const List;
+                    let value = take_ref(refs, v);
+                    tri!((*l).set_ref(r32(regs, index) as i32, value));
+                }
+                Op::SelectRef { cond, t, f, r } => {
+                    let (chosen, other) = if r32(regs, cond) != 0 { (t, f) } else { (f, t) };
+                    let value = take_ref(refs, chosen);
+                    if other.is_move() && other.index() != r.index() {
+                        *rref(refs, other) = None;
                     }
-                    Op::GlobalLoadIndRef { global, ty, r } => {
-                        let index = r32(regs, global) as usize;
-                        let value = tri!(self.ref_globals().lock().get(index).cloned().ok_or_else(|| ref_global_oob(index)));
-                        tri!(check_ref_type(module.types[ty as usize], &value));
-                        *rref(refs, r) = value;
-                    }
-                    Op::GlobalStoreIndRef { global, ty, v } => {
-                        let index = r32(regs, global) as usize;
-                        let value = take_ref(refs, v);
-                        tri!(check_ref_type(module.types[ty as usize], &value));
-                        let mut globals = self.ref_globals().lock();
-                        *tri!(globals.get_mut(index).ok_or_else(|| ref_global_oob(index))) = value;
-                    }
-                    Op::ConstRefZero { r } => *rref(refs, r) = None,
-                    Op::ConstRefRodata { rodata, r } => *rref(refs, r) = Some(module.rodata[rodata as usize].clone()),
-                    Op::ListAlloc { ty, capacity, r } => {
-                        let elem = ListElementType::from_type_def(module.types[ty as usize]);
-                        let list = tri!(List::new(elem, r32(regs, capacity) as i32));
-                        *rref(refs, r) = Some(Ref::new(list));
-                    }
-                    Op::ListReserve { list, capacity } => tri!(tri!(list_at(refs, list)).reserve(r32(regs, capacity) as i32)),
-                    Op::ListSize { list, r } => w32(regs, r, tri!(list_at(refs, list)).size() as u32),
-                    Op::ListResize { list, size } => tri!(tri!(list_at(refs, list)).resize(r32(regs, size) as i32)),
-                    Op::ListGet { elem, list, index, r } => {
-                        let l = tri!(list_at(refs, list));
-                        let i = r32(regs, index) as i32;
-                        match elem {
-                            ListElem::I32 => w32(regs, r, tri!(l.get_i32(i)) as u32),
-                            ListElem::I64 => w64(regs, r, tri!(l.get_i64(i)) as u64),
-                            ListElem::F32 => w32(regs, r, tri!(l.get_f32(i)).to_bits()),
-                            ListElem::F64 => w64(regs, r, tri!(l.get_f64(i)).to_bits()),
+                    *rref(refs, r) = value;
+                }
+                Op::SwitchI32 {
+                    index,
+                    default,
+                    list,
+                    r,
+                } => {
+                    let values = code.lists.get_unchecked(list as usize);
+                    let i = r32(regs, index) as usize;
+                    let src = values.get(i).copied().unwrap_or(default);
+                    w32(regs, r, r32(regs, src));
+                }
+                Op::SwitchI64 {
+                    index,
+                    default,
+                    list,
+                    r,
+                } => {
+                    let values = code.lists.get_unchecked(list as usize);
+                    let value = match values.get(r32(regs, index) as usize) {
+                        Some(&src) => r32(regs, src) as i32 as i64 as u64,
+                        None => r64(regs, default),
+                    };
+                    w64(regs, r, value);
+                }
+                Op::SwitchF64 {
+                    index,
+                    default,
+                    list,
+                    r,
+                } => {
+                    let values = code.lists.get_unchecked(list as usize);
+                    let src = values
+                        .get(r32(regs, index) as usize)
+                        .copied()
+                        .unwrap_or(default);
+                    w64(regs, r, r64(regs, src));
+                }
+                Op::SwitchRef {
+                    index,
+                    default,
+                    list,
+                    r,
+                } => {
+                    let values = code.lists.get_unchecked(list as usize);
+                    let i = r32(regs, index) as usize;
+                    let src = values
+                        .get(i)
+                        .map(|&raw| RefReg::new(raw & REF_MASK, raw & MOVE_BIT != 0))
+                        .unwrap_or(default);
+                    let value = (*rref(refs, src)).clone();
+                    *rref(refs, r) = value;
+                }
+                Op::BinI32 { op, a, b, r } => w32(
+                    regs,
+                    r,
+                    tri!(math::bin_i32(op, r32(regs, a) as i32, r32(regs, b) as i32)) as u32,
+                ),
+                Op::BinI64 { op, a, b, r } => w64(
+                    regs,
+                    r,
+                    tri!(math::bin_i64(op, r64(regs, a) as i64, r64(regs, b) as i64)) as u64,
+                ),
+                Op::CmpEqRef { a, b, r } => {
+                    let eq = ref_eq(&*rref(refs, a), &*rref(refs, b));
+                    discard_if_move(refs, a);
+                    discard_if_move(refs, b);
+                    w32(regs, r, eq as u32);
+                }
+                Op::CmpNeRef { a, b, r } => {
+                    let eq = ref_eq(&*rref(refs, a), &*rref(refs, b));
+                    discard_if_move(refs, a);
+                    discard_if_move(refs, b);
+                    w32(regs, r, (!eq) as u32);
+                }
+                Op::CmpNzRef { a, r } => {
+                    let nz = (*rref(refs, a)).is_some();
+                    discard_if_move(refs, a);
+                    w32(regs, r, nz as u32);
+                }
+                Op::CastAnyRef { a, ty, r } => {
+                    let value = take_ref(refs, a);
+                    tri!(check_ref_type(module.types[ty as usize], &value));
+                    *rref(refs, r) = value;
+                }
+                Op::AssignRef { a, r } => {
+                    let value = take_ref(refs, a);
+                    *rref(refs, r) = value;
+                }
+                Op::DiscardRefs { list } | Op::Trace { list } => {
+                    for &raw in code.lists.get_unchecked(list as usize).iter() {
+                        if raw & (REF_BIT | MOVE_BIT) == REF_BIT | MOVE_BIT {
+                            *refs.add((raw & REF_MASK) as usize) = None;
                         }
                     }
-                    Op::ListSet { elem, list, index, v } => {
-                        let l = tri!(list_at(refs, list));
-                        let i = r32(regs, index) as i32;
-                        match elem {
-                            ListElem::I32 => tri!(l.set_i32(i, r32(regs, v) as i32)),
-                            ListElem::I64 => tri!(l.set_i64(i, r64(regs, v) as i64)),
-                            ListElem::F32 => tri!(l.set_f32(i, f32::from_bits(r32(regs, v)))),
-                            ListElem::F64 => tri!(l.set_f64(i, f64::from_bits(r64(regs, v)))),
+                }
+                Op::BufferLoad {
+                    elem,
+                    buf,
+                    offset,
+                    r,
+                } => {
+                    let b = tri!(buffer_at(refs, buf));
+                    let off = r64(regs, offset) as i64;
+                    match elem {
+                        BufElem::I8U => w32(regs, r, tri!(b.load_i8u(off)) as u32),
+                        BufElem::I8S => w32(regs, r, tri!(b.load_i8s(off)) as u32),
+                        BufElem::I16U => w32(regs, r, tri!(b.load_i16u(off)) as u32),
+                        BufElem::I16S => w32(regs, r, tri!(b.load_i16s(off)) as u32),
+                        BufElem::I32 => w32(regs, r, tri!(b.load_i32(off)) as u32),
+                        BufElem::I64 => w64(regs, r, tri!(b.load_i64(off)) as u64),
+                        BufElem::F32 => w32(regs, r, tri!(b.load_f32(off)).to_bits()),
+                        BufElem::F64 => w64(regs, r, tri!(b.load_f64(off)).to_bits()),
+                    }
+                }
+                Op::BufferStore {
+                    elem,
+                    buf,
+                    offset,
+                    v,
+                } => {
+                    let b = tri!(buffer_at(refs, buf));
+                    let off = r64(regs, offset) as i64;
+                    match elem {
+                        BufElem::I8U | BufElem::I8S => tri!(b.store_i8(off, r32(regs, v) as i32)),
+                        BufElem::I16U | BufElem::I16S => {
+                            tri!(b.store_i16(off, r32(regs, v) as i32))
                         }
+                        BufElem::I32 => tri!(b.store_i32(off, r32(regs, v) as i32)),
+                        BufElem::I64 => tri!(b.store_i64(off, r64(regs, v) as i64)),
+                        BufElem::F32 => tri!(b.store_f32(off, rf32(regs, v))),
+                        BufElem::F64 => tri!(b.store_f64(off, rf64(regs, v))),
                     }
-                    Op::ListGetRef { list, index, ty, r } => {
-                        let expected = module.types[ty as usize];
-                        let value = tri!(tri!(list_at(refs, list)).get_ref(r32(regs, index) as i32, expected));
-                        *rref(refs, r) = value;
-                    }
-                    Op::ListSetRef { list, index, v } => {
-                        let l = tri!(list_at(refs, list)) as *const List;
-                        let value = take_ref(refs, v);
-                        tri!((*l).set_ref(r32(regs, index) as i32, value));
-                    }
-                    Op::SelectRef { cond, t, f, r } => {
-                        let (chosen, other) = if r32(regs, cond) != 0 { (t, f) } else { (f, t) };
-                        let value = take_ref(refs, chosen);
-                        if other.is_move() && other.index() != r.index() {
-                            *rref(refs, other) = None;
+                }
+                Op::BufferFill {
+                    elem,
+                    buf,
+                    offset,
+                    length,
+                    v,
+                } => {
+                    let b = tri!(buffer_at(refs, buf));
+                    let (off, len) = (r64(regs, offset) as i64, r64(regs, length) as i64);
+                    match elem {
+                        BufElem::I8U | BufElem::I8S => {
+                            tri!(b.fill_i8(off, len, r32(regs, v) as i32))
                         }
-                        *rref(refs, r) = value;
+                        BufElem::I16U | BufElem::I16S => {
+                            tri!(b.fill_i16(off, len, r32(regs, v) as i32))
+                        }
+                        BufElem::I32 => tri!(b.fill_i32(off, len, r32(regs, v) as i32)),
+                        BufElem::I64 => tri!(b.fill_i64(off, len, r64(regs, v) as i64)),
+                        BufElem::F32 => tri!(b.fill_f32(off, len, rf32(regs, v))),
+                        BufElem::F64 => tri!(b.fill_f64(off, len, rf64(regs, v))),
                     }
-                    Op::SwitchI32 { index, default, list, r } => {
-                        let values = code.lists.get_unchecked(list as usize);
-                        let i = r32(regs, index) as usize;
-                        let src = values.get(i).copied().unwrap_or(default);
-                        w32(regs, r, r32(regs, src));
+                }
+                Op::BufferAlloc {
+                    length,
+                    alignment,
+                    r,
+                } => {
+                    let b = tri!(Buffer::alloc(
+                        r64(regs, length) as i64,
+                        r32(regs, alignment) as i32
+                    ));
+                    *rref(refs, r) = Some(Ref::new(b));
+                }
+                Op::BufferClone { aux } => {
+                    let [src, off, len, align, r, _] = *code.aux.get_unchecked(aux as usize);
+                    let b = tri!(buffer_at(refs, RefReg(src)));
+                    let clone = tri!(b.clone_range(
+                        r64(regs, off) as i64,
+                        r64(regs, len) as i64,
+                        r32(regs, align) as i32
+                    ));
+                    *rref(refs, RefReg(r)) = Some(Ref::new(clone));
+                }
+                Op::BufferLength { buf, r } => {
+                    let b = tri!(buffer_at(refs, buf));
+                    w64(regs, r, b.len() as u64);
+                }
+                Op::BufferCopy { aux } => {
+                    let [src, src_off, dst, dst_off, len, _] =
+                        *code.aux.get_unchecked(aux as usize);
+                    let s = tri!(buffer_at(refs, RefReg(src)));
+                    let d = tri!(buffer_at(refs, RefReg(dst)));
+                    tri!(Buffer::copy(
+                        s,
+                        r64(regs, src_off) as i64,
+                        d,
+                        r64(regs, dst_off) as i64,
+                        r64(regs, len) as i64
+                    ));
+                }
+                Op::BufferCompare { aux } => {
+                    let [a, a_off, b, b_off, len, r] = *code.aux.get_unchecked(aux as usize);
+                    let ab = tri!(buffer_at(refs, RefReg(a)));
+                    let bb = tri!(buffer_at(refs, RefReg(b)));
+                    let eq = tri!(Buffer::compare(
+                        ab,
+                        r64(regs, a_off) as i64,
+                        bb,
+                        r64(regs, b_off) as i64,
+                        r64(regs, len) as i64
+                    ));
+                    w32(regs, r, eq as u32);
+                }
+                Op::BufferHash { aux } => {
+                    let [buf, off, len, r, _, _] = *code.aux.get_unchecked(aux as usize);
+                    let b = tri!(buffer_at(refs, RefReg(buf)));
+                    let h = tri!(b.hash(r64(regs, off) as i64, r64(regs, len) as i64));
+                    w64(regs, r, h as u64);
+                }
+                Op::BrRemap { branch } => {
+                    let br = code.branches.get_unchecked(branch as usize);
+                    remap(regs, refs, &br.remap);
+                    pc = br.target as usize;
+                }
+                Op::CondBrRemap { cond, t, f } => {
+                    let br = code
+                        .branches
+                        .get_unchecked(if r32(regs, cond) != 0 { t } else { f } as usize);
+                    remap(regs, refs, &br.remap);
+                    pc = br.target as usize;
+                }
+                Op::CondBreak { cond: _, branch } => {
+                    let br = code.branches.get_unchecked(branch as usize);
+                    remap(regs, refs, &br.remap);
+                    pc = br.target as usize;
+                }
+                Op::BrTable { index, table } => {
+                    let t = code.tables.get_unchecked(table as usize);
+                    let i = r32(regs, index) as usize;
+                    let branch = t.cases.get(i).copied().unwrap_or(t.default);
+                    let br = code.branches.get_unchecked(branch as usize);
+                    remap(regs, refs, &br.remap);
+                    pc = br.target as usize;
+                }
+                Op::Fail { status, message } => {
+                    let raw = r32(regs, status);
+                    if raw != 0 {
+                        let msg = code.strings.get_unchecked(message as usize);
+                        let e = Status::with_location(
+                            StatusCode::from_raw(raw),
+                            msg.to_string(),
+                            "<vm>",
+                            0,
+                        );
+                        frame.pc = (pc - 1) as u32;
+                        cont.current = frame;
+                        return Err(e);
                     }
-                    Op::SwitchI64 { index, default, list, r } => {
-                        let values = code.lists.get_unchecked(list as usize);
-                        let value = match values.get(r32(regs, index) as usize) {
-                            Some(&src) => r32(regs, src) as i32 as i64 as u64,
-                            None => r64(regs, default),
-                        };
-                        w64(regs, r, value);
-                    }
-                    Op::SwitchF64 { index, default, list, r } => {
-                        let values = code.lists.get_unchecked(list as usize);
-                        let src = values.get(r32(regs, index) as usize).copied().unwrap_or(default);
-                        w64(regs, r, r64(regs, src));
-                    }
-                    Op::SwitchRef { index, default, list, r } => {
-                        let values = code.lists.get_unchecked(list as usize);
-                        let i = r32(regs, index) as usize;
-                        let src = values.get(i).map(|&raw| RefReg::new(raw & REF_MASK, raw & MOVE_BIT != 0)).unwrap_or(default);
-                        let value = (*rref(refs, src)).clone();
-                        *rref(refs, r) = value;
-                    }
-                    Op::BinI32 { op, a, b, r } => w32(regs, r, tri!(math::bin_i32(op, r32(regs, a) as i32, r32(regs, b) as i32)) as u32),
-                    Op::BinI64 { op, a, b, r } => w64(regs, r, tri!(math::bin_i64(op, r64(regs, a) as i64, r64(regs, b) as i64)) as u64),
-                    Op::CmpEqRef { a, b, r } => {
-                        let eq = ref_eq(&*rref(refs, a), &*rref(refs, b));
-                        discard_if_move(refs, a);
-                        discard_if_move(refs, b);
-                        w32(regs, r, eq as u32);
-                    }
-                    Op::CmpNeRef { a, b, r } => {
-                        let eq = ref_eq(&*rref(refs, a), &*rref(refs, b));
-                        discard_if_move(refs, a);
-                        discard_if_move(refs, b);
-                        w32(regs, r, (!eq) as u32);
-                    }
-                    Op::CmpNzRef { a, r } => {
-                        let nz = (*rref(refs, a)).is_some();
-                        discard_if_move(refs, a);
-                        w32(regs, r, nz as u32);
-                    }
-                    Op::CastAnyRef { a, ty, r } => {
-                        let value = take_ref(refs, a);
-                        tri!(check_ref_type(module.types[ty as usize], &value));
-                        *rref(refs, r) = value;
-                    }
-                    Op::AssignRef { a, r } => {
-                        let value = take_ref(refs, a);
-                        *rref(refs, r) = value;
-                    }
-                    Op::DiscardRefs { list } | Op::Trace { list } => {
-                        for &raw in code.lists.get_unchecked(list as usize).iter() {
-                            if raw & (REF_BIT | MOVE_BIT) == REF_BIT | MOVE_BIT {
-                                *refs.add((raw & REF_MASK) as usize) = None;
+                }
+                Op::ImportResolved { import, r } => w32(
+                    regs,
+                    r,
+                    self.imports()
+                        .get(import as usize)
+                        .is_some_and(|i| i.is_some()) as u32,
+                ),
+                Op::Yield { branch } => {
+                    let br = code.branches.get_unchecked(branch as usize);
+                    remap(regs, refs, &br.remap);
+                    frame.pc = br.target;
+                    cont.current = frame;
+                    return Ok(Flow::Exit(Exit::Deferred(None)));
+                }
+                Op::Call { call } => {
+                    let info = code.calls.get_unchecked(call as usize);
+                    match &info.target {
+                        CallTarget::Internal { function, args } => {
+                            let callee = &module.functions[*function as usize];
+                            // The caller resumes after the call, or at the
+                            // resume block of a yieldable call.
+                            frame.pc = match info.resume {
+                                Some(b) => code.branches.get_unchecked(b as usize).target,
+                                None => pc as u32,
+                            };
+                            frame.call = call;
+                            tri!(stack.enter_frame(callee.frame_bytes));
+                            let i32_base = stack.i32_arena.len();
+                            let ref_base = stack.ref_arena.len();
+                            stack
+                                .i32_arena
+                                .resize(i32_base + callee.i32_count as usize, 0);
+                            stack
+                                .ref_arena
+                                .resize_with(ref_base + callee.ref_count as usize, || None);
+                            for m in args.iter() {
+                                move_into_callee(stack, &frame, i32_base, ref_base, m);
                             }
+                            cont.frames.push(frame);
+                            frame = Frame {
+                                function: *function,
+                                pc: 0,
+                                i32_base,
+                                ref_base,
+                                call: u32::MAX,
+                            };
+                            code = callee;
+                            pc = 0;
+                            reload!();
                         }
-                    }
-                    Op::BufferLoad { elem, buf, offset, r } => {
-                        let b = tri!(buffer_at(refs, buf));
-                        let off = r64(regs, offset) as i64;
-                        match elem {
-                            BufElem::I8U => w32(regs, r, tri!(b.load_i8u(off)) as u32),
-                            BufElem::I8S => w32(regs, r, tri!(b.load_i8s(off)) as u32),
-                            BufElem::I16U => w32(regs, r, tri!(b.load_i16u(off)) as u32),
-                            BufElem::I16S => w32(regs, r, tri!(b.load_i16s(off)) as u32),
-                            BufElem::I32 => w32(regs, r, tri!(b.load_i32(off)) as u32),
-                            BufElem::I64 => w64(regs, r, tri!(b.load_i64(off)) as u64),
-                            BufElem::F32 => w32(regs, r, tri!(b.load_f32(off)).to_bits()),
-                            BufElem::F64 => w64(regs, r, tri!(b.load_f64(off)).to_bits()),
-                        }
-                    }
-                    Op::BufferStore { elem, buf, offset, v } => {
-                        let b = tri!(buffer_at(refs, buf));
-                        let off = r64(regs, offset) as i64;
-                        match elem {
-                            BufElem::I8U | BufElem::I8S => tri!(b.store_i8(off, r32(regs, v) as i32)),
-                            BufElem::I16U | BufElem::I16S => tri!(b.store_i16(off, r32(regs, v) as i32)),
-                            BufElem::I32 => tri!(b.store_i32(off, r32(regs, v) as i32)),
-                            BufElem::I64 => tri!(b.store_i64(off, r64(regs, v) as i64)),
-                            BufElem::F32 => tri!(b.store_f32(off, rf32(regs, v))),
-                            BufElem::F64 => tri!(b.store_f64(off, rf64(regs, v))),
-                        }
-                    }
-                    Op::BufferFill { elem, buf, offset, length, v } => {
-                        let b = tri!(buffer_at(refs, buf));
-                        let (off, len) = (r64(regs, offset) as i64, r64(regs, length) as i64);
-                        match elem {
-                            BufElem::I8U | BufElem::I8S => tri!(b.fill_i8(off, len, r32(regs, v) as i32)),
-                            BufElem::I16U | BufElem::I16S => tri!(b.fill_i16(off, len, r32(regs, v) as i32)),
-                            BufElem::I32 => tri!(b.fill_i32(off, len, r32(regs, v) as i32)),
-                            BufElem::I64 => tri!(b.fill_i64(off, len, r64(regs, v) as i64)),
-                            BufElem::F32 => tri!(b.fill_f32(off, len, rf32(regs, v))),
-                            BufElem::F64 => tri!(b.fill_f64(off, len, rf64(regs, v))),
-                        }
-                    }
-                    Op::BufferAlloc { length, alignment, r } => {
-                        let b = tri!(Buffer::alloc(r64(regs, length) as i64, r32(regs, alignment) as i32));
-                        *rref(refs, r) = Some(Ref::new(b));
-                    }
-                    Op::BufferClone { aux } => {
-                        let [src, off, len, align, r, _] = *code.aux.get_unchecked(aux as usize);
-                        let b = tri!(buffer_at(refs, RefReg(src)));
-                        let clone = tri!(b.clone_range(r64(regs, off) as i64, r64(regs, len) as i64, r32(regs, align) as i32));
-                        *rref(refs, RefReg(r)) = Some(Ref::new(clone));
-                    }
-                    Op::BufferLength { buf, r } => {
-                        let b = tri!(buffer_at(refs, buf));
-                        w64(regs, r, b.len() as u64);
-                    }
-                    Op::BufferCopy { aux } => {
-                        let [src, src_off, dst, dst_off, len, _] = *code.aux.get_unchecked(aux as usize);
-                        let s = tri!(buffer_at(refs, RefReg(src)));
-                        let d = tri!(buffer_at(refs, RefReg(dst)));
-                        tri!(Buffer::copy(s, r64(regs, src_off) as i64, d, r64(regs, dst_off) as i64, r64(regs, len) as i64));
-                    }
-                    Op::BufferCompare { aux } => {
-                        let [a, a_off, b, b_off, len, r] = *code.aux.get_unchecked(aux as usize);
-                        let ab = tri!(buffer_at(refs, RefReg(a)));
-                        let bb = tri!(buffer_at(refs, RefReg(b)));
-                        let eq = tri!(Buffer::compare(ab, r64(regs, a_off) as i64, bb, r64(regs, b_off) as i64, r64(regs, len) as i64));
-                        w32(regs, r, eq as u32);
-                    }
-                    Op::BufferHash { aux } => {
-                        let [buf, off, len, r, _, _] = *code.aux.get_unchecked(aux as usize);
-                        let b = tri!(buffer_at(refs, RefReg(buf)));
-                        let h = tri!(b.hash(r64(regs, off) as i64, r64(regs, len) as i64));
-                        w64(regs, r, h as u64);
-                    }
-                    Op::BrRemap { branch } => {
-                        let br = code.branches.get_unchecked(branch as usize);
-                        remap(regs, refs, &br.remap);
-                        pc = br.target as usize;
-                    }
-                    Op::CondBrRemap { cond, t, f } => {
-                        let br = code.branches.get_unchecked(if r32(regs, cond) != 0 { t } else { f } as usize);
-                        remap(regs, refs, &br.remap);
-                        pc = br.target as usize;
-                    }
-                    Op::CondBreak { cond: _, branch } => {
-                        let br = code.branches.get_unchecked(branch as usize);
-                        remap(regs, refs, &br.remap);
-                        pc = br.target as usize;
-                    }
-                    Op::BrTable { index, table } => {
-                        let t = code.tables.get_unchecked(table as usize);
-                        let i = r32(regs, index) as usize;
-                        let branch = t.cases.get(i).copied().unwrap_or(t.default);
-                        let br = code.branches.get_unchecked(branch as usize);
-                        remap(regs, refs, &br.remap);
-                        pc = br.target as usize;
-                    }
-                    Op::Fail { status, message } => {
-                        let raw = r32(regs, status);
-                        if raw != 0 {
-                            let msg = code.strings.get_unchecked(message as usize);
-                            let e = Status::with_location(StatusCode::from_raw(raw), msg.to_string(), "<vm>", 0);
+                        CallTarget::Import { import, args } => {
+                            let resolved = tri!(self.import(*import));
+                            let mut values = stack.take_args();
+                            for arg in args.iter() {
+                                values.push(match *arg {
+                                    ImportArg::I32(r) => Value::I32(r32(regs, r) as i32),
+                                    ImportArg::I64(r) => Value::I64(r64(regs, r) as i64),
+                                    ImportArg::F32(r) => Value::F32(rf32(regs, r)),
+                                    ImportArg::F64(r) => Value::F64(rf64(regs, r)),
+                                    ImportArg::Ref(raw) => Value::Ref(take_ref(
+                                        refs,
+                                        RefReg::new(raw & REF_MASK, raw & MOVE_BIT != 0),
+                                    )),
+                                    ImportArg::Count(n) => Value::I32(i32::from(n)),
+                                });
+                            }
+                            let mut import_results = Vec::new();
                             frame.pc = (pc - 1) as u32;
                             cont.current = frame;
-                            return Err(e);
-                        }
-                    }
-                    Op::ImportResolved { import, r } => {
-                        w32(regs, r, self.imports().get(import as usize).is_some_and(|i| i.is_some()) as u32)
-                    }
-                    Op::Yield { branch } => {
-                        let br = code.branches.get_unchecked(branch as usize);
-                        remap(regs, refs, &br.remap);
-                        frame.pc = br.target;
-                        cont.current = frame;
-                        return Ok(Flow::Exit(Exit::Deferred(None)));
-                    }
-                    Op::Call { call } => {
-                        let info = code.calls.get_unchecked(call as usize);
-                        match &info.target {
-                            CallTarget::Internal { function, args } => {
-                                let callee = &module.functions[*function as usize];
-                                // The caller resumes after the call, or at the
-                                // resume block of a yieldable call.
-                                frame.pc = match info.resume {
-                                    Some(b) => code.branches.get_unchecked(b as usize).target,
-                                    None => pc as u32,
-                                };
-                                frame.call = call;
-                                tri!(stack.enter_frame(callee.frame_bytes));
-                                let i32_base = stack.i32_arena.len();
-                                let ref_base = stack.ref_arena.len();
-                                stack.i32_arena.resize(i32_base + callee.i32_count as usize, 0);
-                                stack.ref_arena.resize_with(ref_base + callee.ref_count as usize, || None);
-                                for m in args.iter() {
-                                    move_into_callee(stack, &frame, i32_base, ref_base, m);
-                                }
-                                cont.frames.push(frame);
-                                frame = Frame { function: *function, pc: 0, i32_base, ref_base, call: u32::MAX };
-                                code = callee;
-                                pc = 0;
-                                reload!();
-                            }
-                            CallTarget::Import { import, args } => {
-                                let resolved = tri!(self.import(*import));
-                                let mut values = stack.take_args();
-                                for arg in args.iter() {
-                                    values.push(match *arg {
-                                        ImportArg::I32(r) => Value::I32(r32(regs, r) as i32),
-                                        ImportArg::I64(r) => Value::I64(r64(regs, r) as i64),
-                                        ImportArg::F32(r) => Value::F32(rf32(regs, r)),
-                                        ImportArg::F64(r) => Value::F64(rf64(regs, r)),
-                                        ImportArg::Ref(raw) => Value::Ref(take_ref(refs, RefReg::new(raw & REF_MASK, raw & MOVE_BIT != 0))),
-                                        ImportArg::Count(n) => Value::I32(i32::from(n)),
-                                    });
-                                }
-                                let mut import_results = Vec::new();
-                                frame.pc = (pc - 1) as u32;
-                                cont.current = frame;
-                                let status = resolved.instance.call(stack, resolved.export_ordinal, &values, &mut import_results);
-                                stack.return_args(values);
-                                reload!();
-                                match tri!(status) {
-                                    CallStatus::Done => {
-                                        tri!(store_results(stack, &frame, info, &import_results));
-                                        if let Some(b) = info.resume {
-                                            pc = apply_branch(stack, &frame, code, b) as usize;
-                                        }
+                            let status = resolved.instance.call(
+                                stack,
+                                resolved.export_ordinal,
+                                &values,
+                                &mut import_results,
+                            );
+                            stack.return_args(values);
+                            reload!();
+                            match tri!(status) {
+                                CallStatus::Done => {
+                                    tri!(store_results(stack, &frame, info, &import_results));
+                                    if let Some(b) = info.resume {
+                                        pc = apply_branch(stack, &frame, code, b) as usize;
                                     }
-                                    CallStatus::Deferred => {
-                                        if info.resume.is_none() {
-                                            return Err(Status::new(
-                                                StatusCode::FailedPrecondition,
-                                                "import returned DEFERRED from a non-yieldable call",
-                                            ));
-                                        }
-                                        return Ok(Flow::Exit(Exit::Deferred(Some(call))));
+                                }
+                                CallStatus::Deferred => {
+                                    if info.resume.is_none() {
+                                        return Err(Status::new(
+                                            StatusCode::FailedPrecondition,
+                                            "import returned DEFERRED from a non-yieldable call",
+                                        ));
                                     }
+                                    return Ok(Flow::Exit(Exit::Deferred(Some(call))));
                                 }
                             }
                         }
                     }
-                    Op::Return { list } => {
-                        let operands = code.lists.get_unchecked(list as usize);
-                        let Some(caller) = cont.frames.pop() else {
-                            // Returning from the activation's entry frame.
-                            for (ty, &raw) in code.result_types.iter().zip(operands.iter()) {
-                                results.push(read_value(regs, refs, ty, raw));
-                            }
-                            stack.leave_frame(code.frame_bytes);
-                            stack.i32_arena.truncate(frame.i32_base);
-                            stack.ref_arena.truncate(frame.ref_base);
-                            cont.current = frame;
-                            return Ok(Flow::Exit(Exit::Returned));
-                        };
-                        let caller_code = &module.functions[caller.function as usize];
-                        let info = caller_code.calls.get_unchecked(caller.call as usize);
-                        for ((ty, dst), &src) in info.results.iter().zip(operands.iter()) {
-                            let cregs = stack.i32_arena.as_mut_ptr().add(caller.i32_base);
-                            let crefs = stack.ref_arena.as_mut_ptr().add(caller.ref_base);
-                            match ty {
-                                CconvType::I32 | CconvType::F32 => w32(cregs, *dst, r32(regs, src)),
-                                CconvType::I64 | CconvType::F64 => w64(cregs, *dst, r64(regs, src)),
-                                _ => {
-                                    let value = take_ref(refs, RefReg::new(src & REF_MASK, src & MOVE_BIT != 0));
-                                    *crefs.add((*dst & REF_MASK) as usize) = value;
-                                }
-                            }
+                }
+                Op::Return { list } => {
+                    let operands = code.lists.get_unchecked(list as usize);
+                    let Some(caller) = cont.frames.pop() else {
+                        // Returning from the activation's entry frame.
+                        for (ty, &raw) in code.result_types.iter().zip(operands.iter()) {
+                            results.push(read_value(regs, refs, ty, raw));
                         }
                         stack.leave_frame(code.frame_bytes);
                         stack.i32_arena.truncate(frame.i32_base);
                         stack.ref_arena.truncate(frame.ref_base);
-                        frame = caller;
-                        code = caller_code;
-                        pc = frame.pc as usize;
-                        reload!();
+                        cont.current = frame;
+                        return Ok(Flow::Exit(Exit::Returned));
+                    };
+                    let caller_code = &module.functions[caller.function as usize];
+                    let info = caller_code.calls.get_unchecked(caller.call as usize);
+                    for ((ty, dst), &src) in info.results.iter().zip(operands.iter()) {
+                        let cregs = stack.i32_arena.as_mut_ptr().add(caller.i32_base);
+                        let crefs = stack.ref_arena.as_mut_ptr().add(caller.ref_base);
+                        match ty {
+                            CconvType::I32 | CconvType::F32 => w32(cregs, *dst, r32(regs, src)),
+                            CconvType::I64 | CconvType::F64 => w64(cregs, *dst, r64(regs, src)),
+                            _ => {
+                                let value = take_ref(
+                                    refs,
+                                    RefReg::new(src & REF_MASK, src & MOVE_BIT != 0),
+                                );
+                                *crefs.add((*dst & REF_MASK) as usize) = value;
+                            }
+                        }
                     }
+                    stack.leave_frame(code.frame_bytes);
+                    stack.i32_arena.truncate(frame.i32_base);
+                    stack.ref_arena.truncate(frame.ref_base);
+                    frame = caller;
+                    code = caller_code;
+                    pc = frame.pc as usize;
+                    reload!();
+                }
 
-                _ => return Err(Status::new(StatusCode::Internal, format!("{op:?} reached the slow path"))),
+                _ => {
+                    return Err(Status::new(
+                        StatusCode::Internal,
+                        format!("{op:?} reached the slow path"),
+                    ))
+                }
             }
         }
         let _ = (&mut code, &mut regs, &mut refs);
         frame.pc = pc as u32;
-        let same_frame = frame.function == cont.current.function && frame.i32_base == cont.current.i32_base;
+        let same_frame =
+            frame.function == cont.current.function && frame.i32_base == cont.current.i32_base;
         cont.current = frame;
         Ok(if reloaded || !same_frame {
             Flow::Reload
@@ -828,7 +1149,11 @@ unsafe fn discard_if_move(refs: *mut Option<Ref>, r: RefReg) {
 #[inline(always)]
 unsafe fn hot_list<'a>(refs: *mut Option<Ref>, r: RefReg) -> Option<&'a List> {
     // SAFETY: see above.
-    unsafe { (*refs.add(r.index())).as_ref().and_then(|v| v.downcast::<List>()) }
+    unsafe {
+        (*refs.add(r.index()))
+            .as_ref()
+            .and_then(|v| v.downcast::<List>())
+    }
 }
 
 unsafe fn buffer_at<'a>(refs: *mut Option<Ref>, r: RefReg) -> Result<&'a Buffer> {
@@ -870,12 +1195,21 @@ unsafe fn read_value(regs: *mut u32, refs: *mut Option<Ref>, ty: &CconvType, raw
             CconvType::F32 => Value::F32(rf32(regs, raw)),
             CconvType::I64 => Value::I64(r64(regs, raw) as i64),
             CconvType::F64 => Value::F64(rf64(regs, raw)),
-            _ => Value::Ref(take_ref(refs, RefReg::new(raw & REF_MASK, raw & MOVE_BIT != 0))),
+            _ => Value::Ref(take_ref(
+                refs,
+                RefReg::new(raw & REF_MASK, raw & MOVE_BIT != 0),
+            )),
         }
     }
 }
 
-fn move_into_callee(stack: &mut Stack, caller: &Frame, i32_base: usize, ref_base: usize, m: &crate::decode::Move) {
+fn move_into_callee(
+    stack: &mut Stack,
+    caller: &Frame,
+    i32_base: usize,
+    ref_base: usize,
+    m: &crate::decode::Move,
+) {
     match m.slot {
         Slot::I32 => {
             let v = stack.i32_arena[caller.i32_base + m.src as usize];
@@ -889,17 +1223,30 @@ fn move_into_callee(stack: &mut Stack, caller: &Frame, i32_base: usize, ref_base
         }
         Slot::Ref => {
             let slot = &mut stack.ref_arena[caller.ref_base + (m.src & REF_MASK) as usize];
-            let value = if m.src & MOVE_BIT != 0 { slot.take() } else { slot.clone() };
+            let value = if m.src & MOVE_BIT != 0 {
+                slot.take()
+            } else {
+                slot.clone()
+            };
             stack.ref_arena[ref_base + m.dst as usize] = value;
         }
     }
 }
 
-fn store_results(stack: &mut Stack, frame: &Frame, info: &crate::decode::CallInfo, values: &[Value]) -> Result<()> {
+fn store_results(
+    stack: &mut Stack,
+    frame: &Frame,
+    info: &crate::decode::CallInfo,
+    values: &[Value],
+) -> Result<()> {
     if values.len() != info.results.len() {
         return Err(Status::new(
             StatusCode::Internal,
-            format!("import returned {} results but {} were expected", values.len(), info.results.len()),
+            format!(
+                "import returned {} results but {} were expected",
+                values.len(),
+                info.results.len()
+            ),
         ));
     }
     for ((ty, dst), value) in info.results.iter().zip(values) {
@@ -907,9 +1254,15 @@ fn store_results(stack: &mut Stack, frame: &Frame, info: &crate::decode::CallInf
         match (ty, value) {
             (CconvType::I32, Value::I32(v)) => stack.i32_arena[frame.i32_base + d] = *v as u32,
             (CconvType::F32, Value::F32(v)) => stack.i32_arena[frame.i32_base + d] = v.to_bits(),
-            (CconvType::I64, Value::I64(v)) => write_pair(&mut stack.i32_arena, frame.i32_base + d, *v as u64),
-            (CconvType::F64, Value::F64(v)) => write_pair(&mut stack.i32_arena, frame.i32_base + d, v.to_bits()),
-            (CconvType::Ref, Value::Ref(v)) => stack.ref_arena[frame.ref_base + (*dst & REF_MASK) as usize] = v.clone(),
+            (CconvType::I64, Value::I64(v)) => {
+                write_pair(&mut stack.i32_arena, frame.i32_base + d, *v as u64)
+            }
+            (CconvType::F64, Value::F64(v)) => {
+                write_pair(&mut stack.i32_arena, frame.i32_base + d, v.to_bits())
+            }
+            (CconvType::Ref, Value::Ref(v)) => {
+                stack.ref_arena[frame.ref_base + (*dst & REF_MASK) as usize] = v.clone()
+            }
             _ => {
                 return Err(Status::new(
                     StatusCode::Internal,
@@ -927,7 +1280,11 @@ fn apply_branch(stack: &mut Stack, frame: &Frame, code: &FunctionCode, branch: u
     for &(src, dst) in br.remap.iter() {
         if src & REF_BIT != 0 {
             let slot = &mut stack.ref_arena[frame.ref_base + (src & REF_MASK) as usize];
-            let value = if src & MOVE_BIT != 0 { slot.take() } else { slot.clone() };
+            let value = if src & MOVE_BIT != 0 {
+                slot.take()
+            } else {
+                slot.clone()
+            };
             stack.ref_arena[frame.ref_base + (dst & REF_MASK) as usize] = value;
         } else {
             let v = stack.i32_arena[frame.i32_base + src as usize];
@@ -959,7 +1316,10 @@ fn check_ref_type(expected: TypeDef, value: &Option<Ref>) -> Result<()> {
 }
 
 fn ref_global_oob(index: usize) -> Status {
-    Status::new(StatusCode::OutOfRange, format!("global ref ordinal out of range: {index}"))
+    Status::new(
+        StatusCode::OutOfRange,
+        format!("global ref ordinal out of range: {index}"),
+    )
 }
 
 impl BytecodeInstance {
@@ -970,7 +1330,8 @@ impl BytecodeInstance {
 
     fn global_store(&self, offset: u32, size: u32, value: u64) -> Result<()> {
         self.check_global(offset, size)?;
-        self.global_bytes().store(offset as usize, size as usize, value);
+        self.global_bytes()
+            .store(offset as usize, size as usize, value);
         Ok(())
     }
 
@@ -986,9 +1347,15 @@ impl BytecodeInstance {
     }
 
     fn import(&self, ordinal: u32) -> Result<&iree_vm::ResolvedImport> {
-        self.imports().get(ordinal as usize).and_then(|i| i.as_ref()).ok_or_else(|| {
-            let name = &self.module().meta.imports[ordinal as usize].full_name;
-            Status::new(StatusCode::NotFound, format!("optional import `{name}` not resolved"))
-        })
+        self.imports()
+            .get(ordinal as usize)
+            .and_then(|i| i.as_ref())
+            .ok_or_else(|| {
+                let name = &self.module().meta.imports[ordinal as usize].full_name;
+                Status::new(
+                    StatusCode::NotFound,
+                    format!("optional import `{name}` not resolved"),
+                )
+            })
     }
 }

@@ -18,14 +18,54 @@ fn div_error(what: &str) -> Status {
 #[inline]
 pub fn bin_i32(op: BinI32, a: i32, b: i32) -> Result<i32> {
     Ok(match op {
-        BinI32::DivS => a.checked_div(b).ok_or_else(|| div_error(if b == 0 { "division by zero" } else { "division overflow" }))?,
-        BinI32::DivU => (a as u32).checked_div(b as u32).ok_or_else(|| div_error("division by zero"))? as i32,
-        BinI32::RemS => a.checked_rem(b).ok_or_else(|| div_error(if b == 0 { "remainder by zero" } else { "remainder overflow" }))?,
-        BinI32::RemU => (a as u32).checked_rem(b as u32).ok_or_else(|| div_error("remainder by zero"))? as i32,
-        BinI32::MinS => if b < a { b } else { a },
-        BinI32::MinU => if (b as u32) < (a as u32) { b } else { a },
-        BinI32::MaxS => if a < b { b } else { a },
-        BinI32::MaxU => if (a as u32) < (b as u32) { b } else { a },
+        BinI32::DivS => a.checked_div(b).ok_or_else(|| {
+            div_error(if b == 0 {
+                "division by zero"
+            } else {
+                "division overflow"
+            })
+        })?,
+        BinI32::DivU => (a as u32)
+            .checked_div(b as u32)
+            .ok_or_else(|| div_error("division by zero"))? as i32,
+        BinI32::RemS => a.checked_rem(b).ok_or_else(|| {
+            div_error(if b == 0 {
+                "remainder by zero"
+            } else {
+                "remainder overflow"
+            })
+        })?,
+        BinI32::RemU => (a as u32)
+            .checked_rem(b as u32)
+            .ok_or_else(|| div_error("remainder by zero"))? as i32,
+        BinI32::MinS => {
+            if b < a {
+                b
+            } else {
+                a
+            }
+        }
+        BinI32::MinU => {
+            if (b as u32) < (a as u32) {
+                b
+            } else {
+                a
+            }
+        }
+        BinI32::MaxS => {
+            if a < b {
+                b
+            } else {
+                a
+            }
+        }
+        BinI32::MaxU => {
+            if (a as u32) < (b as u32) {
+                b
+            } else {
+                a
+            }
+        }
     })
 }
 
@@ -49,14 +89,54 @@ pub fn un_i32(op: UnI32, a: i32) -> i32 {
 #[inline]
 pub fn bin_i64(op: BinI64, a: i64, b: i64) -> Result<i64> {
     Ok(match op {
-        BinI64::DivS => a.checked_div(b).ok_or_else(|| div_error(if b == 0 { "division by zero" } else { "division overflow" }))?,
-        BinI64::DivU => (a as u64).checked_div(b as u64).ok_or_else(|| div_error("division by zero"))? as i64,
-        BinI64::RemS => a.checked_rem(b).ok_or_else(|| div_error(if b == 0 { "remainder by zero" } else { "remainder overflow" }))?,
-        BinI64::RemU => (a as u64).checked_rem(b as u64).ok_or_else(|| div_error("remainder by zero"))? as i64,
-        BinI64::MinS => if b < a { b } else { a },
-        BinI64::MinU => if (b as u64) < (a as u64) { b } else { a },
-        BinI64::MaxS => if a < b { b } else { a },
-        BinI64::MaxU => if (a as u64) < (b as u64) { b } else { a },
+        BinI64::DivS => a.checked_div(b).ok_or_else(|| {
+            div_error(if b == 0 {
+                "division by zero"
+            } else {
+                "division overflow"
+            })
+        })?,
+        BinI64::DivU => (a as u64)
+            .checked_div(b as u64)
+            .ok_or_else(|| div_error("division by zero"))? as i64,
+        BinI64::RemS => a.checked_rem(b).ok_or_else(|| {
+            div_error(if b == 0 {
+                "remainder by zero"
+            } else {
+                "remainder overflow"
+            })
+        })?,
+        BinI64::RemU => (a as u64)
+            .checked_rem(b as u64)
+            .ok_or_else(|| div_error("remainder by zero"))? as i64,
+        BinI64::MinS => {
+            if b < a {
+                b
+            } else {
+                a
+            }
+        }
+        BinI64::MinU => {
+            if (b as u64) < (a as u64) {
+                b
+            } else {
+                a
+            }
+        }
+        BinI64::MaxS => {
+            if a < b {
+                b
+            } else {
+                a
+            }
+        }
+        BinI64::MaxU => {
+            if (a as u64) < (b as u64) {
+                b
+            } else {
+                a
+            }
+        }
         BinI64::And => a & b,
         BinI64::Or => a | b,
         BinI64::Xor => a ^ b,
@@ -95,7 +175,7 @@ pub fn conv_input_is_wide(op: Conv) -> bool {
 /// `llround` as x86-64 glibc computes it: out-of-range and NaN give `i64::MIN`.
 fn llround(x: f64) -> i64 {
     let r = x.round();
-    if r.is_nan() || r < -9.223_372_036_854_775_808e18 || r >= 9.223_372_036_854_775_808e18 {
+    if r.is_nan() || !(-9.223_372_036_854_776e18..9.223_372_036_854_776e18).contains(&r) {
         i64::MIN
     } else {
         r as i64
@@ -104,7 +184,7 @@ fn llround(x: f64) -> i64 {
 
 /// x86-64 `cvttsd2si`: truncation, with NaN and out-of-range giving `i64::MIN`.
 fn cvtt(x: f64) -> i64 {
-    if x.is_nan() || !(-9.223_372_036_854_775_808e18..9.223_372_036_854_775_808e18).contains(&x) {
+    if x.is_nan() || !(-9.223_372_036_854_776e18..9.223_372_036_854_776e18).contains(&x) {
         i64::MIN
     } else {
         x as i64
@@ -115,7 +195,7 @@ fn cvtt(x: f64) -> i64 {
 /// (branch-free: `(a >> 63 & b) | a` with `a = cvtt(x)`, `b = cvtt(x - 2^63)`).
 fn to_u64_like_c(x: f64) -> u64 {
     let a = cvtt(x);
-    let b = cvtt(x - 9.223_372_036_854_775_808e18);
+    let b = cvtt(x - 9.223_372_036_854_776e18);
     (((a >> 63) & b) | a) as u64
 }
 
@@ -163,8 +243,20 @@ macro_rules! float_ops {
                 BinF::Mul => a * b,
                 BinF::Div => a / b,
                 BinF::Rem => $rem(a, b),
-                BinF::Min => if b < a { b } else { a },
-                BinF::Max => if a < b { b } else { a },
+                BinF::Min => {
+                    if b < a {
+                        b
+                    } else {
+                        a
+                    }
+                }
+                BinF::Max => {
+                    if a < b {
+                        b
+                    } else {
+                        a
+                    }
+                }
                 BinF::Atan2 => a.atan2(b),
                 BinF::Pow => a.powf(b),
             }

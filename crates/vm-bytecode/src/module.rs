@@ -7,8 +7,8 @@ use std::sync::Arc;
 use iree_base::{Result, ResultExt, Status, StatusCode};
 use iree_vm::buffer::{Buffer, SharedBytes};
 use iree_vm::{
-    CallStatus, Cconv, ExportInfo, ImportInfo, Instance, Module, ModuleDependency, ModuleInstance, Ref,
-    ResolvedImport, Stack, TypeDef, Value,
+    CallStatus, Cconv, ExportInfo, ImportInfo, Instance, Module, ModuleDependency, ModuleInstance,
+    Ref, ResolvedImport, Stack, TypeDef, Value,
 };
 use parking_lot::Mutex;
 
@@ -34,11 +34,15 @@ impl BytecodeModule {
     pub fn from_bytes(instance: &Instance, file: SharedBytes) -> Result<Arc<BytecodeModule>> {
         let bytes: &[u8] = (*file).as_ref();
         let meta = parse_module(bytes)?;
-        let supported = FeatureBits::EXT_F32 | FeatureBits::EXT_F64 | FeatureBits::YIELD | FeatureBits::UNWIND;
+        let supported =
+            FeatureBits::EXT_F32 | FeatureBits::EXT_F64 | FeatureBits::YIELD | FeatureBits::UNWIND;
         if !supported.contains(meta.requirements) {
             return Err(Status::new(
                 StatusCode::Unimplemented,
-                format!("required module features [{}] are not available", meta.requirements.names()),
+                format!(
+                    "required module features [{}] are not available",
+                    meta.requirements.names()
+                ),
             ));
         }
         let types = meta
@@ -52,15 +56,23 @@ impl BytecodeModule {
             .iter()
             .map(|s| Cconv::parse(&s.calling_convention))
             .collect::<Result<Vec<_>>>()?;
-        let import_cconvs =
-            meta.imports.iter().map(|i| Cconv::parse(&i.signature.calling_convention)).collect::<Result<Vec<_>>>()?;
+        let import_cconvs = meta
+            .imports
+            .iter()
+            .map(|i| Cconv::parse(&i.signature.calling_convention))
+            .collect::<Result<Vec<_>>>()?;
         if function_cconvs.len() != meta.functions.len() {
             return Err(Status::new(
                 StatusCode::InvalidArgument,
                 "function signature and descriptor counts differ",
             ));
         }
-        let view = ModuleView { meta: &meta, types: &types, function_cconvs: &function_cconvs, import_cconvs: &import_cconvs };
+        let view = ModuleView {
+            meta: &meta,
+            types: &types,
+            function_cconvs: &function_cconvs,
+            import_cconvs: &import_cconvs,
+        };
         let functions = (0..meta.functions.len())
             .map(|i| decode_function(&view, bytes, i))
             .collect::<Result<Vec<_>>>()?;
@@ -72,13 +84,23 @@ impl BytecodeModule {
         let mut exports = Vec::with_capacity(meta.exports.len());
         let mut export_functions = Vec::with_capacity(meta.exports.len());
         for e in &meta.exports {
-            let sig = meta.function_signatures.get(e.internal_ordinal as usize).ok_or_else(|| {
-                Status::new(StatusCode::InvalidArgument, format!("export '{}' names a missing function", e.local_name))
-            })?;
+            let sig = meta
+                .function_signatures
+                .get(e.internal_ordinal as usize)
+                .ok_or_else(|| {
+                    Status::new(
+                        StatusCode::InvalidArgument,
+                        format!("export '{}' names a missing function", e.local_name),
+                    )
+                })?;
             exports.push(ExportInfo {
                 name: e.local_name.clone(),
                 cconv: sig.calling_convention.clone(),
-                attrs: sig.attrs.iter().map(|a| (a.key.clone(), a.value.clone())).collect(),
+                attrs: sig
+                    .attrs
+                    .iter()
+                    .map(|a| (a.key.clone(), a.value.clone()))
+                    .collect(),
             });
             export_functions.push(e.internal_ordinal);
         }
@@ -94,7 +116,11 @@ impl BytecodeModule {
         let dependencies = meta
             .dependencies
             .iter()
-            .map(|d| ModuleDependency { name: d.name.clone(), minimum_version: d.minimum_version, optional: d.optional })
+            .map(|d| ModuleDependency {
+                name: d.name.clone(),
+                minimum_version: d.minimum_version,
+                optional: d.optional,
+            })
             .collect();
         Ok(Arc::new(BytecodeModule {
             meta,
@@ -150,7 +176,12 @@ impl Module for BytecodeModule {
         let ref_globals = Mutex::new(vec![None; self.meta.global_ref_count as usize]);
         // Initialize value globals from rwdata-free zero state; the module's
         // `__init` (run by the context) sets initial values.
-        Ok(Arc::new(BytecodeInstance { module: self, globals, ref_globals, imports }))
+        Ok(Arc::new(BytecodeInstance {
+            module: self,
+            globals,
+            ref_globals,
+            imports,
+        }))
     }
 }
 
@@ -164,7 +195,11 @@ pub(crate) struct GlobalBytes {
 impl GlobalBytes {
     fn new(byte_len: usize) -> GlobalBytes {
         // One spare word so an access ending at the last byte can touch it.
-        GlobalBytes { words: (0..byte_len.div_ceil(4) + 1).map(|_| AtomicU32::new(0)).collect() }
+        GlobalBytes {
+            words: (0..byte_len.div_ceil(4) + 1)
+                .map(|_| AtomicU32::new(0))
+                .collect(),
+        }
     }
 
     /// Loads `size` (4 or 8) little-endian bytes at `offset`; the caller has
@@ -175,19 +210,31 @@ impl GlobalBytes {
         let shift = (offset % 4) * 8;
         let word = |i: usize| u64::from(self.words[i].load(Ordering::Relaxed));
         let value = if shift == 0 {
-            if size == 4 { word(w) } else { word(w) | (word(w + 1) << 32) }
+            if size == 4 {
+                word(w)
+            } else {
+                word(w) | (word(w + 1) << 32)
+            }
         } else {
             let lo = word(w) | (word(w + 1) << 32);
             let v = lo >> shift;
-            if size == 4 { v } else { v | (word(w + 2) << (64 - shift)) }
+            if size == 4 {
+                v
+            } else {
+                v | (word(w + 2) << (64 - shift))
+            }
         };
-        if size == 4 { value & 0xFFFF_FFFF } else { value }
+        if size == 4 {
+            value & 0xFFFF_FFFF
+        } else {
+            value
+        }
     }
 
     /// Stores the low `size` (4 or 8) bytes of `value` at `offset`.
     #[inline]
     pub(crate) fn store(&self, offset: usize, size: usize, value: u64) {
-        if offset % 4 == 0 {
+        if offset.is_multiple_of(4) {
             let w = offset / 4;
             self.words[w].store(value as u32, Ordering::Relaxed);
             if size == 8 {
@@ -201,7 +248,9 @@ impl GlobalBytes {
             let mask = !(0xFFu32 << shift);
             let bits = u32::from((value >> (i * 8)) as u8) << shift;
             // Each byte lands with an atomic read-modify-write of its word.
-            let _ = self.words[byte / 4].fetch_update(Ordering::Relaxed, Ordering::Relaxed, |w| Some((w & mask) | bits));
+            let _ = self.words[byte / 4].fetch_update(Ordering::Relaxed, Ordering::Relaxed, |w| {
+                Some((w & mask) | bits)
+            });
         }
     }
 }
@@ -241,9 +290,16 @@ impl ModuleInstance for BytecodeInstance {
         args: &[Value],
         results: &mut Vec<Value>,
     ) -> Result<CallStatus> {
-        let function = *self.module.export_functions.get(export_ordinal as usize).ok_or_else(|| {
-            Status::new(StatusCode::NotFound, format!("export ordinal {export_ordinal} out of range"))
-        })?;
+        let function = *self
+            .module
+            .export_functions
+            .get(export_ordinal as usize)
+            .ok_or_else(|| {
+                Status::new(
+                    StatusCode::NotFound,
+                    format!("export ordinal {export_ordinal} out of range"),
+                )
+            })?;
         self.execute(stack, function, args, results)
     }
 

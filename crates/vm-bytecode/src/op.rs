@@ -353,11 +353,26 @@ pub enum Op {
     /// `list.resize`
     ListResize { list: RefReg, size: Reg },
     /// `list.get.{i32,i64,f32,f64}`
-    ListGet { elem: ListElem, list: RefReg, index: Reg, r: Reg },
+    ListGet {
+        elem: ListElem,
+        list: RefReg,
+        index: Reg,
+        r: Reg,
+    },
     /// `list.set.{i32,i64,f32,f64}`
-    ListSet { elem: ListElem, list: RefReg, index: Reg, v: Reg },
+    ListSet {
+        elem: ListElem,
+        list: RefReg,
+        index: Reg,
+        v: Reg,
+    },
     /// `list.get.ref`
-    ListGetRef { list: RefReg, index: Reg, ty: u32, r: RefReg },
+    ListGetRef {
+        list: RefReg,
+        index: Reg,
+        ty: u32,
+        r: RefReg,
+    },
     /// `list.set.ref`
     ListSetRef { list: RefReg, index: Reg, v: RefReg },
 
@@ -371,16 +386,41 @@ pub enum Op {
     /// `select.i64` / `select.f64`
     SelectI64 { cond: Reg, t: Reg, f: Reg, r: Reg },
     /// `select.ref`
-    SelectRef { cond: Reg, t: RefReg, f: RefReg, r: RefReg },
+    SelectRef {
+        cond: Reg,
+        t: RefReg,
+        f: RefReg,
+        r: RefReg,
+    },
     /// `switch.i32` / `switch.f32`; `list` indexes the register-list table.
-    SwitchI32 { index: Reg, default: Reg, list: u32, r: Reg },
+    SwitchI32 {
+        index: Reg,
+        default: Reg,
+        list: u32,
+        r: Reg,
+    },
     /// `switch.i64`: like upstream, a selected case reads only the low 32
     /// bits of its register and sign-extends them (the default is read whole).
-    SwitchI64 { index: Reg, default: Reg, list: u32, r: Reg },
+    SwitchI64 {
+        index: Reg,
+        default: Reg,
+        list: u32,
+        r: Reg,
+    },
     /// `switch.f64`: cases and default are read whole.
-    SwitchF64 { index: Reg, default: Reg, list: u32, r: Reg },
+    SwitchF64 {
+        index: Reg,
+        default: Reg,
+        list: u32,
+        r: Reg,
+    },
     /// `switch.ref`
-    SwitchRef { index: Reg, default: RefReg, list: u32, r: RefReg },
+    SwitchRef {
+        index: Reg,
+        default: RefReg,
+        list: u32,
+        r: RefReg,
+    },
 
     // ---- hot i32 arithmetic ----
     /// `add.i32`
@@ -486,13 +526,33 @@ pub enum Op {
 
     // ---- buffers ----
     /// `buffer.load.*`
-    BufferLoad { elem: BufElem, buf: RefReg, offset: Reg, r: Reg },
+    BufferLoad {
+        elem: BufElem,
+        buf: RefReg,
+        offset: Reg,
+        r: Reg,
+    },
     /// `buffer.store.*`
-    BufferStore { elem: BufElem, buf: RefReg, offset: Reg, v: Reg },
+    BufferStore {
+        elem: BufElem,
+        buf: RefReg,
+        offset: Reg,
+        v: Reg,
+    },
     /// `buffer.fill.*`
-    BufferFill { elem: BufElem, buf: RefReg, offset: Reg, length: Reg, v: Reg },
+    BufferFill {
+        elem: BufElem,
+        buf: RefReg,
+        offset: Reg,
+        length: Reg,
+        v: Reg,
+    },
     /// `buffer.alloc`
-    BufferAlloc { length: Reg, alignment: Reg, r: RefReg },
+    BufferAlloc {
+        length: Reg,
+        alignment: Reg,
+        r: RefReg,
+    },
     /// `buffer.clone`; operands in the aux table entry.
     BufferClone { aux: u32 },
     /// `buffer.length`
@@ -512,21 +572,69 @@ pub enum Op {
     /// Conditional branch with no remapping on either edge.
     CondBr { cond: Reg, t: u32, f: u32 },
     /// Fused `cmp.eq.i32` + `cond_br` on its result (the result is still written).
-    CmpBrEqI32 { a: Reg, b: Reg, r: Reg, t: u32, f: u32 },
+    CmpBrEqI32 {
+        a: Reg,
+        b: Reg,
+        r: Reg,
+        t: u32,
+        f: u32,
+    },
     /// Fused `cmp.ne.i32` + `cond_br`.
-    CmpBrNeI32 { a: Reg, b: Reg, r: Reg, t: u32, f: u32 },
+    CmpBrNeI32 {
+        a: Reg,
+        b: Reg,
+        r: Reg,
+        t: u32,
+        f: u32,
+    },
     /// Fused `cmp.lt.i32.s` + `cond_br`.
-    CmpBrLtSI32 { a: Reg, b: Reg, r: Reg, t: u32, f: u32 },
+    CmpBrLtSI32 {
+        a: Reg,
+        b: Reg,
+        r: Reg,
+        t: u32,
+        f: u32,
+    },
     /// Fused `cmp.lt.i32.u` + `cond_br`.
-    CmpBrLtUI32 { a: Reg, b: Reg, r: Reg, t: u32, f: u32 },
+    CmpBrLtUI32 {
+        a: Reg,
+        b: Reg,
+        r: Reg,
+        t: u32,
+        f: u32,
+    },
     /// Fused `cmp.eq.i64` + `cond_br`.
-    CmpBrEqI64 { a: Reg, b: Reg, r: Reg, t: u32, f: u32 },
+    CmpBrEqI64 {
+        a: Reg,
+        b: Reg,
+        r: Reg,
+        t: u32,
+        f: u32,
+    },
     /// Fused `cmp.ne.i64` + `cond_br`.
-    CmpBrNeI64 { a: Reg, b: Reg, r: Reg, t: u32, f: u32 },
+    CmpBrNeI64 {
+        a: Reg,
+        b: Reg,
+        r: Reg,
+        t: u32,
+        f: u32,
+    },
     /// Fused `cmp.lt.i64.s` + `cond_br`.
-    CmpBrLtSI64 { a: Reg, b: Reg, r: Reg, t: u32, f: u32 },
+    CmpBrLtSI64 {
+        a: Reg,
+        b: Reg,
+        r: Reg,
+        t: u32,
+        f: u32,
+    },
     /// Fused `cmp.lt.i64.u` + `cond_br`.
-    CmpBrLtUI64 { a: Reg, b: Reg, r: Reg, t: u32, f: u32 },
+    CmpBrLtUI64 {
+        a: Reg,
+        b: Reg,
+        r: Reg,
+        t: u32,
+        f: u32,
+    },
     /// Conditional branch whose edges remap registers.
     CondBrRemap { cond: Reg, t: u32, f: u32 },
     /// `br_table`; `table` indexes the branch-table side table.
@@ -551,6 +659,10 @@ pub enum Op {
 mod tests {
     #[test]
     fn op_stays_small() {
-        assert!(std::mem::size_of::<super::Op>() <= 16, "Op is {} bytes", std::mem::size_of::<super::Op>());
+        assert!(
+            std::mem::size_of::<super::Op>() <= 16,
+            "Op is {} bytes",
+            std::mem::size_of::<super::Op>()
+        );
     }
 }

@@ -87,9 +87,9 @@ impl Cconv {
             Some(p) => (&body[..p], Some(&body[p + 1..])),
             None => (body, None),
         };
-        let args = parse_list(arg_text, true).map_err(|w| bad(w))?;
+        let args = parse_list(arg_text, true).map_err(&bad)?;
         let results = match result_text {
-            Some(r) => parse_list(r, false).map_err(|w| bad(w))?,
+            Some(r) => parse_list(r, false).map_err(bad)?,
             None => Vec::new(),
         };
         Ok(Cconv { args, results })
@@ -147,7 +147,10 @@ impl Cconv {
         if i != values.len() {
             return Err(Status::new(
                 StatusCode::InvalidArgument,
-                format!("{what} count mismatch: expected {i} values but have {}", values.len()),
+                format!(
+                    "{what} count mismatch: expected {i} values but have {}",
+                    values.len()
+                ),
             ));
         }
         Ok(())
@@ -243,7 +246,14 @@ mod tests {
     #[test]
     fn checks_flattened_values() {
         let c = Cconv::parse("0iCiID_v").unwrap();
-        let ok = [Value::I32(1), Value::I32(2), Value::I32(3), Value::I64(4), Value::I32(5), Value::I64(6)];
+        let ok = [
+            Value::I32(1),
+            Value::I32(2),
+            Value::I32(3),
+            Value::I64(4),
+            Value::I32(5),
+            Value::I64(6),
+        ];
         Cconv::check_values(&c.args, &ok, "argument").unwrap();
         let bad = [Value::I32(1), Value::I32(1), Value::I32(3), Value::I32(4)];
         assert!(Cconv::check_values(&c.args, &bad, "argument").is_err());

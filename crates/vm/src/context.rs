@@ -20,7 +20,10 @@ pub struct Context {
 impl Context {
     /// An empty context.
     pub fn new(instance: Arc<Instance>) -> Context {
-        Context { instance, modules: Vec::new() }
+        Context {
+            instance,
+            modules: Vec::new(),
+        }
     }
 
     /// A context with `modules` registered in order.
@@ -47,7 +50,10 @@ impl Context {
 
     /// The most recently registered instance of the module called `name`.
     pub fn find_module(&self, name: &str) -> Option<&Arc<dyn ModuleInstance>> {
-        self.modules.iter().rev().find(|m| m.module().name() == name)
+        self.modules
+            .iter()
+            .rev()
+            .find(|m| m.module().name() == name)
     }
 
     /// Registers a module: checks its dependencies, resolves its imports,
@@ -104,12 +110,16 @@ impl Context {
     fn resolve_imports(&self, module: &dyn Module) -> Result<Vec<Option<ResolvedImport>>> {
         let mut resolved = Vec::with_capacity(module.imports().len());
         for import in module.imports() {
-            let (module_name, function_name) = import.full_name.split_once('.').ok_or_else(|| {
-                Status::new(
-                    StatusCode::InvalidArgument,
-                    format!("import name '{}' is not of the form module.function", import.full_name),
-                )
-            })?;
+            let (module_name, function_name) =
+                import.full_name.split_once('.').ok_or_else(|| {
+                    Status::new(
+                        StatusCode::InvalidArgument,
+                        format!(
+                            "import name '{}' is not of the form module.function",
+                            import.full_name
+                        ),
+                    )
+                })?;
             let target = self.find_module(module_name).and_then(|provider| {
                 provider
                     .module()
@@ -120,13 +130,19 @@ impl Context {
                 Some((provider, ordinal)) => {
                     let export = &provider.module().exports()[ordinal as usize];
                     check_import_signature(import, provider.module(), export)?;
-                    resolved.push(Some(ResolvedImport { instance: provider, export_ordinal: ordinal }));
+                    resolved.push(Some(ResolvedImport {
+                        instance: provider,
+                        export_ordinal: ordinal,
+                    }));
                 }
                 None if import.optional => resolved.push(None),
                 None => {
                     return Err(Status::new(
                         StatusCode::NotFound,
-                        format!("required import '{}' not found in the context", import.full_name),
+                        format!(
+                            "required import '{}' not found in the context",
+                            import.full_name
+                        ),
                     ))
                     .annotate_with(|| format!("resolving imports for module '{}'", module.name()))
                 }

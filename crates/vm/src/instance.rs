@@ -16,9 +16,14 @@ pub struct Instance {
 impl Instance {
     /// Creates an instance with the builtin types registered.
     pub fn new() -> Arc<Instance> {
-        let instance = Instance { types: TypeRegistry::default() };
+        let instance = Instance {
+            types: TypeRegistry::default(),
+        };
         for ty in [crate::buffer::buffer_type(), crate::list::list_type()] {
-            instance.types.register(ty).expect("builtin types are distinct");
+            instance
+                .types
+                .register(ty)
+                .expect("builtin types are distinct");
         }
         Arc::new(instance)
     }

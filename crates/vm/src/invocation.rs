@@ -52,9 +52,15 @@ pub fn invoke(function: &Function, inputs: &[Value]) -> Result<Vec<Value>> {
 
 /// As [`invoke`], on a caller-provided stack (reused across calls to keep
 /// its scratch allocations).
-pub fn invoke_with_stack(function: &Function, inputs: &[Value], stack: &mut Stack) -> Result<Vec<Value>> {
+pub fn invoke_with_stack(
+    function: &Function,
+    inputs: &[Value],
+    stack: &mut Stack,
+) -> Result<Vec<Value>> {
     let mut results = Vec::new();
-    let mut status = function.instance.call(stack, function.ordinal, inputs, &mut results)?;
+    let mut status = function
+        .instance
+        .call(stack, function.ordinal, inputs, &mut results)?;
     while status == CallStatus::Deferred {
         status = function.instance.resume(stack, &mut results)?;
     }

@@ -24,7 +24,8 @@ pub use instance::Instance;
 pub use invocation::{invoke, invoke_with_stack, Function};
 pub use list::List;
 pub use module::{
-    CallStatus, ExportInfo, ImportInfo, Module, ModuleDependency, ModuleInstance, ResolvedImport, Stack,
+    CallStatus, ExportInfo, ImportInfo, Module, ModuleDependency, ModuleInstance, ResolvedImport,
+    Stack,
 };
 pub use refs::{Ref, RefObject};
 pub use types::{RefType, RefTypeDescriptor, TypeDef, TypeRegistry, ValueType};

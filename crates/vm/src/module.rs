@@ -36,7 +36,10 @@ pub struct ExportInfo {
 impl ExportInfo {
     /// Looks up a reflection attribute.
     pub fn attr(&self, key: &str) -> Option<&str> {
-        self.attrs.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
+        self.attrs
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
     }
 }
 
@@ -95,7 +98,10 @@ pub trait Module: Send + Sync {
 
     /// Finds an export ordinal by local name.
     fn lookup_export(&self, name: &str) -> Option<u32> {
-        self.exports().iter().position(|e| e.name == name).map(|i| i as u32)
+        self.exports()
+            .iter()
+            .position(|e| e.name == name)
+            .map(|i| i as u32)
     }
 }
 

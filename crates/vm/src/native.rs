@@ -22,7 +22,8 @@ use iree_base::{Result, ResultExt, Status, StatusCode};
 use crate::cconv::{Cconv, CconvType};
 use crate::instance::Instance;
 use crate::module::{
-    CallStatus, ExportInfo, ImportInfo, Module, ModuleDependency, ModuleInstance, ResolvedImport, Stack,
+    CallStatus, ExportInfo, ImportInfo, Module, ModuleDependency, ModuleInstance, ResolvedImport,
+    Stack,
 };
 use crate::refs::Ref;
 use crate::value::Value;
@@ -88,8 +89,15 @@ impl<S: Send + Sync + 'static> NativeModuleBuilder<S> {
         f: impl Fn(&S, &[Value], &mut Vec<Value>) -> Result<()> + Send + Sync + 'static,
     ) -> Result<Self> {
         let parsed = Cconv::parse(cconv)?;
-        self.exports.push(ExportInfo { name: name.to_string(), cconv: cconv.to_string(), attrs: Vec::new() });
-        self.functions.push(NativeExport { cconv: parsed, function: Box::new(f) });
+        self.exports.push(ExportInfo {
+            name: name.to_string(),
+            cconv: cconv.to_string(),
+            attrs: Vec::new(),
+        });
+        self.functions.push(NativeExport {
+            cconv: parsed,
+            function: Box::new(f),
+        });
         Ok(self)
     }
 
@@ -102,15 +110,23 @@ impl<S: Send + Sync + 'static> NativeModuleBuilder<S> {
         f: impl Fn(&S, A) -> Result<R> + Send + Sync + 'static,
     ) -> Result<Self> {
         let declared = Cconv::parse(cconv)?;
-        let derived = Cconv { args: A::cconv_types(), results: R::cconv_types() };
+        let derived = Cconv {
+            args: A::cconv_types(),
+            results: R::cconv_types(),
+        };
         if declared != derived {
             return Err(Status::new(
                 StatusCode::InvalidArgument,
-                format!("export '{name}' declares cconv {cconv} but its Rust signature is {derived:?}"),
+                format!(
+                    "export '{name}' declares cconv {cconv} but its Rust signature is {derived:?}"
+                ),
             ));
         }
         self.export_raw(name, cconv, move |state, args, results| {
-            let mut reader = ArgReader { values: args, next: 0 };
+            let mut reader = ArgReader {
+                values: args,
+                next: 0,
+            };
             let a = A::from_args(&mut reader)?;
             f(state, a)?.into_results(results);
             Ok(())
@@ -127,7 +143,8 @@ impl<S: Send + Sync + 'static> NativeModuleBuilder<S> {
         order.sort_by(|&a, &b| self.exports[a].name.cmp(&self.exports[b].name));
         let mut exports = Vec::with_capacity(order.len());
         let mut functions = Vec::with_capacity(order.len());
-        let mut old_functions: Vec<Option<NativeExport<S>>> = self.functions.drain(..).map(Some).collect();
+        let mut old_functions: Vec<Option<NativeExport<S>>> =
+            self.functions.drain(..).map(Some).collect();
         for i in order {
             exports.push(self.exports[i].clone());
             functions.push(old_functions[i].take().expect("each export taken once"));
@@ -176,8 +193,15 @@ impl<S: Send + Sync + 'static> Module for NativeModule<S> {
         instance: &Arc<Instance>,
         imports: Vec<Option<ResolvedImport>>,
     ) -> Result<Arc<dyn ModuleInstance>> {
-        let state = (self.state_factory)(&NativeInstantiation { instance, imports: &imports })?;
-        Ok(Arc::new(NativeModuleInstance { module: self, state, imports }))
+        let state = (self.state_factory)(&NativeInstantiation {
+            instance,
+            imports: &imports,
+        })?;
+        Ok(Arc::new(NativeModuleInstance {
+            module: self,
+            state,
+            imports,
+        }))
     }
 }
 
@@ -211,16 +235,27 @@ impl<S: Send + Sync + 'static> ModuleInstance for NativeModuleInstance<S> {
         args: &[Value],
         results: &mut Vec<Value>,
     ) -> Result<CallStatus> {
-        let export = self.module.functions.get(export_ordinal as usize).ok_or_else(|| {
-            Status::new(StatusCode::NotFound, format!("export ordinal {export_ordinal} out of range"))
-        })?;
+        let export = self
+            .module
+            .functions
+            .get(export_ordinal as usize)
+            .ok_or_else(|| {
+                Status::new(
+                    StatusCode::NotFound,
+                    format!("export ordinal {export_ordinal} out of range"),
+                )
+            })?;
         let name = || {
-            format!("while invoking native function {}.{}", self.module.name, self.module.exports[export_ordinal as usize].name)
+            format!(
+                "while invoking native function {}.{}",
+                self.module.name, self.module.exports[export_ordinal as usize].name
+            )
         };
         Cconv::check_values(&export.cconv.args, args, "argument").annotate_with(name)?;
         let first_result = results.len();
         (export.function)(&self.state, args, results).annotate_with(name)?;
-        Cconv::check_values(&export.cconv.results, &results[first_result..], "result").annotate_with(name)?;
+        Cconv::check_values(&export.cconv.results, &results[first_result..], "result")
+            .annotate_with(name)?;
         Ok(CallStatus::Done)
     }
 }
@@ -233,9 +268,10 @@ pub struct ArgReader<'a> {
 
 impl<'a> ArgReader<'a> {
     fn take(&mut self) -> Result<&'a Value> {
-        let v = self.values.get(self.next).ok_or_else(|| {
-            Status::new(StatusCode::InvalidArgument, "too few arguments")
-        })?;
+        let v = self
+            .values
+            .get(self.next)
+            .ok_or_else(|| Status::new(StatusCode::InvalidArgument, "too few arguments"))?;
         self.next += 1;
         Ok(v)
     }
@@ -297,7 +333,12 @@ impl<T: FromArgs> Arg for Variadic<T> {
     fn read(reader: &mut ArgReader<'_>) -> Result<Self> {
         let count = match reader.take()? {
             Value::I32(c) if *c >= 0 => *c as usize,
-            _ => return Err(Status::new(StatusCode::InvalidArgument, "expected a variadic span count")),
+            _ => {
+                return Err(Status::new(
+                    StatusCode::InvalidArgument,
+                    "expected a variadic span count",
+                ))
+            }
         };
         let mut items = Vec::with_capacity(count.min(1024));
         for _ in 0..count {

@@ -51,7 +51,8 @@ impl Ref {
 
     /// Borrows the object as `T`, or fails with INVALID_ARGUMENT naming both types.
     pub fn checked<T: RefObject>(&self, expected: RefType) -> Result<&T> {
-        self.downcast::<T>().ok_or_else(|| type_mismatch(expected, Some(self)))
+        self.downcast::<T>()
+            .ok_or_else(|| type_mismatch(expected, Some(self)))
     }
 
     /// True when both handles point at the same object.
@@ -91,7 +92,7 @@ pub fn type_mismatch(expected: RefType, actual: Option<&Ref>) -> Status {
 }
 
 /// Borrows a `T` out of an optional ref, failing on null or a type mismatch.
-pub fn deref_as<'a, T: RefObject>(value: &'a Option<Ref>, expected: RefType) -> Result<&'a T> {
+pub fn deref_as<T: RefObject>(value: &Option<Ref>, expected: RefType) -> Result<&T> {
     match value {
         Some(r) => r.checked::<T>(expected),
         None => Err(type_mismatch(expected, None)),

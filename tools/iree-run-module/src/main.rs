@@ -9,7 +9,10 @@ use iree_tooling::run::{run, RunOptions};
 
 /// Command-line flags, spelled as upstream spells them (`--flag=value`).
 #[derive(Parser, Debug)]
-#[command(name = "iree-run-module", about = "Runs a function within a compiled IREE module and handles I/O parsing and processing.")]
+#[command(
+    name = "iree-run-module",
+    about = "Runs a function within a compiled IREE module and handles I/O parsing and processing."
+)]
 struct Flags {
     /// Module to load; repeat in dependency order. `-` reads standard input.
     #[arg(long = "module")]
@@ -33,7 +36,11 @@ struct Flags {
 
 fn main() -> ExitCode {
     let flags = Flags::parse_from(expand_flagfiles(std::env::args().collect()));
-    let options = RunOptions { modules: flags.module, function: flags.function, inputs: flags.input };
+    let options = RunOptions {
+        modules: flags.module,
+        function: flags.function,
+        inputs: flags.input,
+    };
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     match run(&options, &mut out) {
@@ -59,7 +66,10 @@ fn expand_flagfiles(args: Vec<String>) -> Vec<String> {
         match arg.strip_prefix("--flagfile=") {
             Some(path) => match std::fs::read_to_string(path) {
                 Ok(text) => out.extend(
-                    text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')).map(String::from),
+                    text.lines()
+                        .map(str::trim)
+                        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+                        .map(String::from),
                 ),
                 Err(e) => {
                     eprint!("FLAGS ERROR: failed to read flagfile '{path}': {e}");

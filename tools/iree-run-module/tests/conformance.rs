@@ -14,7 +14,9 @@ fn repo_root() -> PathBuf {
 }
 
 fn run_case(case: &Case) -> Result<(), Failed> {
-    let expected = case.load_expectation().map_err(|e| Failed::from(e.to_string()))?;
+    let expected = case
+        .load_expectation()
+        .map_err(|e| Failed::from(e.to_string()))?;
     let output = Command::new(env!("CARGO_BIN_EXE_iree-run-module"))
         .args(&case.args)
         .current_dir(&case.dir)

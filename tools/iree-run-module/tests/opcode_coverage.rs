@@ -12,7 +12,9 @@ fn options_for(dir: &Path, args: &[String]) -> RunOptions {
     let mut options = RunOptions::default();
     for arg in args {
         if let Some(m) = arg.strip_prefix("--module=") {
-            options.modules.push(dir.join(m).to_string_lossy().into_owned());
+            options
+                .modules
+                .push(dir.join(m).to_string_lossy().into_owned());
         } else if let Some(f) = arg.strip_prefix("--function=") {
             options.function = f.to_string();
         } else if let Some(i) = arg.strip_prefix("--input=") {
@@ -34,13 +36,26 @@ fn check() -> Result<(), Failed> {
     let missing: Vec<String> = all
         .iter()
         .filter(|op| !executed.contains(op))
-        .map(|op| format!("{}:{:#04x}", ["core", "ext_f32", "ext_f64"][(op >> 8) as usize], op & 0xFF))
+        .map(|op| {
+            format!(
+                "{}:{:#04x}",
+                ["core", "ext_f32", "ext_f64"][(op >> 8) as usize],
+                op & 0xFF
+            )
+        })
         .collect();
-    println!("opcode coverage: {}/{} executed", all.len() - missing.len(), all.len());
+    println!(
+        "opcode coverage: {}/{} executed",
+        all.len() - missing.len(),
+        all.len()
+    );
     if missing.is_empty() {
         Ok(())
     } else {
-        Err(Failed::from(format!("opcodes never executed by testdata/vm: {}", missing.join(", "))))
+        Err(Failed::from(format!(
+            "opcodes never executed by testdata/vm: {}",
+            missing.join(", ")
+        )))
     }
 }
 

@@ -508,8 +508,7 @@ pub fn parse_module(file: &[u8]) -> Result<ModuleMetadata> {
         ),
         None => (0, 0),
     };
-    if global_bytes_capacity > MAX_GLOBAL_BYTES_CAPACITY
-        || global_ref_count > MAX_GLOBAL_REF_COUNT
+    if global_bytes_capacity > MAX_GLOBAL_BYTES_CAPACITY || global_ref_count > MAX_GLOBAL_REF_COUNT
     {
         bail!(
             ResourceExhausted,
