@@ -16,7 +16,7 @@ use crate::Result;
 pub const OVERRIDE_ENV: &str = "IREE_RS_RUN_MODULE";
 
 /// Finds (building if needed) the binary under test.
-fn our_binary(root: &Path) -> Result<PathBuf> {
+pub fn our_binary(root: &Path) -> Result<PathBuf> {
     if let Some(p) = std::env::var_os(OVERRIDE_ENV) {
         let p = PathBuf::from(p);
         if !p.exists() {

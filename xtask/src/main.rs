@@ -6,11 +6,12 @@
 //! * `conformance`: run every case through upstream and through our
 //!   `iree-run-module` and compare;
 //! * `opcodes`: list which core VM opcodes the `vm` suite's modules contain;
-//! * `bench`: not yet implemented.
+//! * `bench`: time ours against upstream on `testdata/bench` workloads.
 //!
 //! The test-data format is described in `testdata/README.md` and implemented
 //! by `iree_tooling::testcases`.
 
+mod bench;
 mod cli;
 mod conformance;
 mod diff;
@@ -48,7 +49,9 @@ commands:
   opcodes [--suite S]       list which core VM opcodes appear in the disassembly of
                             testdata/<suite>/*.vmfb (default suite: vm)
       --verbose             also list, per opcode, the groups containing it
-  bench                     not yet implemented
+  bench [--runs N] [--filter TEXT]
+                            wall time of ours vs upstream on testdata/bench
+                            workloads, alternating runs; prints the ratio
 ";
 
 /// The repository root (the parent of this crate's directory).
@@ -84,10 +87,7 @@ fn main() -> ExitCode {
         "testdata" => cli::Options::parse(&args).and_then(|o| testdata::run(&o)),
         "conformance" => cli::Options::parse(&args).and_then(|o| conformance::run(&o)),
         "opcodes" => cli::Options::parse(&args).and_then(|o| opcodes::run(&o)),
-        "bench" => {
-            println!("not yet implemented");
-            return ExitCode::from(2);
-        }
+        "bench" => bench::run(&args),
         other => {
             eprint!("unknown command `{other}`\n\n{USAGE}");
             return ExitCode::from(2);

@@ -739,8 +739,10 @@ fn decode_inner(m: &ModuleView<'_>, file: &[u8], ordinal: usize) -> Result<Funct
 }
 
 /// Fuses an integer compare with the `cond_br` right after it that tests the
-/// compare's result, unless a block starts at the branch. The branch op stays
-/// in place (unreached) so op indices and branch targets are unchanged.
+/// compare's result, then an `add` with a fused compare-branch that tests the
+/// sum (a counted-loop latch), unless a block starts inside the sequence. The
+/// absorbed ops stay in place (unreached) so op indices and branch targets
+/// are unchanged.
 fn fuse_compare_branches(ops: &mut [Op], blocks: &[(u32, u32)]) {
     for i in 0..ops.len().saturating_sub(1) {
         let Op::CondBr { cond, t, f } = ops[i + 1] else {
@@ -760,6 +762,91 @@ fn fuse_compare_branches(ops: &mut [Op], blocks: &[(u32, u32)]) {
             Op::CmpLtUI64 { a, b, r } if r == cond => Op::CmpBrLtUI64 { a, b, r, t, f },
             other => other,
         };
+    }
+    // Counted-loop latches: an `add` feeding the fused compare-and-branch.
+    for i in 0..ops.len().saturating_sub(1) {
+        if blocks.iter().any(|&(_, index)| index as usize == i + 1) {
+            continue;
+        }
+        let short = |t: u32, f: u32| Some((u16::try_from(t).ok()?, u16::try_from(f).ok()?));
+        let fused = match (ops[i], ops[i + 1]) {
+            (
+                Op::AddI32 { a, b, r },
+                Op::CmpBrLtSI32 {
+                    a: x,
+                    b: n,
+                    r: c,
+                    t,
+                    f,
+                },
+            ) if x == r => short(t, f).map(|(t, f)| Op::AddCmpBrLtSI32 {
+                a,
+                b,
+                r,
+                n,
+                c,
+                t,
+                f,
+            }),
+            (
+                Op::AddI32 { a, b, r },
+                Op::CmpBrNeI32 {
+                    a: x,
+                    b: n,
+                    r: c,
+                    t,
+                    f,
+                },
+            ) if x == r => short(t, f).map(|(t, f)| Op::AddCmpBrNeI32 {
+                a,
+                b,
+                r,
+                n,
+                c,
+                t,
+                f,
+            }),
+            (
+                Op::AddI64 { a, b, r },
+                Op::CmpBrLtSI64 {
+                    a: x,
+                    b: n,
+                    r: c,
+                    t,
+                    f,
+                },
+            ) if x == r => short(t, f).map(|(t, f)| Op::AddCmpBrLtSI64 {
+                a,
+                b,
+                r,
+                n,
+                c,
+                t,
+                f,
+            }),
+            (
+                Op::AddI64 { a, b, r },
+                Op::CmpBrNeI64 {
+                    a: x,
+                    b: n,
+                    r: c,
+                    t,
+                    f,
+                },
+            ) if x == r => short(t, f).map(|(t, f)| Op::AddCmpBrNeI64 {
+                a,
+                b,
+                r,
+                n,
+                c,
+                t,
+                f,
+            }),
+            _ => None,
+        };
+        if let Some(op) = fused {
+            ops[i] = op;
+        }
     }
 }
 

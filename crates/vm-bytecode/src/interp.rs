@@ -407,6 +407,66 @@ impl BytecodeInstance {
                         Op::CondBr { cond, t, f } => {
                             ip = base.add(branch_target(r32(regs, cond) != 0, t, f))
                         }
+                        Op::AddCmpBrLtSI32 {
+                            a,
+                            b,
+                            r,
+                            n,
+                            c,
+                            t,
+                            f,
+                        } => {
+                            let sum = r32(regs, a).wrapping_add(r32(regs, b));
+                            w32(regs, r, sum);
+                            let taken = (sum as i32) < (r32(regs, n) as i32);
+                            w32(regs, c, taken as u32);
+                            ip = base.add(branch_target(taken, u32::from(t), u32::from(f)));
+                        }
+                        Op::AddCmpBrNeI32 {
+                            a,
+                            b,
+                            r,
+                            n,
+                            c,
+                            t,
+                            f,
+                        } => {
+                            let sum = r32(regs, a).wrapping_add(r32(regs, b));
+                            w32(regs, r, sum);
+                            let taken = sum != r32(regs, n);
+                            w32(regs, c, taken as u32);
+                            ip = base.add(branch_target(taken, u32::from(t), u32::from(f)));
+                        }
+                        Op::AddCmpBrLtSI64 {
+                            a,
+                            b,
+                            r,
+                            n,
+                            c,
+                            t,
+                            f,
+                        } => {
+                            let sum = r64(regs, a).wrapping_add(r64(regs, b));
+                            w64(regs, r, sum);
+                            let taken = (sum as i64) < (r64(regs, n) as i64);
+                            w32(regs, c, taken as u32);
+                            ip = base.add(branch_target(taken, u32::from(t), u32::from(f)));
+                        }
+                        Op::AddCmpBrNeI64 {
+                            a,
+                            b,
+                            r,
+                            n,
+                            c,
+                            t,
+                            f,
+                        } => {
+                            let sum = r64(regs, a).wrapping_add(r64(regs, b));
+                            w64(regs, r, sum);
+                            let taken = sum != r64(regs, n);
+                            w32(regs, c, taken as u32);
+                            ip = base.add(branch_target(taken, u32::from(t), u32::from(f)));
+                        }
                         Op::CmpBrEqI32 { a, b, r, t, f } => {
                             let c = r32(regs, a) == r32(regs, b);
                             w32(regs, r, c as u32);

@@ -565,8 +565,6 @@ pub enum Op {
     BufferHash { aux: u32 },
 
     // ---- control flow ----
-    /// Unconditional branch with no register remapping.
-    Br { target: u32 },
     /// Unconditional branch through a remap-table entry.
     BrRemap { branch: u32 },
     /// Conditional branch with no remapping on either edge.
@@ -635,6 +633,47 @@ pub enum Op {
         t: u32,
         f: u32,
     },
+    /// Fused loop latch `r = add.i32 a, b; c = cmp.lt.i32.s r, n; cond_br c`
+    /// (both results written; targets fit in 16 bits).
+    AddCmpBrLtSI32 {
+        a: Reg,
+        b: Reg,
+        r: Reg,
+        n: Reg,
+        c: Reg,
+        t: u16,
+        f: u16,
+    },
+    /// Fused loop latch with `cmp.ne.i32`.
+    AddCmpBrNeI32 {
+        a: Reg,
+        b: Reg,
+        r: Reg,
+        n: Reg,
+        c: Reg,
+        t: u16,
+        f: u16,
+    },
+    /// Fused loop latch with `add.i64` and `cmp.lt.i64.s`.
+    AddCmpBrLtSI64 {
+        a: Reg,
+        b: Reg,
+        r: Reg,
+        n: Reg,
+        c: Reg,
+        t: u16,
+        f: u16,
+    },
+    /// Fused loop latch with `add.i64` and `cmp.ne.i64`.
+    AddCmpBrNeI64 {
+        a: Reg,
+        b: Reg,
+        r: Reg,
+        n: Reg,
+        c: Reg,
+        t: u16,
+        f: u16,
+    },
     /// Conditional branch whose edges remap registers.
     CondBrRemap { cond: Reg, t: u32, f: u32 },
     /// `br_table`; `table` indexes the branch-table side table.
@@ -653,6 +692,10 @@ pub enum Op {
     Trace { list: u32 },
     /// `cond_break`: a branch, as breakpoints are ignored.
     CondBreak { cond: Reg, branch: u32 },
+    /// Unconditional branch with no register remapping. (Kept as the last
+    /// variant: with hot ops at both ends of the tag range the dispatch jump
+    /// table covers every tag and needs no range check.)
+    Br { target: u32 },
 }
 
 #[cfg(test)]
