@@ -34,12 +34,19 @@ pub struct Output {
 /// Runs `program args...` in `cwd` with stdin closed, capturing both output
 /// streams, killing it after `timeout`.
 pub fn run(program: &Path, args: &[String], cwd: &Path, timeout: Duration) -> Result<Output> {
-    let mut child = Command::new(program)
-        .args(args)
+    let mut cmd = Command::new(program);
+    cmd.args(args)
         .current_dir(cwd)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
+        .stderr(Stdio::piped());
+    // Its own process group, so a timeout kills whatever it spawned too.
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::CommandExt;
+        cmd.process_group(0);
+    }
+    let mut child = cmd
         .spawn()
         .map_err(|e| format!("cannot run {}: {e}", program.display()))?;
     let mut out_pipe = child.stdout.take().expect("piped stdout");
@@ -62,6 +69,7 @@ pub fn run(program: &Path, args: &[String], cwd: &Path, timeout: Duration) -> Re
             Ok(None) => {
                 if start.elapsed() > timeout {
                     timed_out = true;
+                    kill_group(child.id());
                     let _ = child.kill();
                     break child
                         .wait()
@@ -89,6 +97,20 @@ pub fn run(program: &Path, args: &[String], cwd: &Path, timeout: Duration) -> Re
         stdout,
         stderr,
     })
+}
+
+/// Sends SIGKILL to the process group `pgid` (the child's own group).
+fn kill_group(pgid: u32) {
+    #[cfg(unix)]
+    {
+        let _ = Command::new("kill")
+            .args(["-KILL", "--", &format!("-{pgid}")])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status();
+    }
+    #[cfg(not(unix))]
+    let _ = pgid;
 }
 
 #[cfg(unix)]

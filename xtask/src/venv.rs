@@ -28,12 +28,15 @@ pub struct Venv {
     pub dir: PathBuf,
     /// The directory of the native runtime tools (`iree/_runtime_libs`).
     pub runtime_libs: PathBuf,
+    /// The directory of the native compiler tools (`iree/compiler/_mlir_libs`).
+    pub compiler_libs: PathBuf,
 }
 
 impl Venv {
-    /// `iree-compile` (the venv's console script).
+    /// The native `iree-compile` binary (`iree/compiler/_mlir_libs`), run
+    /// directly rather than through the venv's Python console script.
     pub fn iree_compile(&self) -> PathBuf {
-        self.dir.join("bin").join("iree-compile")
+        self.compiler_libs.join("iree-compile")
     }
 
     /// The native `iree-run-module` binary. Run directly rather than through
@@ -62,11 +65,12 @@ for p in ('iree-base-compiler', 'iree-base-runtime', 'numpy'):
         print('missing')
 s = u.find_spec('iree._runtime_libs')
 print(os.path.dirname(s.origin) if s and s.origin else 'missing')
+s = u.find_spec('iree.compiler')
+print(os.path.join(os.path.dirname(s.origin), '_mlir_libs') if s and s.origin else 'missing')
 ";
 
-/// Checks the venv at `dir`: the runtime-libs directory when the versions
-/// are right, or why not.
-fn probe(dir: &Path) -> Result<PathBuf> {
+/// Checks the venv at `dir`: the tools when the versions are right, or why not.
+fn probe(dir: &Path) -> Result<Venv> {
     let python = dir.join("bin").join("python");
     if !python.exists() {
         return Err(format!("{} does not exist", python.display()));
@@ -84,7 +88,7 @@ fn probe(dir: &Path) -> Result<PathBuf> {
     }
     let text = String::from_utf8_lossy(&out.stdout);
     let lines: Vec<&str> = text.lines().collect();
-    if lines.len() != 4 {
+    if lines.len() != 5 {
         return Err(format!(
             "unexpected probe output from {}: {text}",
             dir.display()
@@ -105,17 +109,22 @@ fn probe(dir: &Path) -> Result<PathBuf> {
             return Err(format!("{} lacks {tool}", libs.display()));
         }
     }
-    if !dir.join("bin").join("iree-compile").exists() {
-        return Err(format!("{} lacks bin/iree-compile", dir.display()));
+    let compiler_libs = PathBuf::from(lines[4]);
+    if !compiler_libs.join("iree-compile").exists() {
+        return Err(format!("{} lacks iree-compile", compiler_libs.display()));
     }
-    Ok(libs)
+    Ok(Venv {
+        dir: dir.to_path_buf(),
+        runtime_libs: libs,
+        compiler_libs,
+    })
 }
 
 /// Creates or verifies `<root>/.iree-venv`, returning its tools.
 pub fn ensure(root: &Path) -> Result<Venv> {
     let dir = root.join(".iree-venv");
-    if let Ok(runtime_libs) = probe(&dir) {
-        return Ok(Venv { dir, runtime_libs });
+    if let Ok(venv) = probe(&dir) {
+        return Ok(venv);
     }
     let is_symlink = dir
         .symlink_metadata()
@@ -141,8 +150,7 @@ pub fn ensure(root: &Path) -> Result<Venv> {
                 let target = candidate.canonicalize().unwrap_or(candidate);
                 eprintln!("xtask: linking {} -> {}", dir.display(), target.display());
                 symlink_dir(&target, &dir)?;
-                let runtime_libs = probe(&dir)?;
-                return Ok(Venv { dir, runtime_libs });
+                return probe(&dir);
             }
         }
         eprintln!("xtask: creating {}", dir.display());
@@ -159,8 +167,7 @@ pub fn ensure(root: &Path) -> Result<Venv> {
             .args(["-m", "pip", "install", "--disable-pip-version-check"])
             .args(REQUIREMENTS),
     )?;
-    let runtime_libs = probe(&dir)?;
-    Ok(Venv { dir, runtime_libs })
+    probe(&dir)
 }
 
 fn run_checked(cmd: &mut Command) -> Result<()> {

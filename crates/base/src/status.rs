@@ -3,52 +3,59 @@
 use std::fmt;
 use std::panic::Location;
 
-/// The canonical IREE status codes (`iree_status_code_t`), with their numeric values.
+/// An IREE status code (`iree_status_code_t`). Codes occupy 5 bits; the 19
+/// named ones are associated constants, and the remaining values (which
+/// `vm.fail` can produce) print with an empty name, as upstream's do.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[repr(u32)]
-pub enum StatusCode {
+pub struct StatusCode(u8);
+
+#[allow(
+    non_upper_case_globals,
+    reason = "named like enum variants, as callers use them"
+)]
+impl StatusCode {
     /// Success.
-    Ok = 0,
+    pub const Ok: StatusCode = StatusCode(0);
     /// The operation was cancelled.
-    Cancelled = 1,
+    pub const Cancelled: StatusCode = StatusCode(1);
     /// An error with no better category.
-    Unknown = 2,
+    pub const Unknown: StatusCode = StatusCode(2);
     /// The caller passed an invalid argument.
-    InvalidArgument = 3,
+    pub const InvalidArgument: StatusCode = StatusCode(3);
     /// A deadline passed before the operation completed.
-    DeadlineExceeded = 4,
+    pub const DeadlineExceeded: StatusCode = StatusCode(4);
     /// Something that was looked up does not exist.
-    NotFound = 5,
+    pub const NotFound: StatusCode = StatusCode(5);
     /// Something that was created already exists.
-    AlreadyExists = 6,
+    pub const AlreadyExists: StatusCode = StatusCode(6);
     /// The caller may not do this.
-    PermissionDenied = 7,
+    pub const PermissionDenied: StatusCode = StatusCode(7);
     /// A resource (memory, stack, handles) ran out.
-    ResourceExhausted = 8,
+    pub const ResourceExhausted: StatusCode = StatusCode(8);
     /// The system is not in a state that allows the operation.
-    FailedPrecondition = 9,
+    pub const FailedPrecondition: StatusCode = StatusCode(9);
     /// The operation was aborted.
-    Aborted = 10,
+    pub const Aborted: StatusCode = StatusCode(10);
     /// A value is outside its valid range (indices, offsets).
-    OutOfRange = 11,
+    pub const OutOfRange: StatusCode = StatusCode(11);
     /// The operation is not implemented or not supported.
-    Unimplemented = 12,
+    pub const Unimplemented: StatusCode = StatusCode(12);
     /// An internal invariant was broken.
-    Internal = 13,
+    pub const Internal: StatusCode = StatusCode(13);
     /// A service or device is not available.
-    Unavailable = 14,
+    pub const Unavailable: StatusCode = StatusCode(14);
     /// Data was lost or corrupted.
-    DataLoss = 15,
+    pub const DataLoss: StatusCode = StatusCode(15);
     /// The caller is not authenticated.
-    Unauthenticated = 16,
+    pub const Unauthenticated: StatusCode = StatusCode(16);
     /// The operation yielded and must be resumed later.
-    Deferred = 17,
+    pub const Deferred: StatusCode = StatusCode(17);
     /// Versions or formats are incompatible.
-    Incompatible = 18,
+    pub const Incompatible: StatusCode = StatusCode(18);
 }
 
 impl StatusCode {
-    /// All codes, in numeric order.
+    /// The named codes, in numeric order.
     pub const ALL: [StatusCode; 19] = [
         StatusCode::Ok,
         StatusCode::Cancelled,
@@ -71,37 +78,41 @@ impl StatusCode {
         StatusCode::Incompatible,
     ];
 
-    /// The code for a raw value, as carried by `vm.fail`; unknown values map
-    /// to [`StatusCode::Unknown`] the way upstream does.
+    /// The code for a raw value, as `vm.fail` carries it: upstream keeps the
+    /// low 5 bits.
     pub fn from_raw(raw: u32) -> StatusCode {
-        Self::ALL
-            .get(raw as usize)
-            .copied()
-            .unwrap_or(StatusCode::Unknown)
+        StatusCode((raw & 0x1F) as u8)
     }
 
-    /// The upper-case name upstream prints (`INVALID_ARGUMENT`).
+    /// The numeric value.
+    pub fn raw(self) -> u32 {
+        u32::from(self.0)
+    }
+
+    /// The upper-case name upstream prints (`INVALID_ARGUMENT`); empty for
+    /// codes without a name.
     pub fn name(self) -> &'static str {
-        match self {
-            StatusCode::Ok => "OK",
-            StatusCode::Cancelled => "CANCELLED",
-            StatusCode::Unknown => "UNKNOWN",
-            StatusCode::InvalidArgument => "INVALID_ARGUMENT",
-            StatusCode::DeadlineExceeded => "DEADLINE_EXCEEDED",
-            StatusCode::NotFound => "NOT_FOUND",
-            StatusCode::AlreadyExists => "ALREADY_EXISTS",
-            StatusCode::PermissionDenied => "PERMISSION_DENIED",
-            StatusCode::ResourceExhausted => "RESOURCE_EXHAUSTED",
-            StatusCode::FailedPrecondition => "FAILED_PRECONDITION",
-            StatusCode::Aborted => "ABORTED",
-            StatusCode::OutOfRange => "OUT_OF_RANGE",
-            StatusCode::Unimplemented => "UNIMPLEMENTED",
-            StatusCode::Internal => "INTERNAL",
-            StatusCode::Unavailable => "UNAVAILABLE",
-            StatusCode::DataLoss => "DATA_LOSS",
-            StatusCode::Unauthenticated => "UNAUTHENTICATED",
-            StatusCode::Deferred => "DEFERRED",
-            StatusCode::Incompatible => "INCOMPATIBLE",
+        match self.0 {
+            0 => "OK",
+            1 => "CANCELLED",
+            2 => "UNKNOWN",
+            3 => "INVALID_ARGUMENT",
+            4 => "DEADLINE_EXCEEDED",
+            5 => "NOT_FOUND",
+            6 => "ALREADY_EXISTS",
+            7 => "PERMISSION_DENIED",
+            8 => "RESOURCE_EXHAUSTED",
+            9 => "FAILED_PRECONDITION",
+            10 => "ABORTED",
+            11 => "OUT_OF_RANGE",
+            12 => "UNIMPLEMENTED",
+            13 => "INTERNAL",
+            14 => "UNAVAILABLE",
+            15 => "DATA_LOSS",
+            16 => "UNAUTHENTICATED",
+            17 => "DEFERRED",
+            18 => "INCOMPATIBLE",
+            _ => "",
         }
     }
 }
@@ -276,8 +287,10 @@ mod tests {
     #[test]
     fn raw_codes_round_trip() {
         for code in StatusCode::ALL {
-            assert_eq!(StatusCode::from_raw(code as u32), code);
+            assert_eq!(StatusCode::from_raw(code.raw()), code);
         }
-        assert_eq!(StatusCode::from_raw(99), StatusCode::Unknown);
+        assert_eq!(StatusCode::from_raw(100), StatusCode::DeadlineExceeded);
+        assert_eq!(StatusCode::from_raw(19).name(), "");
+        assert_eq!(StatusCode::from_raw(u32::MAX).name(), "");
     }
 }

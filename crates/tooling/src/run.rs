@@ -144,8 +144,14 @@ fn parse_input(
         ));
     }
     if text == "(null)" || text == "(ignored)" {
-        consume(next)?;
-        values.push(Value::NULL);
+        // A null passed for a primitive argument arrives as zero.
+        values.push(match consume(next)? {
+            CconvType::I32 => Value::I32(0),
+            CconvType::I64 => Value::I64(0),
+            CconvType::F32 => Value::F32(0.0),
+            CconvType::F64 => Value::F64(0.0),
+            _ => Value::NULL,
+        });
         return Ok(());
     }
     if text.starts_with(['@', '+', '*']) {

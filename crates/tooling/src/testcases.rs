@@ -39,6 +39,10 @@ use iree_base::{Result, Status, StatusCode};
 /// its `iree-compile` flags.
 pub const COMPILE_HEADER: &str = "// COMPILE:";
 
+/// The `status:` of a run whose stderr names a failure without a code name
+/// (`<vm>:0: ; message`).
+pub const UNNAMED_STATUS: &str = "(unnamed)";
+
 /// The name of the directory, inside a suite, that holds expectation files.
 pub const EXPECTED_DIR: &str = "expected";
 
@@ -257,6 +261,9 @@ fn io_status(e: std::io::Error, path: &Path) -> Status {
 /// no message. This finds the first `:<digits>: ` prefix in `stderr` that is
 /// followed by an upper-case token (letters, digits, `_`) ending at `;`, at a
 /// line end or at the end of the text, and returns that token.
+///
+/// A code with no name (upstream prints `<vm>:0: ; message` for a `vm.fail`
+/// status outside 0..=18) is reported as [`UNNAMED_STATUS`].
 pub fn status_code_of(stderr: &str) -> String {
     let bytes = stderr.as_bytes();
     let mut i = 0;
@@ -281,6 +288,9 @@ pub fn status_code_of(stderr: &str) -> String {
                     k == bytes.len() || bytes[k] == b';' || bytes[k] == b'\n' || bytes[k] == b'\r';
                 if k > tok_start && bytes[tok_start].is_ascii_uppercase() && ends_well {
                     return stderr[tok_start..k].to_string();
+                }
+                if k == tok_start && k < bytes.len() && bytes[k] == b';' {
+                    return UNNAMED_STATUS.to_string();
                 }
             }
         }
@@ -476,6 +486,10 @@ mod tests {
             "ABORTED"
         );
         assert_eq!(status_code_of("C:\\x\\f.c:9: DATA_LOSS; m"), "DATA_LOSS");
+        assert_eq!(
+            status_code_of("<vm>:0: ; failure; ; invoking function 'fail'"),
+            UNNAMED_STATUS
+        );
     }
 
     fn round_trip(e: &Expectation) {

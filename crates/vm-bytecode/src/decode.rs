@@ -171,8 +171,8 @@ impl<'a> Reader<'a> {
             .filter(|&e| e <= self.code.len())
             .ok_or_else(|| {
                 Status::new(
-                    StatusCode::InvalidArgument,
-                    "instruction runs past the end of the function",
+                    StatusCode::OutOfRange,
+                    "bytecode data overrun: instruction runs past the end of the function",
                 )
             })?;
         let mut out = [0u8; N];
@@ -226,10 +226,13 @@ impl<'a, 'm> Decoder<'a, 'm> {
             )));
         }
         if u32::from(raw) >= self.i32_count {
-            return Err(err(format!(
-                "i32 register {raw} out of bounds (count {})",
-                self.i32_count
-            )));
+            return Err(Status::new(
+                StatusCode::OutOfRange,
+                format!(
+                    "i32 register {raw} out of bounds (count {})",
+                    self.i32_count
+                ),
+            ));
         }
         Ok(())
     }
@@ -245,10 +248,13 @@ impl<'a, 'm> Decoder<'a, 'm> {
             )));
         }
         if u32::from(raw) + 1 >= self.i32_count {
-            return Err(err(format!(
-                "i64 register pair {raw} out of bounds (count {})",
-                self.i32_count
-            )));
+            return Err(Status::new(
+                StatusCode::OutOfRange,
+                format!(
+                    "i64 register pair {raw} out of bounds (count {})",
+                    self.i32_count
+                ),
+            ));
         }
         Ok(())
     }
@@ -264,11 +270,14 @@ impl<'a, 'm> Decoder<'a, 'm> {
             )));
         }
         if u32::from(raw & REF_MASK) >= self.ref_count {
-            return Err(err(format!(
-                "ref register {} out of bounds (count {})",
-                raw & REF_MASK,
-                self.ref_count
-            )));
+            return Err(Status::new(
+                StatusCode::OutOfRange,
+                format!(
+                    "ref register {} out of bounds (count {})",
+                    raw & REF_MASK,
+                    self.ref_count
+                ),
+            ));
         }
         Ok(())
     }
@@ -348,6 +357,18 @@ impl<'a, 'm> Decoder<'a, 'm> {
         self.branch_targets.push(target);
         Ok((self.branches.len() - 1) as u32)
     }
+    /// A branch target with no operand remapping (the resume block of a
+    /// yieldable call).
+    fn branch_target_only(&mut self) -> Result<u32> {
+        let target = self.r.u32()?;
+        self.branches.push(Branch {
+            target: u32::MAX,
+            remap: Box::new([]),
+        });
+        self.branch_targets.push(target);
+        Ok((self.branches.len() - 1) as u32)
+    }
+
     fn aux(&mut self, regs: [u16; 6]) -> u32 {
         self.aux.push(regs);
         (self.aux.len() - 1) as u32
@@ -359,7 +380,12 @@ impl<'a, 'm> Decoder<'a, 'm> {
             .pc
             .checked_add(len)
             .filter(|&e| e <= self.r.code.len())
-            .ok_or_else(|| err("string runs past the end of the function"))?;
+            .ok_or_else(|| {
+                Status::new(
+                    StatusCode::OutOfRange,
+                    "bytecode data overrun: string runs past the end of the function",
+                )
+            })?;
         let text = String::from_utf8_lossy(&self.r.code[self.r.pc..end]).into_owned();
         self.r.pc = end;
         self.strings.push(text.into_boxed_str());
@@ -376,7 +402,7 @@ impl<'a, 'm> Decoder<'a, 'm> {
         };
         let operands = self.raw_list()?;
         let resume = if yieldable {
-            Some(self.branch()?)
+            Some(self.branch_target_only()?)
         } else {
             None
         };
@@ -719,7 +745,8 @@ fn decode_inner(m: &ModuleView<'_>, file: &[u8], ordinal: usize) -> Result<Funct
     }
     fuse_compare_branches(&mut ops, &blocks);
     // Header + 16-byte aligned register banks, as upstream charges frames.
-    let frame_bytes = 64 + align16(i32_count as usize * 4) + align16(ref_count as usize * 16);
+    let frame_bytes =
+        FRAME_HEADER_BYTES + align16(i32_count as usize * 4) + align16(ref_count as usize * 16);
     Ok(FunctionCode {
         ops: ops.into_boxed_slice(),
         op_offsets: op_offsets.into_boxed_slice(),
@@ -849,6 +876,10 @@ fn fuse_compare_branches(ops: &mut [Op], blocks: &[(u32, u32)]) {
         }
     }
 }
+
+/// Bytes charged per frame besides its registers (about the size of
+/// upstream's stack-frame and bytecode-frame headers).
+const FRAME_HEADER_BYTES: usize = 128;
 
 fn align16(n: usize) -> usize {
     (n + 15) & !15

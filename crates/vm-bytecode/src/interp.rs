@@ -1017,7 +1017,7 @@ impl BytecodeInstance {
                                     ImportArg::Count(n) => Value::I32(i32::from(n)),
                                 });
                             }
-                            let mut import_results = Vec::new();
+                            let mut import_results = stack.take_args();
                             frame.pc = (pc - 1) as u32;
                             cont.current = frame;
                             let status = resolved.instance.call(
@@ -1031,6 +1031,7 @@ impl BytecodeInstance {
                             match tri!(status) {
                                 CallStatus::Done => {
                                     tri!(store_results(stack, &frame, info, &import_results));
+                                    stack.return_args(import_results);
                                     if let Some(b) = info.resume {
                                         pc = apply_branch(stack, &frame, code, b) as usize;
                                     }

@@ -220,8 +220,15 @@ pub fn conv(op: Conv, a32: u32, a64: u64) -> (u64, bool) {
         Conv::F32F64 => (f64::from(f32v).to_bits(), true),
         Conv::Si32F64 => (f64::from(a32 as i32).to_bits(), true),
         Conv::Ui32F64 => (f64::from(a32).to_bits(), true),
-        Conv::F64Si32 => (llround(f64v) as i32 as u32 as u64, false),
-        Conv::F64Ui32 => (llround(f64v) as u32 as u64, false),
+        // Upstream narrows to f32 and uses `lroundf` for these two.
+        Conv::F64Si32 => (
+            llround(f64::from((f64v as f32).round())) as i32 as u32 as u64,
+            false,
+        ),
+        Conv::F64Ui32 => (
+            llround(f64::from((f64v as f32).round())) as u32 as u64,
+            false,
+        ),
         Conv::Si64F64 => ((a64 as i64 as f64).to_bits(), true),
         Conv::Ui64F64 => ((a64 as f64).to_bits(), true),
         Conv::F64Si64 => (llround(f64v) as u64, true),

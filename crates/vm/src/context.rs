@@ -129,7 +129,10 @@ impl Context {
             match target {
                 Some((provider, ordinal)) => {
                     let export = &provider.module().exports()[ordinal as usize];
-                    check_import_signature(import, provider.module(), export)?;
+                    check_import_signature(module, import, provider.module(), export)
+                        .annotate_with(|| {
+                            format!("resolving module '{}' imports", module.name())
+                        })?;
                     resolved.push(Some(ResolvedImport {
                         instance: provider,
                         export_ordinal: ordinal,

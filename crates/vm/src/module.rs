@@ -154,7 +154,7 @@ pub struct Stack {
 impl Stack {
     /// Default budget of frame storage, in bytes. Frames charge their
     /// register storage plus a fixed header against it.
-    pub const DEFAULT_FRAME_BYTES_LIMIT: usize = 128 * 1024;
+    pub const DEFAULT_FRAME_BYTES_LIMIT: usize = 1024 * 1024;
 
     /// A fresh stack with the default budget.
     pub fn new() -> Stack {
@@ -232,8 +232,10 @@ impl Default for Stack {
     }
 }
 
-/// Checks that an export's cconv matches what an importer expects.
+/// Checks that an export's cconv matches what `importer` expects (INTERNAL on
+/// a mismatch, worded as upstream words it).
 pub fn check_import_signature(
+    importer: &dyn Module,
     import: &ImportInfo,
     provider: &dyn Module,
     export: &ExportInfo,
@@ -242,10 +244,11 @@ pub fn check_import_signature(
     let actual = Cconv::parse(&export.cconv)?;
     if expected != actual {
         return Err(Status::new(
-            StatusCode::InvalidArgument,
+            StatusCode::Internal,
             format!(
-                "import function {} signature mismatch between module and source {}; expected {} but got {}",
+                "import function {} signature mismatch between {} and source {}; expected {} but got {}",
                 import.full_name,
+                importer.name(),
                 provider.name(),
                 import.cconv,
                 export.cconv
