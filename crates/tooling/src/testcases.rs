@@ -417,6 +417,25 @@ pub fn load_suite(dir: &Path) -> Result<Vec<Case>> {
     Ok(cases)
 }
 
+/// The name of the optional per-suite file listing, one per line, the
+/// runtime components a suite needs (`hal`); a suite whose requirements a
+/// build lacks is reported as ignored rather than failed.
+pub const REQUIRES_FILE: &str = "REQUIRES";
+
+/// The components a suite requires (empty when it has no `REQUIRES` file).
+pub fn suite_requirements(dir: &Path) -> Result<Vec<String>> {
+    let path = dir.join(REQUIRES_FILE);
+    if !path.exists() {
+        return Ok(Vec::new());
+    }
+    Ok(read_to_string(&path)?
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(String::from)
+        .collect())
+}
+
 /// The suite directories under a `testdata/` root (those holding `.cases`,
 /// `.mlir` or `.vmasm` files), sorted by name.
 pub fn list_suites(root: &Path) -> Result<Vec<PathBuf>> {
