@@ -100,10 +100,23 @@ impl Options {
                 .is_none_or(|f| case.id().contains(f.as_str()))
     }
 
-    /// All selected cases of the selected suites.
+    /// All selected cases of the selected suites. Suites needing runtime
+    /// components this build lacks (`REQUIRES`) are skipped with a note,
+    /// unless named explicitly with `--suite`.
     pub fn cases(&self, root: &Path) -> Result<Vec<Case>> {
         let mut out = Vec::new();
         for dir in self.suite_dirs(root)? {
+            let missing = testcases::missing_requirements(&dir).map_err(|s| s.to_string())?;
+            if !missing.is_empty() && self.suites.is_empty() {
+                eprintln!(
+                    "note: skipping suite {} (needs {}, not built yet; run it with --suite)",
+                    dir.file_name()
+                        .map(|n| n.to_string_lossy())
+                        .unwrap_or_default(),
+                    missing.join(", ")
+                );
+                continue;
+            }
             let cases = testcases::load_suite(&dir)
                 .map_err(|s| format!("loading {}: {s}", dir.display()))?;
             out.extend(cases.into_iter().filter(|c| self.case_selected(c)));

@@ -422,6 +422,18 @@ pub fn load_suite(dir: &Path) -> Result<Vec<Case>> {
 /// build lacks is reported as ignored rather than failed.
 pub const REQUIRES_FILE: &str = "REQUIRES";
 
+/// Runtime components this build provides; suites that need others are
+/// skipped by the harnesses (and reported as such).
+pub const AVAILABLE_COMPONENTS: &[&str] = &[];
+
+/// The requirements of the suite in `dir` that this build does not provide.
+pub fn missing_requirements(dir: &Path) -> Result<Vec<String>> {
+    Ok(suite_requirements(dir)?
+        .into_iter()
+        .filter(|r| !AVAILABLE_COMPONENTS.contains(&r.as_str()))
+        .collect())
+}
+
 /// The components a suite requires (empty when it has no `REQUIRES` file).
 pub fn suite_requirements(dir: &Path) -> Result<Vec<String>> {
     let path = dir.join(REQUIRES_FILE);

@@ -6,12 +6,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use iree_tooling::testcases::{list_suites, load_suite, suite_requirements, Case, Expectation};
+use iree_tooling::testcases::{list_suites, load_suite, missing_requirements, Case, Expectation};
 use libtest_mimic::{Arguments, Failed, Trial};
-
-/// Runtime components this build provides; suites that need others (see
-/// `testdata/<suite>/REQUIRES`) are listed as ignored.
-const AVAILABLE_COMPONENTS: &[&str] = &[];
 
 fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -49,11 +45,7 @@ fn main() {
     let args = Arguments::from_args();
     let mut trials = Vec::new();
     for suite in list_suites(&repo_root().join("testdata")).expect("listing test suites") {
-        let missing: Vec<String> = suite_requirements(&suite)
-            .expect("reading suite requirements")
-            .into_iter()
-            .filter(|r| !AVAILABLE_COMPONENTS.contains(&r.as_str()))
-            .collect();
+        let missing = missing_requirements(&suite).expect("reading suite requirements");
         for case in load_suite(&suite).expect("loading test cases") {
             let name = case.id();
             let trial = Trial::test(name, move || run_case(&case));
