@@ -172,10 +172,16 @@ impl Module for BytecodeModule {
         _instance: &Arc<Instance>,
         imports: Vec<Option<ResolvedImport>>,
     ) -> Result<Arc<dyn ModuleInstance>> {
-        let globals = GlobalBytes::new(self.meta.global_bytes_capacity as usize);
-        let ref_globals = Mutex::new(vec![None; self.meta.global_ref_count as usize]);
-        // Initialize value globals from rwdata-free zero state; the module's
-        // `__init` (run by the context) sets initial values.
+        // Sizes come from the file: allocate fallibly so a hostile module
+        // gets RESOURCE_EXHAUSTED instead of aborting the process. Globals
+        // start zeroed; the module's `__init` sets initial values.
+        let globals = GlobalBytes::new(self.meta.global_bytes_capacity as usize)?;
+        let ref_count = self.meta.global_ref_count as usize;
+        let mut refs = Vec::new();
+        refs.try_reserve_exact(ref_count)
+            .map_err(|_| out_of_memory("ref globals", ref_count))?;
+        refs.resize(ref_count, None);
+        let ref_globals = Mutex::new(refs);
         Ok(Arc::new(BytecodeInstance {
             module: self,
             globals,
@@ -193,13 +199,24 @@ pub(crate) struct GlobalBytes {
 }
 
 impl GlobalBytes {
-    fn new(byte_len: usize) -> GlobalBytes {
+    fn new(byte_len: usize) -> Result<GlobalBytes> {
         // One spare word so an access ending at the last byte can touch it.
-        GlobalBytes {
-            words: (0..byte_len.div_ceil(4) + 1)
-                .map(|_| AtomicU32::new(0))
-                .collect(),
+        let count = byte_len.div_ceil(4) + 1;
+        // Zeroed allocation: the OS supplies zero pages lazily, so a large
+        // capacity costs nothing until it is used (as upstream's calloc), and
+        // failure is an error rather than an abort.
+        let layout = std::alloc::Layout::array::<AtomicU32>(count)
+            .map_err(|_| out_of_memory("global storage", byte_len))?;
+        // SAFETY: `layout` has a non-zero size (count >= 1).
+        let ptr = unsafe { std::alloc::alloc_zeroed(layout) }.cast::<AtomicU32>();
+        if ptr.is_null() {
+            return Err(out_of_memory("global storage", byte_len));
         }
+        // SAFETY: `ptr` is a fresh allocation with the layout of `[AtomicU32;
+        // count]`, which is what the box will free it with; all-zero bytes are
+        // a valid `AtomicU32` (the value 0). Ownership moves into the box.
+        let words = unsafe { Box::from_raw(std::ptr::slice_from_raw_parts_mut(ptr, count)) };
+        Ok(GlobalBytes { words })
     }
 
     /// Loads `size` (4 or 8) little-endian bytes at `offset`; the caller has
@@ -253,6 +270,14 @@ impl GlobalBytes {
             });
         }
     }
+}
+
+#[cold]
+fn out_of_memory(what: &str, size: usize) -> Status {
+    Status::new(
+        StatusCode::ResourceExhausted,
+        format!("cannot allocate {what} of size {size}"),
+    )
 }
 
 /// A bytecode module's state in one context.
