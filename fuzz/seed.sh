@@ -3,9 +3,11 @@
 # directories are gitignored; run this before fuzzing on a fresh checkout
 # (re-running is harmless: files are named by content hash).
 #   load_module, parse_format: the small .vmfb files of testdata/vm and
-#       crates/vm-bytecode/tests/data, plus fuzz/regressions/<target>/*.
+#       crates/vm-bytecode/tests/data.
 #   verify_bytecode: every function of those files, with the header that
 #       target expects (needs python3; skipped with a warning without it).
+#   every target: fuzz/seeds/<target>/* (hand-made inputs) and
+#       fuzz/regressions/<target>/* (inputs that once crashed).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(dirname "$here")"
@@ -25,7 +27,7 @@ done
 for target in load_module parse_format; do
   dir="$here/corpus/$target"
   n=0
-  for f in "${seeds[@]}" "$here"/regressions/"$target"/*; do
+  for f in "${seeds[@]}"; do
     cp "$f" "$dir/seed-$(sha1sum "$f" | cut -c1-16)"
     n=$((n + 1))
   done
@@ -36,6 +38,10 @@ if command -v python3 >/dev/null; then
 else
   echo "seed.sh: python3 not found; corpus/verify_bytecode starts empty" >&2
 fi
-for f in "$here"/regressions/verify_bytecode/*; do
-  cp "$f" "$here/corpus/verify_bytecode/seed-$(sha1sum "$f" | cut -c1-16)"
+for target in load_module parse_format verify_bytecode; do
+  extra=("$here"/seeds/"$target"/* "$here"/regressions/"$target"/*)
+  for f in "${extra[@]}"; do
+    cp "$f" "$here/corpus/$target/seed-$(sha1sum "$f" | cut -c1-16)"
+  done
+  [ ${#extra[@]} -eq 0 ] || echo "seed.sh: ${#extra[@]} hand-made/regression inputs -> corpus/$target"
 done

@@ -8,6 +8,8 @@
 //! abort at once with "memory allocation of N bytes failed" inside the input
 //! that asked, so libFuzzer saves the right reproducer.
 
+pub mod wrap;
+
 use std::alloc::{GlobalAlloc, Layout, System};
 
 /// Largest single allocation a fuzzed module may cause (256 MiB). Inputs are
