@@ -214,6 +214,28 @@ impl BytecodeInstance {
                 let regs: *mut u32 = stack.i32_arena.as_mut_ptr().add(frame.i32_base);
                 let refs: *mut Option<Ref> = stack.ref_arena.as_mut_ptr().add(frame.ref_base);
                 let mut ip: *const Op = base.add(frame.pc as usize);
+                // A fused compare-and-branch: writes the i32 compare result, then
+                // branches on it. `$read` picks the operand width.
+                macro_rules! cmp_br {
+                    ($read:ident, $a:ident, $b:ident, $r:ident, $t:ident, $f:ident, |$x:ident, $y:ident| $cmp:expr) => {{
+                        let ($x, $y) = ($read(regs, $a), $read(regs, $b));
+                        let taken = $cmp;
+                        w32(regs, $r, taken as u32);
+                        ip = base.add(branch_target(taken, $t, $f));
+                    }};
+                }
+                // A fused loop latch: `r = a + b`, `c = cmp(r, n)`, branch on `c`.
+                macro_rules! latch {
+                    ($read:ident, $write:ident, $a:ident, $b:ident, $r:ident, $n:ident, $c:ident, $t:ident, $f:ident,
+                     |$sum:ident, $bound:ident| $cmp:expr) => {{
+                        let $sum = $read(regs, $a).wrapping_add($read(regs, $b));
+                        $write(regs, $r, $sum);
+                        let $bound = $read(regs, $n);
+                        let taken = $cmp;
+                        w32(regs, $c, taken as u32);
+                        ip = base.add(branch_target(taken, u32::from($t), u32::from($f)));
+                    }};
+                }
                 loop {
                     let op: &Op = &*ip;
                     #[cfg(feature = "opcode-coverage")]
@@ -416,11 +438,8 @@ impl BytecodeInstance {
                             t,
                             f,
                         } => {
-                            let sum = r32(regs, a).wrapping_add(r32(regs, b));
-                            w32(regs, r, sum);
-                            let taken = (sum as i32) < (r32(regs, n) as i32);
-                            w32(regs, c, taken as u32);
-                            ip = base.add(branch_target(taken, u32::from(t), u32::from(f)));
+                            latch!(r32, w32, a, b, r, n, c, t, f, |sum, n| (sum as i32)
+                                < (n as i32))
                         }
                         Op::AddCmpBrNeI32 {
                             a,
@@ -431,11 +450,7 @@ impl BytecodeInstance {
                             t,
                             f,
                         } => {
-                            let sum = r32(regs, a).wrapping_add(r32(regs, b));
-                            w32(regs, r, sum);
-                            let taken = sum != r32(regs, n);
-                            w32(regs, c, taken as u32);
-                            ip = base.add(branch_target(taken, u32::from(t), u32::from(f)));
+                            latch!(r32, w32, a, b, r, n, c, t, f, |sum, n| sum != n)
                         }
                         Op::AddCmpBrLtSI64 {
                             a,
@@ -446,11 +461,8 @@ impl BytecodeInstance {
                             t,
                             f,
                         } => {
-                            let sum = r64(regs, a).wrapping_add(r64(regs, b));
-                            w64(regs, r, sum);
-                            let taken = (sum as i64) < (r64(regs, n) as i64);
-                            w32(regs, c, taken as u32);
-                            ip = base.add(branch_target(taken, u32::from(t), u32::from(f)));
+                            latch!(r64, w64, a, b, r, n, c, t, f, |sum, n| (sum as i64)
+                                < (n as i64))
                         }
                         Op::AddCmpBrNeI64 {
                             a,
@@ -461,51 +473,31 @@ impl BytecodeInstance {
                             t,
                             f,
                         } => {
-                            let sum = r64(regs, a).wrapping_add(r64(regs, b));
-                            w64(regs, r, sum);
-                            let taken = sum != r64(regs, n);
-                            w32(regs, c, taken as u32);
-                            ip = base.add(branch_target(taken, u32::from(t), u32::from(f)));
+                            latch!(r64, w64, a, b, r, n, c, t, f, |sum, n| sum != n)
                         }
                         Op::CmpBrEqI32 { a, b, r, t, f } => {
-                            let c = r32(regs, a) == r32(regs, b);
-                            w32(regs, r, c as u32);
-                            ip = base.add(branch_target(c, t, f));
+                            cmp_br!(r32, a, b, r, t, f, |x, y| x == y)
                         }
                         Op::CmpBrNeI32 { a, b, r, t, f } => {
-                            let c = r32(regs, a) != r32(regs, b);
-                            w32(regs, r, c as u32);
-                            ip = base.add(branch_target(c, t, f));
+                            cmp_br!(r32, a, b, r, t, f, |x, y| x != y)
                         }
                         Op::CmpBrLtSI32 { a, b, r, t, f } => {
-                            let c = (r32(regs, a) as i32) < (r32(regs, b) as i32);
-                            w32(regs, r, c as u32);
-                            ip = base.add(branch_target(c, t, f));
+                            cmp_br!(r32, a, b, r, t, f, |x, y| (x as i32) < (y as i32))
                         }
                         Op::CmpBrLtUI32 { a, b, r, t, f } => {
-                            let c = r32(regs, a) < r32(regs, b);
-                            w32(regs, r, c as u32);
-                            ip = base.add(branch_target(c, t, f));
+                            cmp_br!(r32, a, b, r, t, f, |x, y| x < y)
                         }
                         Op::CmpBrEqI64 { a, b, r, t, f } => {
-                            let c = r64(regs, a) == r64(regs, b);
-                            w32(regs, r, c as u32);
-                            ip = base.add(branch_target(c, t, f));
+                            cmp_br!(r64, a, b, r, t, f, |x, y| x == y)
                         }
                         Op::CmpBrNeI64 { a, b, r, t, f } => {
-                            let c = r64(regs, a) != r64(regs, b);
-                            w32(regs, r, c as u32);
-                            ip = base.add(branch_target(c, t, f));
+                            cmp_br!(r64, a, b, r, t, f, |x, y| x != y)
                         }
                         Op::CmpBrLtSI64 { a, b, r, t, f } => {
-                            let c = (r64(regs, a) as i64) < (r64(regs, b) as i64);
-                            w32(regs, r, c as u32);
-                            ip = base.add(branch_target(c, t, f));
+                            cmp_br!(r64, a, b, r, t, f, |x, y| (x as i64) < (y as i64))
                         }
                         Op::CmpBrLtUI64 { a, b, r, t, f } => {
-                            let c = r64(regs, a) < r64(regs, b);
-                            w32(regs, r, c as u32);
-                            ip = base.add(branch_target(c, t, f));
+                            cmp_br!(r64, a, b, r, t, f, |x, y| x < y)
                         }
                         // Typed i32 list traffic stays inline; anything unusual
                         // (null, other list types, bad index) takes the slow path.

@@ -9,7 +9,9 @@ use iree_vm::{Context, Instance, Module};
 use iree_vm_bytecode::BytecodeModule;
 
 fn inputs(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
     for entry in entries.flatten() {
         let path = entry.path();
         if path.is_dir() {
@@ -34,7 +36,11 @@ fn fuzz_regressions_load_without_panicking() {
                 let _ = Context::with_modules(instance, [module as Arc<dyn Module>]);
             }
             Err(status) => {
-                assert!(!status.message().is_empty(), "{}: error without a message", path.display());
+                assert!(
+                    !status.message().is_empty(),
+                    "{}: error without a message",
+                    path.display()
+                );
             }
         }
     }

@@ -568,98 +568,6 @@ impl List {
         }
     }
 
-    /// `vm.list.get.i32` (also i8/i16 lists, with conversion).
-    pub fn get_i32(&self, index: i32) -> Result<i32> {
-        // Fast path: a list of exactly this type needs no conversion.
-        if let Storage::Values(Values::I32(v)) = &self.inner.lock().storage {
-            if let Some(x) = v.get(unsigned(index)) {
-                return Ok(*x);
-            }
-        }
-        Ok(as_i32(&self.get_value_as(unsigned(index), ValueType::I32)?))
-    }
-
-    /// `vm.list.get.i64`.
-    pub fn get_i64(&self, index: i32) -> Result<i64> {
-        // Fast path: a list of exactly this type needs no conversion.
-        if let Storage::Values(Values::I64(v)) = &self.inner.lock().storage {
-            if let Some(x) = v.get(unsigned(index)) {
-                return Ok(*x);
-            }
-        }
-        Ok(as_i64(&self.get_value_as(unsigned(index), ValueType::I64)?))
-    }
-
-    /// `vm.list.get.f32`.
-    pub fn get_f32(&self, index: i32) -> Result<f32> {
-        // Fast path: a list of exactly this type needs no conversion.
-        if let Storage::Values(Values::F32(v)) = &self.inner.lock().storage {
-            if let Some(x) = v.get(unsigned(index)) {
-                return Ok(*x);
-            }
-        }
-        Ok(as_f32(&self.get_value_as(unsigned(index), ValueType::F32)?))
-    }
-
-    /// `vm.list.get.f64`.
-    pub fn get_f64(&self, index: i32) -> Result<f64> {
-        // Fast path: a list of exactly this type needs no conversion.
-        if let Storage::Values(Values::F64(v)) = &self.inner.lock().storage {
-            if let Some(x) = v.get(unsigned(index)) {
-                return Ok(*x);
-            }
-        }
-        Ok(as_f64(&self.get_value_as(unsigned(index), ValueType::F64)?))
-    }
-
-    /// `vm.list.set.i32`.
-    pub fn set_i32(&self, index: i32, value: i32) -> Result<()> {
-        // Fast path: a list of exactly this type needs no conversion.
-        if let Storage::Values(Values::I32(v)) = &mut self.inner.lock().storage {
-            if let Some(slot) = v.get_mut(unsigned(index)) {
-                *slot = value;
-                return Ok(());
-            }
-        }
-        self.set_value_at(unsigned(index), Value::I32(value))
-    }
-
-    /// `vm.list.set.i64`.
-    pub fn set_i64(&self, index: i32, value: i64) -> Result<()> {
-        // Fast path: a list of exactly this type needs no conversion.
-        if let Storage::Values(Values::I64(v)) = &mut self.inner.lock().storage {
-            if let Some(slot) = v.get_mut(unsigned(index)) {
-                *slot = value;
-                return Ok(());
-            }
-        }
-        self.set_value_at(unsigned(index), Value::I64(value))
-    }
-
-    /// `vm.list.set.f32`.
-    pub fn set_f32(&self, index: i32, value: f32) -> Result<()> {
-        // Fast path: a list of exactly this type needs no conversion.
-        if let Storage::Values(Values::F32(v)) = &mut self.inner.lock().storage {
-            if let Some(slot) = v.get_mut(unsigned(index)) {
-                *slot = value;
-                return Ok(());
-            }
-        }
-        self.set_value_at(unsigned(index), Value::F32(value))
-    }
-
-    /// `vm.list.set.f64`.
-    pub fn set_f64(&self, index: i32, value: f64) -> Result<()> {
-        // Fast path: a list of exactly this type needs no conversion.
-        if let Storage::Values(Values::F64(v)) = &mut self.inner.lock().storage {
-            if let Some(slot) = v.get_mut(unsigned(index)) {
-                *slot = value;
-                return Ok(());
-            }
-        }
-        self.set_value_at(unsigned(index), Value::F64(value))
-    }
-
     /// `vm.list.get.ref`: the ref at `index`, or null when it does not match
     /// the op's `type_of` operand `expected`.
     ///
@@ -748,4 +656,43 @@ fn as_f64(v: &Value) -> f64 {
         Value::F64(x) => x,
         _ => 0.0,
     }
+}
+
+/// `vm.list.get.<T>` and `vm.list.set.<T>` for the four register types. A list
+/// whose storage is exactly `T` takes a fast path with no conversion; any
+/// other list goes through the general conversion rules ([`convert_value`]).
+macro_rules! typed_accessors {
+    ($($get:ident, $set:ident, $t:ty, $variant:ident, $as:ident;)+) => {
+        impl List {
+            $(
+                #[doc = concat!("`vm.list.get.", stringify!($t), "`.")]
+                pub fn $get(&self, index: i32) -> Result<$t> {
+                    if let Storage::Values(Values::$variant(v)) = &self.inner.lock().storage {
+                        if let Some(x) = v.get(unsigned(index)) {
+                            return Ok(*x);
+                        }
+                    }
+                    Ok($as(&self.get_value_as(unsigned(index), ValueType::$variant)?))
+                }
+
+                #[doc = concat!("`vm.list.set.", stringify!($t), "`.")]
+                pub fn $set(&self, index: i32, value: $t) -> Result<()> {
+                    if let Storage::Values(Values::$variant(v)) = &mut self.inner.lock().storage {
+                        if let Some(slot) = v.get_mut(unsigned(index)) {
+                            *slot = value;
+                            return Ok(());
+                        }
+                    }
+                    self.set_value_at(unsigned(index), Value::$variant(value))
+                }
+            )+
+        }
+    };
+}
+
+typed_accessors! {
+    get_i32, set_i32, i32, I32, as_i32;
+    get_i64, set_i64, i64, I64, as_i64;
+    get_f32, set_f32, f32, F32, as_f32;
+    get_f64, set_f64, f64, F64, as_f64;
 }
