@@ -5,7 +5,12 @@
 //! error is a [`Status`] holding an IREE [`StatusCode`], a message, the source
 //! location that raised it and a chain of annotations added while it
 //! propagated (`CODE; message; annotation; annotation`).
+//!
+//! [`cformat`] formats floating-point numbers exactly as upstream's own
+//! `printf` does (`%g`, `%G`, `%e`, `%f`).
 
+pub mod cformat;
+pub mod cnumber;
 mod status;
 
 pub use status::{Result, ResultExt, Status, StatusCode};

@@ -175,6 +175,20 @@ impl Status {
         }
     }
 
+    /// A bare status: a code with no message and no source location, as
+    /// upstream's `iree_status_from_code` (prints as just `CODE`).
+    #[cold]
+    pub fn from_code(code: StatusCode) -> Status {
+        Status {
+            inner: Box::new(StatusInner {
+                code,
+                message: String::new(),
+                location: None,
+                annotations: Vec::new(),
+            }),
+        }
+    }
+
     /// The status code.
     pub fn code(&self) -> StatusCode {
         self.inner.code
@@ -201,7 +215,7 @@ impl Status {
     pub fn to_string_without_location(&self) -> String {
         let mut s = String::new();
         s.push_str(self.inner.code.name());
-        if !self.inner.message.is_empty() || !self.inner.annotations.is_empty() {
+        if !self.inner.message.is_empty() {
             s.push_str("; ");
             s.push_str(&self.inner.message);
         }
@@ -282,6 +296,12 @@ mod tests {
             s.to_string(),
             "<vm>:0: INVALID_ARGUMENT; bad thing; ; invoking function 'boom'"
         );
+    }
+
+    #[test]
+    fn bare_codes_print_without_location_or_message() {
+        let s = Status::from_code(StatusCode::InvalidArgument).annotate("parsing input `x`");
+        assert_eq!(s.to_string(), "INVALID_ARGUMENT; parsing input `x`");
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! printing, function I/O, running a module from flags, and the test-case
 //! format of `testdata/`.
 
-pub mod cformat;
+pub use iree_base::cformat;
 pub mod run;
 pub mod scalar;
 pub mod testcases;

@@ -35,7 +35,19 @@ struct Flags {
 }
 
 fn main() -> ExitCode {
-    let flags = Flags::parse_from(expand_flagfiles(std::env::args().collect()));
+    let flags = match Flags::try_parse_from(expand_flagfiles(std::env::args().collect())) {
+        Ok(flags) => flags,
+        Err(e) => {
+            // `--help` prints and succeeds; a bad flag fails with exit code 1
+            // as upstream's flag parser does.
+            let _ = e.print();
+            return if e.use_stderr() {
+                ExitCode::from(1)
+            } else {
+                ExitCode::SUCCESS
+            };
+        }
+    };
     let options = RunOptions {
         modules: flags.module,
         function: flags.function,

@@ -1,0 +1,15 @@
+//! The hardware abstraction layer (HAL) of the runtime, starting with its
+//! host-side vocabulary: element and encoding types, the narrow float
+//! conversions upstream uses, and the text form of buffer views
+//! (`2x2xf32=[1 2][3 4]`) exactly as upstream's tools read and print it.
+
+pub mod buffer_view_text;
+pub mod element_type;
+pub mod math;
+
+pub use buffer_view_text::{
+    compute_view_size, format_buffer_elements, format_buffer_view, format_element, format_shape,
+    format_shape_and_element_type, parse_buffer_elements, parse_buffer_view_text, parse_element,
+    parse_shape, parse_shape_and_element_type,
+};
+pub use element_type::{ElementType, EncodingType, NumericalType};
