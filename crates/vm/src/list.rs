@@ -17,16 +17,18 @@
 //! reference interpreter: index -1 is reported as `index 4294967295 out of
 //! bounds (N)`, and `resize(-1)` asks for 4294967295 elements.
 //!
-//! A list is safe to share between threads: its state sits behind a mutex.
-//! Refs displaced by a store or a shrink are released after the lock is
-//! dropped, so their destructors may freely touch other lists.
+//! A list is safe to share between threads. Primitive-value lists keep their
+//! elements in atomics ([`crate::atomic_vec`]) so element access takes no
+//! lock; ref and variant lists sit behind a mutex, and refs displaced by a
+//! store or a shrink are released after the lock is dropped, so their
+//! destructors may freely touch other lists.
 
 use std::fmt;
 
 use iree_base::{Result, Status, StatusCode};
 use parking_lot::Mutex;
 
-use crate::buffer::{zeroed_vec, ZeroBits};
+use crate::atomic_vec::AtomicVec;
 use crate::refs::{Ref, RefObject};
 use crate::types::{RefType, RefTypeDescriptor, TypeDef, ValueType};
 use crate::value::Value;
@@ -150,27 +152,15 @@ fn precondition(message: &str) -> Status {
     Status::new(StatusCode::FailedPrecondition, message)
 }
 
-/// Dense primitive storage, one vector per element type.
+/// Dense primitive storage, one lock-free vector per element type (floats
+/// and signed integers kept as their bit patterns).
 enum Values {
-    I8(Vec<i8>),
-    I16(Vec<i16>),
-    I32(Vec<i32>),
-    I64(Vec<i64>),
-    F32(Vec<f32>),
-    F64(Vec<f64>),
-}
-
-impl Values {
-    fn value_type(&self) -> ValueType {
-        match self {
-            Values::I8(_) => ValueType::I8,
-            Values::I16(_) => ValueType::I16,
-            Values::I32(_) => ValueType::I32,
-            Values::I64(_) => ValueType::I64,
-            Values::F32(_) => ValueType::F32,
-            Values::F64(_) => ValueType::F64,
-        }
-    }
+    I8(AtomicVec<u8>),
+    I16(AtomicVec<u16>),
+    I32(AtomicVec<u32>),
+    I64(AtomicVec<u64>),
+    F32(AtomicVec<u32>),
+    F64(AtomicVec<u64>),
 }
 
 macro_rules! each_values {
@@ -186,8 +176,114 @@ macro_rules! each_values {
     };
 }
 
+impl Values {
+    fn with_capacity(ty: ValueType, capacity: usize) -> Result<Values> {
+        Ok(match ty {
+            ValueType::I8 => Values::I8(AtomicVec::with_capacity(capacity)?),
+            ValueType::I16 => Values::I16(AtomicVec::with_capacity(capacity)?),
+            ValueType::I32 => Values::I32(AtomicVec::with_capacity(capacity)?),
+            ValueType::I64 => Values::I64(AtomicVec::with_capacity(capacity)?),
+            ValueType::F32 => Values::F32(AtomicVec::with_capacity(capacity)?),
+            ValueType::F64 => Values::F64(AtomicVec::with_capacity(capacity)?),
+        })
+    }
+
+    fn value_type(&self) -> ValueType {
+        match self {
+            Values::I8(_) => ValueType::I8,
+            Values::I16(_) => ValueType::I16,
+            Values::I32(_) => ValueType::I32,
+            Values::I64(_) => ValueType::I64,
+            Values::F32(_) => ValueType::F32,
+            Values::F64(_) => ValueType::F64,
+        }
+    }
+
+    fn len(&self) -> usize {
+        each_values!(self, v => v.len())
+    }
+
+    fn capacity(&self) -> usize {
+        each_values!(self, v => v.capacity())
+    }
+
+    fn reserve(&self, min_capacity: usize) -> Result<()> {
+        each_values!(self, v => v.reserve(min_capacity))
+    }
+
+    fn resize(&self, new_len: usize) -> Result<()> {
+        each_values!(self, v => v.resize(new_len))
+    }
+
+    /// Element `index` as a value of the element type.
+    fn get(&self, index: usize) -> Option<Value> {
+        Some(match self {
+            Values::I8(v) => Value::I8(v.get(index)? as i8),
+            Values::I16(v) => Value::I16(v.get(index)? as i16),
+            Values::I32(v) => Value::I32(v.get(index)? as i32),
+            Values::I64(v) => Value::I64(v.get(index)? as i64),
+            Values::F32(v) => Value::F32(f32::from_bits(v.get(index)?)),
+            Values::F64(v) => Value::F64(f64::from_bits(v.get(index)?)),
+        })
+    }
+
+    /// Stores `value` (any primitive) converted to the element type
+    /// (`iree_vm_list_set_value`); `false` when `index` is out of range.
+    fn set(&self, index: usize, value: &Value) -> bool {
+        let c = convert_value(value, self.value_type());
+        match self {
+            Values::I8(v) => v.set(index, as_i64(&c) as u8),
+            Values::I16(v) => v.set(index, as_i64(&c) as u16),
+            Values::I32(v) => v.set(index, as_i64(&c) as u32),
+            Values::I64(v) => v.set(index, as_i64(&c) as u64),
+            Values::F32(v) => v.set(index, as_f32(&c).to_bits()),
+            Values::F64(v) => v.set(index, as_f64(&c).to_bits()),
+        }
+    }
+
+    fn check_index(&self, index: usize) -> Result<()> {
+        let len = self.len();
+        if index >= len {
+            return Err(index_out_of_bounds(index, len));
+        }
+        Ok(())
+    }
+
+    /// A consistent snapshot of every element.
+    fn to_values(&self) -> Vec<Value> {
+        match self {
+            Values::I8(v) => v.to_vec().into_iter().map(|b| Value::I8(b as i8)).collect(),
+            Values::I16(v) => v
+                .to_vec()
+                .into_iter()
+                .map(|b| Value::I16(b as i16))
+                .collect(),
+            Values::I32(v) => v
+                .to_vec()
+                .into_iter()
+                .map(|b| Value::I32(b as i32))
+                .collect(),
+            Values::I64(v) => v
+                .to_vec()
+                .into_iter()
+                .map(|b| Value::I64(b as i64))
+                .collect(),
+            Values::F32(v) => v
+                .to_vec()
+                .into_iter()
+                .map(|b| Value::F32(f32::from_bits(b)))
+                .collect(),
+            Values::F64(v) => v
+                .to_vec()
+                .into_iter()
+                .map(|b| Value::F64(f64::from_bits(b)))
+                .collect(),
+        }
+    }
+}
+
+/// Storage of ref and variant lists, behind the list's mutex.
 enum Storage {
-    Values(Values),
     /// Typed or any-typed refs.
     Refs(Vec<Option<Ref>>),
     /// Variants; an empty slot is `Value::Ref(None)`.
@@ -200,7 +296,6 @@ type Displaced = Vec<Option<Ref>>;
 impl Storage {
     fn len(&self) -> usize {
         match self {
-            Storage::Values(values) => each_values!(values, v => v.len()),
             Storage::Refs(v) => v.len(),
             Storage::Variants(v) => v.len(),
         }
@@ -208,7 +303,6 @@ impl Storage {
 
     fn capacity(&self) -> usize {
         match self {
-            Storage::Values(values) => each_values!(values, v => v.capacity()),
             Storage::Refs(v) => v.capacity(),
             Storage::Variants(v) => v.capacity(),
         }
@@ -223,24 +317,20 @@ impl Storage {
                 .map_err(|_| allocation_failed())
         }
         match self {
-            Storage::Values(values) => {
-                each_values!(values, v => grow_values(v, v.len(), min_capacity))
-            }
             Storage::Refs(v) => grow(v, min_capacity),
             Storage::Variants(v) => grow(v, min_capacity),
         }
     }
 
-    /// Resizes to `new_len`, filling new slots with zero/null/empty; returns
-    /// the refs cut off by a shrink.
+    /// Resizes to `new_len`, filling new slots with null/empty; returns the
+    /// refs cut off by a shrink.
     fn resize(&mut self, new_len: usize) -> Result<Displaced> {
         let len = self.len();
-        if new_len > len && !matches!(self, Storage::Values(_)) {
+        if new_len > len {
             self.reserve(new_len)?;
         }
         let mut displaced = Vec::new();
         match self {
-            Storage::Values(values) => each_values!(values, v => resize_values(v, new_len)?),
             Storage::Refs(v) => {
                 if new_len < len {
                     displaced = v.split_off(new_len);
@@ -269,14 +359,6 @@ impl Storage {
     /// Element `index` (in bounds) as a generic value.
     fn value_at(&self, index: usize) -> Value {
         match self {
-            Storage::Values(values) => match values {
-                Values::I8(v) => Value::I8(v[index]),
-                Values::I16(v) => Value::I16(v[index]),
-                Values::I32(v) => Value::I32(v[index]),
-                Values::I64(v) => Value::I64(v[index]),
-                Values::F32(v) => Value::F32(v[index]),
-                Values::F64(v) => Value::F64(v[index]),
-            },
             Storage::Refs(v) => Value::Ref(v[index].clone()),
             Storage::Variants(v) => v[index].clone(),
         }
@@ -292,10 +374,10 @@ impl Storage {
     }
 }
 
-/// Stores `value` at `index` of a locked list, returning what it displaced
-/// (to be dropped once the lock is released).
+/// Stores `value` at `index` of a locked ref or variant list, returning what
+/// it displaced (to be dropped once the lock is released).
 ///
-/// Primitives follow `iree_vm_list_set_value`, refs `iree_vm_list_set_ref`.
+/// Refs follow `iree_vm_list_set_ref`, variants `iree_vm_list_set_variant`.
 fn store(
     element_type: ListElementType,
     storage: &mut Storage,
@@ -304,19 +386,6 @@ fn store(
 ) -> Result<Value> {
     storage.check_index(index)?;
     match (storage, value) {
-        (Storage::Values(_), Value::Ref(_)) => Err(precondition("list cannot store refs")),
-        (Storage::Values(values), value) => {
-            let c = convert_value(&value, values.value_type());
-            match values {
-                Values::I8(v) => v[index] = as_i64(&c) as i8,
-                Values::I16(v) => v[index] = as_i64(&c) as i16,
-                Values::I32(v) => v[index] = as_i64(&c) as i32,
-                Values::I64(v) => v[index] = as_i64(&c),
-                Values::F32(v) => v[index] = as_f32(&c),
-                Values::F64(v) => v[index] = as_f64(&c),
-            }
-            Ok(Value::NULL)
-        }
         (Storage::Refs(v), Value::Ref(r)) => {
             if let (ListElementType::Ref(expected), Some(r)) = (element_type, &r) {
                 if r.ref_type() != expected {
@@ -333,44 +402,19 @@ fn store(
     }
 }
 
-/// Replaces `v` with zero-initialized storage of `min_capacity` elements
-/// holding `v`'s elements followed by zeros up to `len` (`len >= v.len()`);
-/// when the capacity already suffices, just zero-fills up to `len`.
-fn grow_values<T: ZeroBits>(v: &mut Vec<T>, len: usize, min_capacity: usize) -> Result<()> {
-    if min_capacity <= v.capacity() && len <= v.capacity() {
-        v.resize(len, T::default());
-        return Ok(());
-    }
-    let mut grown = zeroed_vec::<T>(len, min_capacity)?;
-    grown[..v.len()].copy_from_slice(v);
-    *v = grown;
-    Ok(())
-}
-
-/// Resizes a dense value vector, growing geometrically (falling back to the
-/// exact size when the larger allocation fails).
-fn resize_values<T: ZeroBits>(v: &mut Vec<T>, new_len: usize) -> Result<()> {
-    if new_len <= v.len() {
-        v.truncate(new_len);
-        return Ok(());
-    }
-    if new_len <= v.capacity() {
-        v.resize(new_len, T::default());
-        return Ok(());
-    }
-    let doubled = new_len.max(v.capacity().saturating_mul(2));
-    grow_values(v, new_len, doubled).or_else(|_| grow_values(v, new_len, new_len))
-}
-
-struct Inner {
-    storage: Storage,
+/// How a list keeps its elements.
+enum Elements {
+    /// Primitive values: lock-free element access.
+    Values(Values),
+    /// Refs or variants, behind a mutex.
+    Locked(Mutex<Storage>),
 }
 
 /// A `vm.list`: a growable list shared by reference, safe to use from
 /// several threads.
 pub struct List {
     element_type: ListElementType,
-    inner: Mutex<Inner>,
+    elements: Elements,
 }
 
 impl RefObject for List {
@@ -395,22 +439,22 @@ impl List {
 
     /// An empty list of `element` with room for `capacity` elements.
     pub fn with_capacity(element: ListElementType, capacity: usize) -> Result<List> {
-        let mut storage = match element {
-            ListElementType::Value(ty) => Storage::Values(match ty {
-                ValueType::I8 => Values::I8(Vec::new()),
-                ValueType::I16 => Values::I16(Vec::new()),
-                ValueType::I32 => Values::I32(Vec::new()),
-                ValueType::I64 => Values::I64(Vec::new()),
-                ValueType::F32 => Values::F32(Vec::new()),
-                ValueType::F64 => Values::F64(Vec::new()),
-            }),
-            ListElementType::Ref(_) | ListElementType::AnyRef => Storage::Refs(Vec::new()),
-            ListElementType::Variant => Storage::Variants(Vec::new()),
+        let elements = match element {
+            ListElementType::Value(ty) => Elements::Values(Values::with_capacity(ty, capacity)?),
+            ListElementType::Ref(_) | ListElementType::AnyRef => {
+                let mut storage = Storage::Refs(Vec::new());
+                storage.reserve(capacity)?;
+                Elements::Locked(Mutex::new(storage))
+            }
+            ListElementType::Variant => {
+                let mut storage = Storage::Variants(Vec::new());
+                storage.reserve(capacity)?;
+                Elements::Locked(Mutex::new(storage))
+            }
         };
-        storage.reserve(capacity)?;
         Ok(List {
             element_type: element,
-            inner: Mutex::new(Inner { storage }),
+            elements,
         })
     }
 
@@ -422,12 +466,18 @@ impl List {
     /// `vm.list.reserve`: ensures room for `min_capacity` elements (the i32 is
     /// reinterpreted as unsigned). Never changes the size.
     pub fn reserve(&self, min_capacity: i32) -> Result<()> {
-        self.inner.lock().storage.reserve(unsigned(min_capacity))
+        match &self.elements {
+            Elements::Values(values) => values.reserve(unsigned(min_capacity)),
+            Elements::Locked(storage) => storage.lock().reserve(unsigned(min_capacity)),
+        }
     }
 
     /// The number of elements the list can hold without reallocating.
     pub fn capacity(&self) -> usize {
-        self.inner.lock().storage.capacity()
+        match &self.elements {
+            Elements::Values(values) => values.capacity(),
+            Elements::Locked(storage) => storage.lock().capacity(),
+        }
     }
 
     /// `vm.list.size`: the element count as the i32 register value (a count
@@ -438,7 +488,10 @@ impl List {
 
     /// The element count.
     pub fn len(&self) -> usize {
-        self.inner.lock().storage.len()
+        match &self.elements {
+            Elements::Values(values) => values.len(),
+            Elements::Locked(storage) => storage.lock().len(),
+        }
     }
 
     /// True when the list has no elements.
@@ -455,9 +508,14 @@ impl List {
 
     /// Resizes to `new_len` elements (see [`List::resize`]).
     pub fn resize_len(&self, new_len: usize) -> Result<()> {
-        let displaced = self.inner.lock().storage.resize(new_len)?;
-        drop(displaced);
-        Ok(())
+        match &self.elements {
+            Elements::Values(values) => values.resize(new_len),
+            Elements::Locked(storage) => {
+                let displaced = storage.lock().resize(new_len)?;
+                drop(displaced);
+                Ok(())
+            }
+        }
     }
 
     /// Removes every element, releasing refs.
@@ -472,26 +530,28 @@ impl List {
     /// holding a ref or nothing `FAILED_PRECONDITION "variant at index I is not
     /// a value type"`.
     pub fn get_value_as(&self, index: usize, ty: ValueType) -> Result<Value> {
-        let inner = self.inner.lock();
-        inner.storage.check_index(index)?;
-        let value = match &inner.storage {
-            Storage::Values(values) => match values {
-                Values::I8(v) => Value::I8(v[index]),
-                Values::I16(v) => Value::I16(v[index]),
-                Values::I32(v) => Value::I32(v[index]),
-                Values::I64(v) => Value::I64(v[index]),
-                Values::F32(v) => Value::F32(v[index]),
-                Values::F64(v) => Value::F64(v[index]),
-            },
-            Storage::Variants(v) => match &v[index] {
-                Value::Ref(_) => {
-                    return Err(precondition(&format!(
-                        "variant at index {index} is not a value type"
-                    )))
+        let value = match &self.elements {
+            Elements::Values(values) => {
+                values.check_index(index)?;
+                values
+                    .get(index)
+                    .ok_or_else(|| index_out_of_bounds(index, values.len()))?
+            }
+            Elements::Locked(storage) => {
+                let storage = storage.lock();
+                storage.check_index(index)?;
+                match &*storage {
+                    Storage::Variants(v) => match &v[index] {
+                        Value::Ref(_) => {
+                            return Err(precondition(&format!(
+                                "variant at index {index} is not a value type"
+                            )))
+                        }
+                        other => other.clone(),
+                    },
+                    Storage::Refs(_) => return Err(precondition("list does not store values")),
                 }
-                other => other.clone(),
-            },
-            Storage::Refs(_) => return Err(precondition("list does not store values")),
+            }
         };
         Ok(convert_value(&value, ty))
     }
@@ -504,11 +564,26 @@ impl List {
     /// "list cannot store values"`. Passing a ref is routed to
     /// [`List::set_ref_at`].
     pub fn set_value_at(&self, index: usize, value: Value) -> Result<()> {
-        let mut inner = self.inner.lock();
-        let displaced = store(self.element_type, &mut inner.storage, index, value)?;
-        drop(inner);
-        drop(displaced);
-        Ok(())
+        match &self.elements {
+            Elements::Values(values) => {
+                values.check_index(index)?;
+                if value.is_ref() {
+                    return Err(precondition("list cannot store refs"));
+                }
+                if values.set(index, &value) {
+                    Ok(())
+                } else {
+                    Err(index_out_of_bounds(index, values.len()))
+                }
+            }
+            Elements::Locked(storage) => {
+                let mut storage = storage.lock();
+                let displaced = store(self.element_type, &mut storage, index, value)?;
+                drop(storage);
+                drop(displaced);
+                Ok(())
+            }
+        }
     }
 
     /// Reads the ref at `index` without a type check (`iree_vm_list_get_ref_retain`).
@@ -518,15 +593,22 @@ impl List {
     /// holding a primitive value `FAILED_PRECONDITION` with an empty message.
     /// An empty variant slot reads as null.
     pub fn get_ref_at(&self, index: usize) -> Result<Option<Ref>> {
-        let inner = self.inner.lock();
-        inner.storage.check_index(index)?;
-        match &inner.storage {
-            Storage::Refs(v) => Ok(v[index].clone()),
-            Storage::Variants(v) => match &v[index] {
-                Value::Ref(r) => Ok(r.clone()),
-                _ => Err(precondition("")),
-            },
-            Storage::Values(_) => Err(precondition("list does not store refs")),
+        match &self.elements {
+            Elements::Values(values) => {
+                values.check_index(index)?;
+                Err(precondition("list does not store refs"))
+            }
+            Elements::Locked(storage) => {
+                let storage = storage.lock();
+                storage.check_index(index)?;
+                match &*storage {
+                    Storage::Refs(v) => Ok(v[index].clone()),
+                    Storage::Variants(v) => match &v[index] {
+                        Value::Ref(r) => Ok(r.clone()),
+                        _ => Err(precondition("")),
+                    },
+                }
+            }
         }
     }
 
@@ -541,29 +623,23 @@ impl List {
         self.set_value_at(index, Value::Ref(value))
     }
 
-    /// Reads element `index` of an i32 list; `None` when the list has another
-    /// element type or the index is out of range (callers then take the
-    /// general path, which reports the error).
+    /// Reads element `index` of an i32 list without locking; `None` when the
+    /// list has another element type or the index is out of range (callers
+    /// then take the general path, which reports the error).
     #[inline]
     pub fn try_get_i32(&self, index: i32) -> Option<i32> {
-        match &self.inner.lock().storage {
-            Storage::Values(Values::I32(v)) => v.get(unsigned(index)).copied(),
+        match &self.elements {
+            Elements::Values(Values::I32(v)) => v.get(unsigned(index)).map(|x| x as i32),
             _ => None,
         }
     }
 
-    /// Writes element `index` of an i32 list; `false` when the list has
-    /// another element type or the index is out of range.
+    /// Writes element `index` of an i32 list without locking; `false` when
+    /// the list has another element type or the index is out of range.
     #[inline]
     pub fn try_set_i32(&self, index: i32, value: i32) -> bool {
-        match &mut self.inner.lock().storage {
-            Storage::Values(Values::I32(v)) => match v.get_mut(unsigned(index)) {
-                Some(slot) => {
-                    *slot = value;
-                    true
-                }
-                None => false,
-            },
+        match &self.elements {
+            Elements::Values(Values::I32(v)) => v.set(unsigned(index), value as u32),
             _ => false,
         }
     }
@@ -590,9 +666,19 @@ impl List {
     /// a value of the element type, a ref (possibly null), or for an empty
     /// variant slot `Value::Ref(None)`. Only the index can fail.
     pub fn get_value(&self, index: usize) -> Result<Value> {
-        let inner = self.inner.lock();
-        inner.storage.check_index(index)?;
-        Ok(inner.storage.value_at(index))
+        match &self.elements {
+            Elements::Values(values) => {
+                values.check_index(index)?;
+                values
+                    .get(index)
+                    .ok_or_else(|| index_out_of_bounds(index, values.len()))
+            }
+            Elements::Locked(storage) => {
+                let storage = storage.lock();
+                storage.check_index(index)?;
+                Ok(storage.value_at(index))
+            }
+        }
     }
 
     /// Writes element `index` (`iree_vm_list_set_variant`): primitives as
@@ -604,30 +690,46 @@ impl List {
     /// Appends `value` (grow by one, then [`List::set_value`]). When the store
     /// is rejected the list keeps its previous size.
     pub fn push(&self, value: Value) -> Result<()> {
-        let mut inner = self.inner.lock();
-        let index = inner.storage.len();
-        inner.storage.resize(index + 1)?;
-        match store(self.element_type, &mut inner.storage, index, value) {
-            Ok(displaced) => {
-                drop(inner);
-                drop(displaced);
+        match &self.elements {
+            Elements::Values(values) => {
+                if value.is_ref() {
+                    return Err(precondition("list cannot store refs"));
+                }
+                let index = values.len();
+                values.resize(index + 1)?;
+                values.set(index, &value);
                 Ok(())
             }
-            Err(e) => {
-                let displaced = inner.storage.resize(index);
-                drop(inner);
-                drop(displaced);
-                Err(e)
+            Elements::Locked(storage) => {
+                let mut storage = storage.lock();
+                let index = storage.len();
+                storage.resize(index + 1)?;
+                match store(self.element_type, &mut storage, index, value) {
+                    Ok(displaced) => {
+                        drop(storage);
+                        drop(displaced);
+                        Ok(())
+                    }
+                    Err(e) => {
+                        let displaced = storage.resize(index);
+                        drop(storage);
+                        drop(displaced);
+                        Err(e)
+                    }
+                }
             }
         }
     }
 
     /// A snapshot of all elements, as [`List::get_value`] reads them.
     pub fn to_values(&self) -> Vec<Value> {
-        let inner = self.inner.lock();
-        (0..inner.storage.len())
-            .map(|i| inner.storage.value_at(i))
-            .collect()
+        match &self.elements {
+            Elements::Values(values) => values.to_values(),
+            Elements::Locked(storage) => {
+                let storage = storage.lock();
+                (0..storage.len()).map(|i| storage.value_at(i)).collect()
+            }
+        }
     }
 }
 
@@ -662,14 +764,14 @@ fn as_f64(v: &Value) -> f64 {
 /// whose storage is exactly `T` takes a fast path with no conversion; any
 /// other list goes through the general conversion rules ([`convert_value`]).
 macro_rules! typed_accessors {
-    ($($get:ident, $set:ident, $t:ty, $variant:ident, $as:ident;)+) => {
+    ($($get:ident, $set:ident, $t:ty, $variant:ident, $as:ident, $from:expr, $to:expr;)+) => {
         impl List {
             $(
                 #[doc = concat!("`vm.list.get.", stringify!($t), "`.")]
                 pub fn $get(&self, index: i32) -> Result<$t> {
-                    if let Storage::Values(Values::$variant(v)) = &self.inner.lock().storage {
-                        if let Some(x) = v.get(unsigned(index)) {
-                            return Ok(*x);
+                    if let Elements::Values(Values::$variant(v)) = &self.elements {
+                        if let Some(bits) = v.get(unsigned(index)) {
+                            return Ok($from(bits));
                         }
                     }
                     Ok($as(&self.get_value_as(unsigned(index), ValueType::$variant)?))
@@ -677,9 +779,8 @@ macro_rules! typed_accessors {
 
                 #[doc = concat!("`vm.list.set.", stringify!($t), "`.")]
                 pub fn $set(&self, index: i32, value: $t) -> Result<()> {
-                    if let Storage::Values(Values::$variant(v)) = &mut self.inner.lock().storage {
-                        if let Some(slot) = v.get_mut(unsigned(index)) {
-                            *slot = value;
+                    if let Elements::Values(Values::$variant(v)) = &self.elements {
+                        if v.set(unsigned(index), $to(value)) {
                             return Ok(());
                         }
                     }
@@ -691,8 +792,8 @@ macro_rules! typed_accessors {
 }
 
 typed_accessors! {
-    get_i32, set_i32, i32, I32, as_i32;
-    get_i64, set_i64, i64, I64, as_i64;
-    get_f32, set_f32, f32, F32, as_f32;
-    get_f64, set_f64, f64, F64, as_f64;
+    get_i32, set_i32, i32, I32, as_i32, |b: u32| b as i32, |v: i32| v as u32;
+    get_i64, set_i64, i64, I64, as_i64, |b: u64| b as i64, |v: i64| v as u64;
+    get_f32, set_f32, f32, F32, as_f32, f32::from_bits, f32::to_bits;
+    get_f64, set_f64, f64, F64, as_f64, f64::from_bits, f64::to_bits;
 }
