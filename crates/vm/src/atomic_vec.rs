@@ -89,11 +89,19 @@ fn zeroed_cells<W: Word>(count: usize) -> Result<Box<[W::Atomic]>> {
     Ok(unsafe { Box::from_raw(std::ptr::slice_from_raw_parts_mut(ptr, count)) })
 }
 
+/// Slabs replaced by a reallocation. They are boxed on purpose: readers may
+/// still hold pointers into them, so they must never move.
+#[allow(
+    clippy::vec_box,
+    reason = "readers hold pointers to slabs, which must not move"
+)]
+type Retired<A> = Vec<Box<Slab<A>>>;
+
 /// A growable vector of `W` elements with lock-free element access.
 pub(crate) struct AtomicVec<W: Word> {
     current: AtomicPtr<Slab<W::Atomic>>,
     /// Serializes structural changes and owns retired slabs.
-    retired: Mutex<Vec<Box<Slab<W::Atomic>>>>,
+    retired: Mutex<Retired<W::Atomic>>,
 }
 
 impl<W: Word> AtomicVec<W> {
@@ -185,12 +193,7 @@ impl<W: Word> AtomicVec<W> {
 
     /// Copies into a new slab of `capacity` cells with length `len`,
     /// publishes it and retires the old one. Caller holds the lock.
-    fn regrow(
-        &self,
-        retired: &mut Vec<Box<Slab<W::Atomic>>>,
-        len: usize,
-        capacity: usize,
-    ) -> Result<()> {
+    fn regrow(&self, retired: &mut Retired<W::Atomic>, len: usize, capacity: usize) -> Result<()> {
         let old = self.slab();
         let old_len = old.len.load(Ordering::Acquire);
         let data = zeroed_cells::<W>(capacity)?;
