@@ -6,6 +6,7 @@
 #       crates/vm-bytecode/tests/data.
 #   verify_bytecode: every function of those files, with the header that
 #       target expects (needs python3; skipped with a warning without it).
+#   load_elf: the embedded-ELF libraries in crates/hal-local/tests/data.
 #   every target: fuzz/seeds/<target>/* (hand-made inputs) and
 #       fuzz/regressions/<target>/* (inputs that once crashed).
 set -euo pipefail
@@ -33,6 +34,13 @@ for target in load_module parse_format; do
   done
   echo "seed.sh: $n seeds -> corpus/$target"
 done
+mkdir -p "$here/corpus/load_elf"
+n=0
+for f in "$root"/crates/hal-local/tests/data/*.so "$root"/crates/hal-local/tests/data/fuzz/*.so; do
+  cp "$f" "$here/corpus/load_elf/seed-$(sha1sum "$f" | cut -c1-16)"
+  n=$((n + 1))
+done
+echo "seed.sh: $n seeds -> corpus/load_elf"
 if command -v python3 >/dev/null; then
   python3 "$here/extract_seeds.py" "$here/corpus/verify_bytecode" "${seeds[@]}"
 else
