@@ -1,12 +1,18 @@
 //! The hardware abstraction layer (HAL) of the runtime, starting with its
 //! host-side vocabulary: element and encoding types, the narrow float
-//! conversions upstream uses, and the text form of buffer views
-//! (`2x2xf32=[1 2][3 4]`) exactly as upstream's tools read and print it.
+//! conversions upstream uses, the text form of buffer views
+//! (`2x2xf32=[1 2][3 4]`) exactly as upstream's tools read and print it, and
+//! buffers (memory types, usage, access, host allocations, subspans) with
+//! buffer views over them. See `docs/hal-plan.md` for what comes next.
 
+pub mod buffer;
+pub mod buffer_view;
 pub mod buffer_view_text;
 pub mod element_type;
 pub mod math;
 
+pub use buffer::{Buffer, BufferUsage, MemoryAccess, MemoryType, WHOLE_BUFFER};
+pub use buffer_view::BufferView;
 pub use buffer_view_text::{
     compute_view_size, format_buffer_elements, format_buffer_view, format_element, format_shape,
     format_shape_and_element_type, parse_buffer_elements, parse_buffer_view_text, parse_element,

@@ -1,0 +1,746 @@
+//! HAL buffers: memory types, usage and access bits (with upstream's values,
+//! which bytecode passes as raw integers), range and compatibility
+//! validation with upstream's errors, and host-memory buffers with subspans.
+//!
+//! Host and device access to an allocation exclude each other (see
+//! `docs/hal-plan.md`): host code reads or writes through closures while no
+//! device work holds the allocation, and device work takes a
+//! [`DeviceAccess`] guard that hands out the raw base pointer. Both sides
+//! try-acquire and fail with FAILED_PRECONDITION rather than wait, since a
+//! correct program orders them with fences.
+
+use std::fmt;
+use std::ops::BitOr;
+use std::sync::Arc;
+
+use iree_base::{Result, Status, StatusCode};
+use parking_lot::Mutex;
+
+macro_rules! bitfield {
+    ($(#[$meta:meta])* $name:ident($repr:ty) { $($(#[$cmeta:meta])* $c:ident = $v:expr,)+ } names [$($n:ident),+ $(,)?]) => {
+        $(#[$meta])*
+        #[derive(Clone, Copy, Default, PartialEq, Eq, Hash)]
+        pub struct $name(pub $repr);
+
+        impl $name {
+            $($(#[$cmeta])* pub const $c: $name = $name($v);)+
+
+            /// True when every bit of `other` is set.
+            pub fn contains(self, other: $name) -> bool {
+                self.0 & other.0 == other.0
+            }
+
+            /// True when any bit of `other` is set.
+            pub fn intersects(self, other: $name) -> bool {
+                self.0 & other.0 != 0
+            }
+
+            /// Upstream's text form: known names joined by `|`, composite
+            /// names first, leftover bits in hex.
+            pub fn format(self) -> String {
+                let mut rest = self.0;
+                let mut parts: Vec<String> = Vec::new();
+                for (name, bits) in [$((stringify!($n), $name::$n.0)),+] {
+                    if bits != 0 && rest & bits == bits {
+                        parts.push(name.to_string());
+                        rest &= !bits;
+                    }
+                }
+                if rest != 0 {
+                    parts.push(format!("{:#x}", rest));
+                }
+                if parts.is_empty() {
+                    "NONE".to_string()
+                } else {
+                    parts.join("|")
+                }
+            }
+        }
+
+        impl BitOr for $name {
+            type Output = $name;
+            fn bitor(self, rhs: $name) -> $name {
+                $name(self.0 | rhs.0)
+            }
+        }
+
+        impl fmt::Debug for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(&self.format())
+            }
+        }
+    };
+}
+
+bitfield! {
+    /// Where memory lives and how the host may see it (`iree_hal_memory_type_t`).
+    MemoryType(u32) {
+        /// No requirements.
+        NONE = 0,
+        /// Let the allocator pick the best type for the usage.
+        OPTIMAL = 1 << 0,
+        /// The host can map the memory.
+        HOST_VISIBLE = 1 << 1,
+        /// Host writes need no flush and reads no invalidate.
+        HOST_COHERENT = 1 << 2,
+        /// Host reads are cached.
+        HOST_CACHED = 1 << 3,
+        /// Memory local to the host.
+        HOST_LOCAL = (1 << 1) | (1 << 2) | (1 << 6),
+        /// The device can access the memory.
+        DEVICE_VISIBLE = 1 << 4,
+        /// Memory local to the device.
+        DEVICE_LOCAL = (1 << 4) | (1 << 5),
+    }
+    names [HOST_LOCAL, DEVICE_LOCAL, OPTIMAL, HOST_VISIBLE, HOST_COHERENT, HOST_CACHED, DEVICE_VISIBLE]
+}
+
+bitfield! {
+    /// How a buffer may be accessed (`iree_hal_memory_access_t`).
+    MemoryAccess(u16) {
+        /// No access.
+        NONE = 0,
+        /// Reads.
+        READ = 1 << 0,
+        /// Writes.
+        WRITE = 1 << 1,
+        /// Prior contents may be discarded.
+        DISCARD = 1 << 2,
+        /// Write without keeping prior contents.
+        DISCARD_WRITE = (1 << 1) | (1 << 2),
+        /// The range may alias others.
+        MAY_ALIAS = 1 << 3,
+        /// Unaligned access is allowed.
+        UNALIGNED = 1 << 4,
+        /// Any access is acceptable (skips validation).
+        ANY = 1 << 5,
+        /// Read, write and discard.
+        ALL = (1 << 0) | (1 << 1) | (1 << 2),
+    }
+    names [ALL, DISCARD_WRITE, READ, WRITE, DISCARD, MAY_ALIAS, ANY]
+}
+
+bitfield! {
+    /// What a buffer may be used for (`iree_hal_buffer_usage_t`).
+    BufferUsage(u32) {
+        /// No usage.
+        NONE = 0,
+        /// Source of transfers.
+        TRANSFER_SOURCE = 1 << 0,
+        /// Target of transfers.
+        TRANSFER_TARGET = 1 << 1,
+        /// Source and target of transfers.
+        TRANSFER = (1 << 0) | (1 << 1),
+        /// Indirect dispatch parameters.
+        DISPATCH_INDIRECT_PARAMETERS = 1 << 8,
+        /// Uniform reads from dispatches.
+        DISPATCH_UNIFORM_READ = 1 << 9,
+        /// Storage reads from dispatches.
+        DISPATCH_STORAGE_READ = 1 << 10,
+        /// Storage writes from dispatches.
+        DISPATCH_STORAGE_WRITE = 1 << 11,
+        /// Storage reads and writes.
+        DISPATCH_STORAGE = (1 << 10) | (1 << 11),
+        /// Image reads from dispatches.
+        DISPATCH_IMAGE_READ = 1 << 12,
+        /// Image writes from dispatches.
+        DISPATCH_IMAGE_WRITE = 1 << 13,
+        /// Image reads and writes.
+        DISPATCH_IMAGE = (1 << 12) | (1 << 13),
+        /// Every dispatch usage.
+        DISPATCH = (1 << 8) | (1 << 9) | (1 << 10) | (1 << 11) | (1 << 12) | (1 << 13),
+        /// Exportable to other APIs.
+        SHARING_EXPORT = 1 << 16,
+        /// Replicable across devices.
+        SHARING_REPLICATE = 1 << 17,
+        /// Usable concurrently by several queues.
+        SHARING_CONCURRENT = 1 << 18,
+        /// Never modified after initialization.
+        SHARING_IMMUTABLE = 1 << 19,
+        /// Mappable for the duration of a scope.
+        MAPPING_SCOPED = 1 << 24,
+        /// Mappable persistently.
+        MAPPING_PERSISTENT = 1 << 25,
+        /// Mapping is optional.
+        MAPPING_OPTIONAL = 1 << 26,
+        /// Random mapped access.
+        MAPPING_ACCESS_RANDOM = 1 << 27,
+        /// Sequential mapped writes.
+        MAPPING_ACCESS_SEQUENTIAL_WRITE = 1 << 28,
+        /// Scoped random-access mapping.
+        MAPPING = (1 << 24) | (1 << 27),
+        /// Transfers plus dispatch storage.
+        DEFAULT = (1 << 0) | (1 << 1) | (1 << 10) | (1 << 11),
+    }
+    names [
+        TRANSFER, DISPATCH, DISPATCH_STORAGE, DISPATCH_IMAGE, MAPPING,
+        TRANSFER_SOURCE, TRANSFER_TARGET, DISPATCH_INDIRECT_PARAMETERS, DISPATCH_UNIFORM_READ,
+        DISPATCH_STORAGE_READ, DISPATCH_STORAGE_WRITE, DISPATCH_IMAGE_READ, DISPATCH_IMAGE_WRITE,
+        SHARING_EXPORT, SHARING_REPLICATE, SHARING_CONCURRENT, SHARING_IMMUTABLE,
+        MAPPING_SCOPED, MAPPING_PERSISTENT, MAPPING_OPTIONAL, MAPPING_ACCESS_RANDOM,
+        MAPPING_ACCESS_SEQUENTIAL_WRITE,
+    ]
+}
+
+/// A length meaning "to the end of the buffer" (`IREE_HAL_WHOLE_BUFFER`).
+pub const WHOLE_BUFFER: u64 = u64::MAX;
+
+/// Alignment of host allocations (`IREE_HAL_HEAP_BUFFER_ALIGNMENT`).
+pub const HOST_ALLOCATION_ALIGNMENT: usize = 64;
+
+/// Fails unless `actual` has every bit of `expected`.
+pub fn validate_memory_type(actual: MemoryType, expected: MemoryType) -> Result<()> {
+    if actual.contains(expected) {
+        return Ok(());
+    }
+    Err(Status::new(
+        StatusCode::PermissionDenied,
+        format!(
+            "buffer memory type is not compatible with the requested operation; buffer has {}, operation requires {}",
+            actual.format(),
+            expected.format()
+        ),
+    ))
+}
+
+/// Fails unless `required` access is allowed (ANY always passes).
+pub fn validate_access(allowed: MemoryAccess, required: MemoryAccess) -> Result<()> {
+    if required.contains(MemoryAccess::ANY) {
+        return Ok(());
+    }
+    if !required.intersects(MemoryAccess::READ | MemoryAccess::WRITE) {
+        return Err(Status::new(
+            StatusCode::InvalidArgument,
+            "memory access must specify one or more of _READ or _WRITE",
+        ));
+    }
+    if !allowed.contains(required) {
+        return Err(Status::new(
+            StatusCode::PermissionDenied,
+            format!(
+                "buffer does not support the requested access type; buffer allows {}, operation requires {}",
+                allowed.format(),
+                required.format()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Fails unless `required` usage was declared at allocation.
+pub fn validate_usage(allowed: BufferUsage, required: BufferUsage) -> Result<()> {
+    if allowed.contains(required) {
+        return Ok(());
+    }
+    Err(Status::new(
+        StatusCode::PermissionDenied,
+        format!(
+            "requested usage was not specified when the buffer was allocated; buffer allows {}, operation requires {}",
+            allowed.format(),
+            required.format()
+        ),
+    ))
+}
+
+/// Resolves `(offset, length)` within a range of `max_length` bytes,
+/// expanding [`WHOLE_BUFFER`]; returns the concrete length.
+pub fn calculate_range(max_length: u64, offset: u64, length: u64) -> Result<u64> {
+    if offset > max_length {
+        return Err(Status::new(
+            StatusCode::OutOfRange,
+            format!(
+                "attempted to access an address off the end of the valid buffer range (offset={offset}, length={}, buffer byte_length={max_length})",
+                length as i64
+            ),
+        ));
+    }
+    let length = if length == WHOLE_BUFFER {
+        max_length - offset
+    } else {
+        length
+    };
+    if length == 0 {
+        return Ok(0);
+    }
+    let end = offset.checked_add(length - 1);
+    match end {
+        Some(end) if end < max_length => Ok(length),
+        _ => Err(Status::new(
+            StatusCode::OutOfRange,
+            format!(
+                "attempted to access an address outside of the valid buffer range (offset={offset}, adjusted_length={length}, end={}, buffer byte_length={max_length})",
+                end.map_or(-1, |e| e as i64)
+            ),
+        )),
+    }
+}
+
+/// Who is using an allocation right now.
+#[derive(Default)]
+struct AccessState {
+    host_readers: u32,
+    host_writer: bool,
+    device_users: u32,
+}
+
+/// Zeroed, 64-byte aligned host memory with host/device access tracking.
+pub struct HostMemory {
+    ptr: std::ptr::NonNull<u8>,
+    len: usize,
+    state: Mutex<AccessState>,
+}
+
+// SAFETY: the memory is owned by this value; every access from Rust goes
+// through `map_read`/`map_write`, which hold the access state that excludes
+// device users, and device users only get raw pointers for code outside Rust.
+unsafe impl Send for HostMemory {}
+// SAFETY: as above; shared references never hand out overlapping Rust
+// mutable access (one host writer at a time, no host access during device use).
+unsafe impl Sync for HostMemory {}
+
+impl HostMemory {
+    fn layout(len: usize) -> Result<std::alloc::Layout> {
+        std::alloc::Layout::from_size_align(len.max(1), HOST_ALLOCATION_ALIGNMENT).map_err(|_| {
+            Status::new(
+                StatusCode::ResourceExhausted,
+                format!("cannot allocate {len} bytes"),
+            )
+        })
+    }
+
+    /// Allocates `len` zeroed bytes (lazily: the OS supplies zero pages).
+    pub fn zeroed(len: usize) -> Result<HostMemory> {
+        let layout = Self::layout(len)?;
+        // SAFETY: `layout` has a non-zero size.
+        let raw = unsafe { std::alloc::alloc_zeroed(layout) };
+        let ptr = std::ptr::NonNull::new(raw).ok_or_else(|| {
+            Status::new(
+                StatusCode::ResourceExhausted,
+                format!("cannot allocate {len} bytes"),
+            )
+        })?;
+        Ok(HostMemory {
+            ptr,
+            len,
+            state: Mutex::new(AccessState::default()),
+        })
+    }
+
+    /// The size in bytes.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// True for a zero-byte allocation.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    fn in_use() -> Status {
+        Status::new(
+            StatusCode::FailedPrecondition,
+            "buffer memory is in use by the device or another mapping",
+        )
+    }
+
+    /// Runs `f` over bytes `[offset, offset + len)` for reading.
+    pub fn map_read<R>(&self, offset: usize, len: usize, f: impl FnOnce(&[u8]) -> R) -> Result<R> {
+        let end = self.checked_end(offset, len)?;
+        {
+            let mut state = self.state.lock();
+            if state.host_writer || state.device_users > 0 {
+                return Err(Self::in_use());
+            }
+            state.host_readers += 1;
+        }
+        // SAFETY: `[offset, end)` lies inside the allocation, and the access
+        // state guarantees no writer (host or device) until we release it.
+        let bytes =
+            unsafe { std::slice::from_raw_parts(self.ptr.as_ptr().add(offset), end - offset) };
+        let result = f(bytes);
+        self.state.lock().host_readers -= 1;
+        Ok(result)
+    }
+
+    /// Runs `f` over bytes `[offset, offset + len)` for writing.
+    pub fn map_write<R>(
+        &self,
+        offset: usize,
+        len: usize,
+        f: impl FnOnce(&mut [u8]) -> R,
+    ) -> Result<R> {
+        let end = self.checked_end(offset, len)?;
+        {
+            let mut state = self.state.lock();
+            if state.host_writer || state.host_readers > 0 || state.device_users > 0 {
+                return Err(Self::in_use());
+            }
+            state.host_writer = true;
+        }
+        // SAFETY: `[offset, end)` lies inside the allocation, and the access
+        // state makes this the only access of any kind until released.
+        let bytes =
+            unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr().add(offset), end - offset) };
+        let result = f(bytes);
+        self.state.lock().host_writer = false;
+        Ok(result)
+    }
+
+    /// Begins device use: no host mapping may exist or start until the
+    /// guard drops. Several device users may overlap.
+    pub fn begin_device_access(&self) -> Result<DeviceAccess<'_>> {
+        let mut state = self.state.lock();
+        if state.host_writer || state.host_readers > 0 {
+            return Err(Self::in_use());
+        }
+        state.device_users += 1;
+        Ok(DeviceAccess { memory: self })
+    }
+
+    fn checked_end(&self, offset: usize, len: usize) -> Result<usize> {
+        offset
+            .checked_add(len)
+            .filter(|&end| end <= self.len)
+            .ok_or_else(|| {
+                Status::new(
+                    StatusCode::OutOfRange,
+                    format!(
+                        "range (offset={offset}, length={len}) exceeds the {} byte allocation",
+                        self.len
+                    ),
+                )
+            })
+    }
+}
+
+impl Drop for HostMemory {
+    fn drop(&mut self) {
+        if let Ok(layout) = Self::layout(self.len) {
+            // SAFETY: allocated in `zeroed` with this same layout.
+            unsafe { std::alloc::dealloc(self.ptr.as_ptr(), layout) };
+        }
+    }
+}
+
+/// Device use of a [`HostMemory`]; host mappings fail while it lives.
+pub struct DeviceAccess<'a> {
+    memory: &'a HostMemory,
+}
+
+impl DeviceAccess<'_> {
+    /// The base address, for code outside Rust (kernels) to read and write.
+    pub fn base_ptr(&self) -> *mut u8 {
+        self.memory.ptr.as_ptr()
+    }
+
+    /// The allocation size in bytes.
+    pub fn len(&self) -> usize {
+        self.memory.len
+    }
+
+    /// True for a zero-byte allocation.
+    pub fn is_empty(&self) -> bool {
+        self.memory.len == 0
+    }
+}
+
+impl Drop for DeviceAccess<'_> {
+    fn drop(&mut self) {
+        self.memory.state.lock().device_users -= 1;
+    }
+}
+
+/// One allocation shared by a buffer and its subspans.
+pub struct Allocation {
+    memory: HostMemory,
+    memory_type: MemoryType,
+    allowed_usage: BufferUsage,
+    allowed_access: MemoryAccess,
+}
+
+/// A HAL buffer: a byte range of an allocation, with the allocation's
+/// memory type, usage and access.
+#[derive(Clone)]
+pub struct Buffer {
+    allocation: Arc<Allocation>,
+    offset: u64,
+    length: u64,
+}
+
+impl Buffer {
+    /// Allocates `length` zeroed host bytes.
+    pub fn allocate_host(
+        length: u64,
+        memory_type: MemoryType,
+        allowed_usage: BufferUsage,
+        allowed_access: MemoryAccess,
+    ) -> Result<Buffer> {
+        let len = usize::try_from(length).map_err(|_| {
+            Status::new(
+                StatusCode::ResourceExhausted,
+                format!("cannot allocate {length} bytes"),
+            )
+        })?;
+        let memory = HostMemory::zeroed(len)?;
+        Ok(Buffer {
+            allocation: Arc::new(Allocation {
+                memory,
+                memory_type,
+                allowed_usage,
+                allowed_access,
+            }),
+            offset: 0,
+            length,
+        })
+    }
+
+    /// The byte length of this buffer (a subspan's own length).
+    pub fn byte_length(&self) -> u64 {
+        self.length
+    }
+
+    /// The offset of this buffer within its allocation.
+    pub fn byte_offset(&self) -> u64 {
+        self.offset
+    }
+
+    /// The size of the underlying allocation.
+    pub fn allocation_size(&self) -> u64 {
+        self.allocation.memory.len() as u64
+    }
+
+    /// The memory type.
+    pub fn memory_type(&self) -> MemoryType {
+        self.allocation.memory_type
+    }
+
+    /// The usage declared at allocation.
+    pub fn allowed_usage(&self) -> BufferUsage {
+        self.allocation.allowed_usage
+    }
+
+    /// The access allowed.
+    pub fn allowed_access(&self) -> MemoryAccess {
+        self.allocation.allowed_access
+    }
+
+    /// True when both buffers share one allocation.
+    pub fn same_allocation(a: &Buffer, b: &Buffer) -> bool {
+        Arc::ptr_eq(&a.allocation, &b.allocation)
+    }
+
+    /// A buffer over `[offset, offset + length)` of this one ([`WHOLE_BUFFER`]
+    /// for "to the end"), sharing the allocation.
+    pub fn subspan(&self, offset: u64, length: u64) -> Result<Buffer> {
+        let length = calculate_range(self.length, offset, length)?;
+        Ok(Buffer {
+            allocation: self.allocation.clone(),
+            offset: self.offset + offset,
+            length,
+        })
+    }
+
+    fn host_range(&self, offset: u64, length: u64) -> Result<(usize, usize)> {
+        validate_memory_type(self.memory_type(), MemoryType::HOST_VISIBLE)?;
+        let length = calculate_range(self.length, offset, length)?;
+        // Both fit in usize: the allocation does and the range lies inside it.
+        Ok(((self.offset + offset) as usize, length as usize))
+    }
+
+    /// Copies bytes out (`iree_hal_buffer_map_read`).
+    pub fn read(&self, offset: u64, out: &mut [u8]) -> Result<()> {
+        validate_access(self.allowed_access(), MemoryAccess::READ)?;
+        let (start, len) = self.host_range(offset, out.len() as u64)?;
+        self.allocation
+            .memory
+            .map_read(start, len, |bytes| out.copy_from_slice(bytes))
+    }
+
+    /// Copies bytes in (`iree_hal_buffer_map_write`).
+    pub fn write(&self, offset: u64, data: &[u8]) -> Result<()> {
+        validate_access(self.allowed_access(), MemoryAccess::WRITE)?;
+        let (start, len) = self.host_range(offset, data.len() as u64)?;
+        self.allocation
+            .memory
+            .map_write(start, len, |bytes| bytes.copy_from_slice(data))
+    }
+
+    /// Fills `[offset, offset + length)` with a repeated 1, 2 or 4 byte
+    /// pattern (`iree_hal_buffer_map_fill`).
+    pub fn fill(&self, offset: u64, length: u64, pattern: &[u8]) -> Result<()> {
+        if !matches!(pattern.len(), 1 | 2 | 4) {
+            return Err(Status::new(
+                StatusCode::InvalidArgument,
+                format!(
+                    "fill patterns must be 1, 2 or 4 bytes (got {})",
+                    pattern.len()
+                ),
+            ));
+        }
+        validate_access(self.allowed_access(), MemoryAccess::WRITE)?;
+        let (start, len) = self.host_range(offset, length)?;
+        if len % pattern.len() != 0 || start % pattern.len() != 0 {
+            return Err(Status::new(
+                StatusCode::InvalidArgument,
+                format!(
+                    "fill offset and length must be aligned to the {} byte pattern",
+                    pattern.len()
+                ),
+            ));
+        }
+        self.allocation.memory.map_write(start, len, |bytes| {
+            for chunk in bytes.chunks_exact_mut(pattern.len()) {
+                chunk.copy_from_slice(pattern);
+            }
+        })
+    }
+
+    /// Begins device use of the whole allocation; the returned guard gives
+    /// the base pointer, and this buffer's range is
+    /// `[byte_offset, byte_offset + byte_length)` from it.
+    pub fn begin_device_access(&self) -> Result<DeviceAccess<'_>> {
+        self.allocation.memory.begin_device_access()
+    }
+}
+
+impl fmt::Debug for Buffer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "Buffer[{}+{}; {:?}; {:?}; {:?}]",
+            self.offset,
+            self.length,
+            self.memory_type(),
+            self.allowed_usage(),
+            self.allowed_access()
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn host(len: u64) -> Buffer {
+        Buffer::allocate_host(
+            len,
+            MemoryType::HOST_LOCAL | MemoryType::DEVICE_VISIBLE,
+            BufferUsage::DEFAULT | BufferUsage::MAPPING,
+            MemoryAccess::ALL,
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn values_match_upstream() {
+        assert_eq!(MemoryType::HOST_LOCAL.0, 0x46);
+        assert_eq!(MemoryType::DEVICE_LOCAL.0, 0x30);
+        assert_eq!(BufferUsage::DEFAULT.0, 0xC03);
+        assert_eq!(BufferUsage::MAPPING.0, 0x0900_0000);
+        assert_eq!(MemoryAccess::ALL.0, 7);
+        assert_eq!(
+            (MemoryType::HOST_LOCAL | MemoryType::DEVICE_VISIBLE).format(),
+            "HOST_LOCAL|DEVICE_VISIBLE"
+        );
+        assert_eq!(MemoryAccess(0x40).format(), "0x40");
+    }
+
+    #[test]
+    fn subspans_share_memory_and_check_ranges() {
+        let b = host(16);
+        let s = b.subspan(4, 8).unwrap();
+        s.write(0, &[1, 2, 3, 4]).unwrap();
+        let mut out = [0u8; 8];
+        b.read(2, &mut out).unwrap();
+        assert_eq!(out, [0, 0, 1, 2, 3, 4, 0, 0]);
+        assert_eq!(b.subspan(4, WHOLE_BUFFER).unwrap().byte_length(), 12);
+        assert_eq!(
+            s.write(6, &[0; 4]).unwrap_err().code(),
+            StatusCode::OutOfRange
+        );
+        assert_eq!(b.subspan(17, 0).unwrap_err().code(), StatusCode::OutOfRange);
+        assert_eq!(
+            b.subspan(u64::MAX - 1, 4).unwrap_err().code(),
+            StatusCode::OutOfRange
+        );
+        assert!(Buffer::same_allocation(&b, &s));
+    }
+
+    #[test]
+    fn fill_repeats_patterns() {
+        let b = host(8);
+        b.fill(0, 8, &[0xAB, 0xCD]).unwrap();
+        let mut out = [0u8; 8];
+        b.read(0, &mut out).unwrap();
+        assert_eq!(out, [0xAB, 0xCD, 0xAB, 0xCD, 0xAB, 0xCD, 0xAB, 0xCD]);
+        assert_eq!(
+            b.fill(1, 2, &[0, 0]).unwrap_err().code(),
+            StatusCode::InvalidArgument
+        );
+        assert_eq!(
+            b.fill(0, 3, &[0, 0, 0]).unwrap_err().code(),
+            StatusCode::InvalidArgument
+        );
+    }
+
+    #[test]
+    fn host_and_device_access_exclude_each_other() {
+        let b = host(8);
+        {
+            let device = b.begin_device_access().unwrap();
+            let also = b.begin_device_access().unwrap();
+            assert_eq!(device.len(), 8);
+            assert_eq!(device.base_ptr(), also.base_ptr());
+            assert_eq!(
+                b.write(0, &[1]).unwrap_err().code(),
+                StatusCode::FailedPrecondition
+            );
+            assert_eq!(
+                b.read(0, &mut [0]).unwrap_err().code(),
+                StatusCode::FailedPrecondition
+            );
+        }
+        b.write(0, &[1]).unwrap();
+    }
+
+    #[test]
+    fn validation_follows_upstream() {
+        let ro = Buffer::allocate_host(
+            4,
+            MemoryType::HOST_LOCAL,
+            BufferUsage::TRANSFER,
+            MemoryAccess::READ,
+        )
+        .unwrap();
+        assert_eq!(
+            ro.write(0, &[1]).unwrap_err().code(),
+            StatusCode::PermissionDenied
+        );
+        let device_only = Buffer::allocate_host(
+            4,
+            MemoryType::DEVICE_LOCAL,
+            BufferUsage::TRANSFER,
+            MemoryAccess::ALL,
+        )
+        .unwrap();
+        assert_eq!(
+            device_only.read(0, &mut [0]).unwrap_err().code(),
+            StatusCode::PermissionDenied
+        );
+        assert_eq!(
+            validate_access(MemoryAccess::ALL, MemoryAccess::DISCARD)
+                .unwrap_err()
+                .code(),
+            StatusCode::InvalidArgument
+        );
+        validate_access(MemoryAccess::NONE, MemoryAccess::ANY).unwrap();
+        assert_eq!(
+            validate_usage(BufferUsage::TRANSFER, BufferUsage::DISPATCH_STORAGE)
+                .unwrap_err()
+                .code(),
+            StatusCode::PermissionDenied
+        );
+        assert_eq!(calculate_range(10, 10, 0).unwrap(), 0);
+        assert_eq!(calculate_range(10, 2, WHOLE_BUFFER).unwrap(), 8);
+    }
+}
