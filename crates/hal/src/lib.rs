@@ -3,13 +3,14 @@
 //! conversions upstream uses, the text form of buffer views
 //! (`2x2xf32=[1 2][3 4]`) exactly as upstream's tools read and print it, and
 //! buffers (memory types, usage, access, host allocations, subspans) with
-//! buffer views over them. See `docs/hal-plan.md` for what comes next.
+//! buffer views over them, and timeline semaphores and fences. See `docs/hal-plan.md` for what comes next.
 
 pub mod buffer;
 pub mod buffer_view;
 pub mod buffer_view_text;
 pub mod element_type;
 pub mod math;
+pub mod semaphore;
 
 pub use buffer::{Buffer, BufferUsage, MemoryAccess, MemoryType, WHOLE_BUFFER};
 pub use buffer_view::BufferView;
@@ -19,3 +20,4 @@ pub use buffer_view_text::{
     parse_shape, parse_shape_and_element_type,
 };
 pub use element_type::{ElementType, EncodingType, NumericalType};
+pub use semaphore::{Deadline, Fence, Semaphore};
