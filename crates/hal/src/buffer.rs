@@ -16,6 +16,8 @@ use std::sync::Arc;
 use iree_base::{Result, Status, StatusCode};
 use parking_lot::Mutex;
 
+use crate::allocator::SharedStatistics;
+
 macro_rules! bitfield {
     ($(#[$meta:meta])* $name:ident($repr:ty) { $($(#[$cmeta:meta])* $c:ident = $v:expr,)+ } names [$($n:ident),+ $(,)?]) => {
         $(#[$meta])*
@@ -456,6 +458,18 @@ pub struct Allocation {
     memory_type: MemoryType,
     allowed_usage: BufferUsage,
     allowed_access: MemoryAccess,
+    /// The allocator statistics to report the free to, if any.
+    statistics: Option<SharedStatistics>,
+}
+
+impl Drop for Allocation {
+    fn drop(&mut self) {
+        if let Some(statistics) = &self.statistics {
+            statistics
+                .lock()
+                .record_free(self.memory_type, self.memory.len() as u64);
+        }
+    }
 }
 
 /// A HAL buffer: a byte range of an allocation, with the allocation's
@@ -475,6 +489,18 @@ impl Buffer {
         allowed_usage: BufferUsage,
         allowed_access: MemoryAccess,
     ) -> Result<Buffer> {
+        Self::allocate_host_tracked(length, memory_type, allowed_usage, allowed_access, None)
+    }
+
+    /// As [`Buffer::allocate_host`], recording the allocation (and later its
+    /// free) in an allocator's statistics.
+    pub fn allocate_host_tracked(
+        length: u64,
+        memory_type: MemoryType,
+        allowed_usage: BufferUsage,
+        allowed_access: MemoryAccess,
+        statistics: Option<SharedStatistics>,
+    ) -> Result<Buffer> {
         let len = usize::try_from(length).map_err(|_| {
             Status::new(
                 StatusCode::ResourceExhausted,
@@ -482,12 +508,16 @@ impl Buffer {
             )
         })?;
         let memory = HostMemory::zeroed(len)?;
+        if let Some(statistics) = &statistics {
+            statistics.lock().record_alloc(memory_type, length);
+        }
         Ok(Buffer {
             allocation: Arc::new(Allocation {
                 memory,
                 memory_type,
                 allowed_usage,
                 allowed_access,
+                statistics,
             }),
             offset: 0,
             length,

@@ -5,6 +5,7 @@
 //! buffers (memory types, usage, access, host allocations, subspans) with
 //! buffer views over them, and timeline semaphores and fences. See `docs/hal-plan.md` for what comes next.
 
+pub mod allocator;
 pub mod buffer;
 pub mod buffer_view;
 pub mod buffer_view_text;
@@ -12,6 +13,9 @@ pub mod element_type;
 pub mod math;
 pub mod semaphore;
 
+pub use allocator::{
+    Allocator, AllocatorStatistics, BufferCompatibility, BufferParams, HeapAllocator, MemoryHeap,
+};
 pub use buffer::{Buffer, BufferUsage, MemoryAccess, MemoryType, WHOLE_BUFFER};
 pub use buffer_view::BufferView;
 pub use buffer_view_text::{
