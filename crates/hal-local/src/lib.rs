@@ -19,6 +19,7 @@
 //! (counts, ids, that each binding is a live Rust slice) and nothing it cannot
 //! (how many bytes the kernel's code touches).
 
+pub mod dispatch;
 pub mod elf;
 pub mod library;
 
@@ -26,6 +27,7 @@ use std::ffi::c_void;
 
 use iree_base::{bail, Result};
 
+pub use dispatch::{dispatch_grid, BufferBinding};
 pub use elf::{ElfModule, Machine};
 pub use library::{
     DispatchAttrsV0, DispatchStateV0, EnvironmentV0, ExportInfo, LibraryInfo, ProcessorV0,
