@@ -141,3 +141,31 @@ pub fn dispatch_grid(
     drop(guards);
     Ok(())
 }
+
+impl iree_hal::Executable for EmbeddedElfLibrary {
+    fn export_count(&self) -> usize {
+        self.exports().len()
+    }
+
+    fn export_name(&self, ordinal: usize) -> Option<&str> {
+        self.exports().get(ordinal).map(|e| e.name.as_str())
+    }
+
+    fn dispatch(
+        &self,
+        ordinal: usize,
+        workgroup_count: [u32; 3],
+        constants: &[u32],
+        bindings: &[iree_hal::DispatchBinding],
+    ) -> Result<()> {
+        let bindings: Vec<BufferBinding<'_>> = bindings
+            .iter()
+            .map(|b| BufferBinding {
+                buffer: &b.buffer,
+                offset: b.offset,
+                length: b.length,
+            })
+            .collect();
+        dispatch_grid(self, ordinal, constants, &bindings, workgroup_count)
+    }
+}

@@ -620,3 +620,96 @@ fn dispatch_grid_runs_matmul_on_hal_buffers() {
     );
     drop(guard);
 }
+
+#[test]
+fn command_buffer_runs_matmul_with_a_binding_table() {
+    use std::sync::Arc;
+
+    use iree_hal::{
+        Allocator, BindingRef, BufferParams, BufferUsage, CommandBuffer, DispatchBinding,
+        Executable, HeapAllocator, MemoryType,
+    };
+
+    let lib: Arc<dyn Executable> =
+        Arc::new(EmbeddedElfLibrary::load(&data("matmul_x86.so")).unwrap());
+    let ordinal = lib
+        .lookup_export("matmul_dispatch_0_matmul_16x16x16_f32")
+        .unwrap();
+    let allocator = HeapAllocator::new();
+    let params = BufferParams {
+        memory_type: MemoryType::DEVICE_LOCAL,
+        usage: BufferUsage::DISPATCH_STORAGE | BufferUsage::TRANSFER,
+        ..Default::default()
+    };
+    let (lhs, rhs, out) = (
+        allocator.allocate_buffer(params, 1024).unwrap(),
+        allocator.allocate_buffer(params, 1024).unwrap(),
+        allocator.allocate_buffer(params, 1024).unwrap(),
+    );
+    // lhs = identity via update+fill; rhs = arbitrary; out should equal rhs.
+    let rhs_values: Vec<f32> = (0..256).map(|i| i as f32 * 0.25 - 3.0).collect();
+    rhs.write(0, &bytes(&rhs_values)).unwrap();
+    let mut cb = CommandBuffer::new(2);
+    cb.fill(
+        BindingRef::Slot {
+            slot: 0,
+            offset: 0,
+            length: 1024,
+        },
+        &[0, 0, 0, 0],
+    )
+    .unwrap();
+    for i in 0..16u64 {
+        cb.update(
+            &1f32.to_le_bytes(),
+            BindingRef::Slot {
+                slot: 0,
+                offset: (i * 16 + i) * 4,
+                length: 4,
+            },
+        )
+        .unwrap();
+    }
+    cb.barrier().unwrap();
+    cb.dispatch(
+        lib,
+        ordinal,
+        [2, 1, 1],
+        &[],
+        vec![
+            BindingRef::Slot {
+                slot: 0,
+                offset: 0,
+                length: 1024,
+            },
+            BindingRef::Slot {
+                slot: 1,
+                offset: 0,
+                length: 1024,
+            },
+            BindingRef::Direct {
+                buffer: out.clone(),
+                offset: 0,
+                length: 1024,
+            },
+        ],
+    )
+    .unwrap();
+    cb.finalize().unwrap();
+    let table = [
+        DispatchBinding {
+            buffer: lhs,
+            offset: 0,
+            length: 1024,
+        },
+        DispatchBinding {
+            buffer: rhs,
+            offset: 0,
+            length: 1024,
+        },
+    ];
+    cb.execute_inline(&table).unwrap();
+    let mut result = vec![0u8; 1024];
+    out.read(0, &mut result).unwrap();
+    assert_eq!(f32s(&result), rhs_values);
+}

@@ -9,6 +9,7 @@ pub mod allocator;
 pub mod buffer;
 pub mod buffer_view;
 pub mod buffer_view_text;
+pub mod command_buffer;
 pub mod element_type;
 pub mod math;
 pub mod semaphore;
@@ -23,5 +24,6 @@ pub use buffer_view_text::{
     format_shape_and_element_type, parse_buffer_elements, parse_buffer_view_text, parse_element,
     parse_shape, parse_shape_and_element_type,
 };
+pub use command_buffer::{BindingRef, CommandBuffer, DispatchBinding, Executable};
 pub use element_type::{ElementType, EncodingType, NumericalType};
 pub use semaphore::{Deadline, Fence, Semaphore};

@@ -1,0 +1,586 @@
+//! Executables and command buffers.
+//!
+//! An [`Executable`] is what a driver loaded from an executable format
+//! (`embedded-elf-x86_64`, ...); the HAL only asks it for its exports and to
+//! run one over a workgroup grid. A [`CommandBuffer`] records dispatches and
+//! transfers, validating each argument as it is recorded, and local devices
+//! execute it in order on the calling thread ([`CommandBuffer::execute_inline`]).
+//! Bindings are either direct buffer ranges or slots of a binding table
+//! supplied at execution (`queue.execute.indirect`).
+
+use std::sync::Arc;
+
+use iree_base::{Result, Status, StatusCode};
+
+use crate::buffer::{calculate_range, validate_usage, Buffer, BufferUsage};
+
+/// Limits from the executable library ABI.
+pub const MAX_CONSTANT_COUNT: usize = 64;
+/// Maximum bindings per dispatch.
+pub const MAX_BINDING_COUNT: usize = 64;
+
+/// A buffer range handed to a dispatch.
+#[derive(Clone, Debug)]
+pub struct DispatchBinding {
+    /// The buffer.
+    pub buffer: Buffer,
+    /// Offset in bytes.
+    pub offset: u64,
+    /// Length in bytes (already resolved; never [`crate::WHOLE_BUFFER`]).
+    pub length: u64,
+}
+
+/// Loaded device code.
+pub trait Executable: Send + Sync {
+    /// The number of exports.
+    fn export_count(&self) -> usize;
+    /// The name of export `ordinal`.
+    fn export_name(&self, ordinal: usize) -> Option<&str>;
+    /// Runs export `ordinal` over `workgroup_count` with `constants` and
+    /// `bindings`.
+    fn dispatch(
+        &self,
+        ordinal: usize,
+        workgroup_count: [u32; 3],
+        constants: &[u32],
+        bindings: &[DispatchBinding],
+    ) -> Result<()>;
+
+    /// Finds an export by name (`hal.executable.lookup.function`).
+    fn lookup_export(&self, name: &str) -> Option<usize> {
+        (0..self.export_count()).find(|&i| self.export_name(i) == Some(name))
+    }
+}
+
+/// A binding as recorded: a buffer range, or a slot of the binding table
+/// supplied at execution.
+#[derive(Clone, Debug)]
+pub enum BindingRef {
+    /// A buffer known at record time.
+    Direct {
+        /// The buffer.
+        buffer: Buffer,
+        /// Offset in bytes.
+        offset: u64,
+        /// Length in bytes, or [`crate::WHOLE_BUFFER`].
+        length: u64,
+    },
+    /// Slot `slot` of the execution's binding table, at `offset`/`length`
+    /// within that slot's range.
+    Slot {
+        /// Binding table slot.
+        slot: u32,
+        /// Offset in bytes within the slot's range.
+        offset: u64,
+        /// Length in bytes, or [`crate::WHOLE_BUFFER`].
+        length: u64,
+    },
+}
+
+/// One recorded command.
+#[derive(Clone)]
+enum Command {
+    Dispatch {
+        executable: Arc<dyn Executable>,
+        ordinal: usize,
+        workgroup_count: [u32; 3],
+        constants: Vec<u32>,
+        bindings: Vec<BindingRef>,
+    },
+    Fill {
+        target: BindingRef,
+        pattern: Vec<u8>,
+    },
+    Update {
+        data: Vec<u8>,
+        target: BindingRef,
+    },
+    Copy {
+        source: BindingRef,
+        target: BindingRef,
+    },
+    Barrier,
+}
+
+/// Recorded work for a queue (`iree_hal_command_buffer_t`).
+#[derive(Clone, Default)]
+pub struct CommandBuffer {
+    commands: Vec<Command>,
+    binding_capacity: u32,
+    finalized: bool,
+}
+
+impl CommandBuffer {
+    /// An empty command buffer whose indirect bindings may use up to
+    /// `binding_capacity` table slots.
+    pub fn new(binding_capacity: u32) -> CommandBuffer {
+        CommandBuffer {
+            commands: Vec::new(),
+            binding_capacity,
+            finalized: false,
+        }
+    }
+
+    /// The number of recorded commands.
+    pub fn len(&self) -> usize {
+        self.commands.len()
+    }
+
+    /// True when nothing was recorded.
+    pub fn is_empty(&self) -> bool {
+        self.commands.is_empty()
+    }
+
+    /// True once [`CommandBuffer::finalize`] ran.
+    pub fn is_finalized(&self) -> bool {
+        self.finalized
+    }
+
+    fn check_recording(&self) -> Result<()> {
+        if self.finalized {
+            return Err(Status::new(
+                StatusCode::FailedPrecondition,
+                "command buffer has been finalized",
+            ));
+        }
+        Ok(())
+    }
+
+    fn check_binding(&self, binding: &BindingRef, usage: BufferUsage) -> Result<()> {
+        match binding {
+            BindingRef::Direct {
+                buffer,
+                offset,
+                length,
+            } => {
+                validate_usage(buffer.allowed_usage(), usage)?;
+                calculate_range(buffer.byte_length(), *offset, *length).map(|_| ())
+            }
+            BindingRef::Slot { slot, .. } if *slot >= self.binding_capacity => Err(Status::new(
+                StatusCode::OutOfRange,
+                format!(
+                    "binding table slot {slot} out of range (capacity {})",
+                    self.binding_capacity
+                ),
+            )),
+            BindingRef::Slot { .. } => Ok(()),
+        }
+    }
+
+    /// Records a dispatch of export `ordinal` of `executable`.
+    pub fn dispatch(
+        &mut self,
+        executable: Arc<dyn Executable>,
+        ordinal: usize,
+        workgroup_count: [u32; 3],
+        constants: &[u32],
+        bindings: Vec<BindingRef>,
+    ) -> Result<()> {
+        self.check_recording()?;
+        if ordinal >= executable.export_count() {
+            return Err(Status::new(
+                StatusCode::OutOfRange,
+                format!(
+                    "export ordinal {ordinal} out of range ({} exports)",
+                    executable.export_count()
+                ),
+            ));
+        }
+        if constants.len() > MAX_CONSTANT_COUNT || bindings.len() > MAX_BINDING_COUNT {
+            return Err(Status::new(
+                StatusCode::ResourceExhausted,
+                format!(
+                    "dispatch uses {} constants and {} bindings (limits 64 and 64)",
+                    constants.len(),
+                    bindings.len()
+                ),
+            ));
+        }
+        for binding in &bindings {
+            self.check_binding(binding, BufferUsage::DISPATCH_STORAGE)?;
+        }
+        self.commands.push(Command::Dispatch {
+            executable,
+            ordinal,
+            workgroup_count,
+            constants: constants.to_vec(),
+            bindings,
+        });
+        Ok(())
+    }
+
+    /// Records a fill of `target` with a 1, 2 or 4 byte pattern.
+    pub fn fill(&mut self, target: BindingRef, pattern: &[u8]) -> Result<()> {
+        self.check_recording()?;
+        if !matches!(pattern.len(), 1 | 2 | 4) {
+            return Err(Status::new(
+                StatusCode::InvalidArgument,
+                format!(
+                    "fill patterns must be 1, 2 or 4 bytes (got {})",
+                    pattern.len()
+                ),
+            ));
+        }
+        self.check_binding(&target, BufferUsage::TRANSFER_TARGET)?;
+        self.commands.push(Command::Fill {
+            target,
+            pattern: pattern.to_vec(),
+        });
+        Ok(())
+    }
+
+    /// Records an update of `target` with `data` (copied now).
+    pub fn update(&mut self, data: &[u8], target: BindingRef) -> Result<()> {
+        self.check_recording()?;
+        self.check_binding(&target, BufferUsage::TRANSFER_TARGET)?;
+        self.commands.push(Command::Update {
+            data: data.to_vec(),
+            target,
+        });
+        Ok(())
+    }
+
+    /// Records a copy from `source` to `target` (equal lengths).
+    pub fn copy(&mut self, source: BindingRef, target: BindingRef) -> Result<()> {
+        self.check_recording()?;
+        self.check_binding(&source, BufferUsage::TRANSFER_SOURCE)?;
+        self.check_binding(&target, BufferUsage::TRANSFER_TARGET)?;
+        self.commands.push(Command::Copy { source, target });
+        Ok(())
+    }
+
+    /// Records an execution barrier (inline execution is already ordered).
+    pub fn barrier(&mut self) -> Result<()> {
+        self.check_recording()?;
+        self.commands.push(Command::Barrier);
+        Ok(())
+    }
+
+    /// Ends recording.
+    pub fn finalize(&mut self) -> Result<()> {
+        self.check_recording()?;
+        self.finalized = true;
+        Ok(())
+    }
+
+    /// Executes every command in order on the calling thread, resolving
+    /// slot bindings through `binding_table`.
+    pub fn execute_inline(&self, binding_table: &[DispatchBinding]) -> Result<()> {
+        if !self.finalized {
+            return Err(Status::new(
+                StatusCode::FailedPrecondition,
+                "command buffer must be finalized before execution",
+            ));
+        }
+        for command in &self.commands {
+            match command {
+                Command::Dispatch {
+                    executable,
+                    ordinal,
+                    workgroup_count,
+                    constants,
+                    bindings,
+                } => {
+                    let resolved = bindings
+                        .iter()
+                        .map(|b| resolve(b, binding_table))
+                        .collect::<Result<Vec<_>>>()?;
+                    executable.dispatch(*ordinal, *workgroup_count, constants, &resolved)?;
+                }
+                Command::Fill { target, pattern } => {
+                    let t = resolve(target, binding_table)?;
+                    t.buffer.fill(t.offset, t.length, pattern)?;
+                }
+                Command::Update { data, target } => {
+                    let t = resolve(target, binding_table)?;
+                    if data.len() as u64 > t.length {
+                        return Err(Status::new(
+                            StatusCode::OutOfRange,
+                            format!(
+                                "update of {} bytes exceeds the {} byte target range",
+                                data.len(),
+                                t.length
+                            ),
+                        ));
+                    }
+                    t.buffer.write(t.offset, data)?;
+                }
+                Command::Copy { source, target } => {
+                    let (s, t) = (
+                        resolve(source, binding_table)?,
+                        resolve(target, binding_table)?,
+                    );
+                    if s.length != t.length {
+                        return Err(Status::new(
+                            StatusCode::InvalidArgument,
+                            format!(
+                                "copy source ({} bytes) and target ({} bytes) lengths differ",
+                                s.length, t.length
+                            ),
+                        ));
+                    }
+                    let mut bytes = vec![0u8; s.length as usize];
+                    s.buffer.read(s.offset, &mut bytes)?;
+                    t.buffer.write(t.offset, &bytes)?;
+                }
+                Command::Barrier => {}
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Resolves a recorded binding to a concrete buffer range.
+fn resolve(binding: &BindingRef, table: &[DispatchBinding]) -> Result<DispatchBinding> {
+    match binding {
+        BindingRef::Direct {
+            buffer,
+            offset,
+            length,
+        } => {
+            let length = calculate_range(buffer.byte_length(), *offset, *length)?;
+            Ok(DispatchBinding {
+                buffer: buffer.clone(),
+                offset: *offset,
+                length,
+            })
+        }
+        BindingRef::Slot {
+            slot,
+            offset,
+            length,
+        } => {
+            let entry = table.get(*slot as usize).ok_or_else(|| {
+                Status::new(
+                    StatusCode::OutOfRange,
+                    format!(
+                        "binding table slot {slot} not provided ({} entries)",
+                        table.len()
+                    ),
+                )
+            })?;
+            let length = calculate_range(entry.length, *offset, *length)?;
+            Ok(DispatchBinding {
+                buffer: entry.buffer.clone(),
+                offset: entry.offset + offset,
+                length,
+            })
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::allocator::{Allocator, BufferParams, HeapAllocator};
+    use crate::buffer::{MemoryType, WHOLE_BUFFER};
+
+    /// Adds binding 0 and 1 element-wise (u32) into binding 2, one workgroup
+    /// per element.
+    struct AddKernel;
+
+    impl Executable for AddKernel {
+        fn export_count(&self) -> usize {
+            1
+        }
+        fn export_name(&self, ordinal: usize) -> Option<&str> {
+            (ordinal == 0).then_some("add")
+        }
+        fn dispatch(
+            &self,
+            _: usize,
+            count: [u32; 3],
+            _: &[u32],
+            b: &[DispatchBinding],
+        ) -> Result<()> {
+            for i in 0..count[0] as u64 {
+                let (mut x, mut y) = ([0u8; 4], [0u8; 4]);
+                b[0].buffer.read(b[0].offset + 4 * i, &mut x)?;
+                b[1].buffer.read(b[1].offset + 4 * i, &mut y)?;
+                let sum = u32::from_le_bytes(x).wrapping_add(u32::from_le_bytes(y));
+                b[2].buffer.write(b[2].offset + 4 * i, &sum.to_le_bytes())?;
+            }
+            Ok(())
+        }
+    }
+
+    fn buffer(len: u64) -> Buffer {
+        HeapAllocator::new()
+            .allocate_buffer(
+                BufferParams {
+                    memory_type: MemoryType::DEVICE_LOCAL,
+                    ..Default::default()
+                },
+                len,
+            )
+            .unwrap()
+    }
+
+    fn u32s(b: &Buffer) -> Vec<u32> {
+        let mut bytes = vec![0u8; b.byte_length() as usize];
+        b.read(0, &mut bytes).unwrap();
+        bytes
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+            .collect()
+    }
+
+    #[test]
+    fn records_and_executes_in_order() {
+        let (a, out) = (buffer(16), buffer(16));
+        let mut cb = CommandBuffer::new(1);
+        cb.update(
+            &[1, 0, 0, 0, 2, 0, 0, 0],
+            BindingRef::Direct {
+                buffer: a.clone(),
+                offset: 0,
+                length: 8,
+            },
+        )
+        .unwrap();
+        cb.fill(
+            BindingRef::Direct {
+                buffer: a.clone(),
+                offset: 8,
+                length: 8,
+            },
+            &[7, 0, 0, 0],
+        )
+        .unwrap();
+        cb.barrier().unwrap();
+        let kernel: Arc<dyn Executable> = Arc::new(AddKernel);
+        assert_eq!(kernel.lookup_export("add"), Some(0));
+        cb.dispatch(
+            kernel,
+            0,
+            [4, 1, 1],
+            &[],
+            vec![
+                BindingRef::Direct {
+                    buffer: a.clone(),
+                    offset: 0,
+                    length: WHOLE_BUFFER,
+                },
+                BindingRef::Slot {
+                    slot: 0,
+                    offset: 0,
+                    length: 16,
+                },
+                BindingRef::Direct {
+                    buffer: out.clone(),
+                    offset: 0,
+                    length: 16,
+                },
+            ],
+        )
+        .unwrap();
+        cb.finalize().unwrap();
+        assert_eq!(
+            cb.fill(
+                BindingRef::Direct {
+                    buffer: a.clone(),
+                    offset: 0,
+                    length: 4
+                },
+                &[0]
+            )
+            .unwrap_err()
+            .code(),
+            StatusCode::FailedPrecondition
+        );
+        let table = [DispatchBinding {
+            buffer: a.clone(),
+            offset: 0,
+            length: 16,
+        }];
+        cb.execute_inline(&table).unwrap();
+        assert_eq!(u32s(&out), [2, 4, 14, 14]);
+        assert_eq!(
+            cb.execute_inline(&[]).unwrap_err().code(),
+            StatusCode::OutOfRange,
+            "missing table slot"
+        );
+    }
+
+    #[test]
+    fn recording_validates_arguments() {
+        let a = buffer(16);
+        let mut cb = CommandBuffer::new(2);
+        let kernel: Arc<dyn Executable> = Arc::new(AddKernel);
+        assert_eq!(
+            cb.dispatch(kernel.clone(), 1, [1, 1, 1], &[], vec![])
+                .unwrap_err()
+                .code(),
+            StatusCode::OutOfRange
+        );
+        assert_eq!(
+            cb.dispatch(kernel, 0, [1, 1, 1], &[0; 65], vec![])
+                .unwrap_err()
+                .code(),
+            StatusCode::ResourceExhausted
+        );
+        assert_eq!(
+            cb.fill(
+                BindingRef::Direct {
+                    buffer: a.clone(),
+                    offset: 12,
+                    length: 8
+                },
+                &[0]
+            )
+            .unwrap_err()
+            .code(),
+            StatusCode::OutOfRange
+        );
+        assert_eq!(
+            cb.fill(
+                BindingRef::Slot {
+                    slot: 2,
+                    offset: 0,
+                    length: 4
+                },
+                &[0]
+            )
+            .unwrap_err()
+            .code(),
+            StatusCode::OutOfRange
+        );
+        assert_eq!(
+            cb.fill(
+                BindingRef::Direct {
+                    buffer: a.clone(),
+                    offset: 0,
+                    length: 4
+                },
+                &[0; 3]
+            )
+            .unwrap_err()
+            .code(),
+            StatusCode::InvalidArgument
+        );
+        let b = buffer(8);
+        cb.copy(
+            BindingRef::Direct {
+                buffer: a,
+                offset: 0,
+                length: 4,
+            },
+            BindingRef::Direct {
+                buffer: b.clone(),
+                offset: 0,
+                length: 8,
+            },
+        )
+        .unwrap();
+        cb.finalize().unwrap();
+        assert_eq!(
+            cb.execute_inline(&[]).unwrap_err().code(),
+            StatusCode::InvalidArgument
+        );
+        let unfinalized = CommandBuffer::new(0);
+        assert_eq!(
+            unfinalized.execute_inline(&[]).unwrap_err().code(),
+            StatusCode::FailedPrecondition
+        );
+    }
+}
