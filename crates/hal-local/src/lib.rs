@@ -22,6 +22,7 @@
 pub mod dispatch;
 pub mod elf;
 pub mod library;
+pub mod sync_device;
 
 use std::ffi::c_void;
 
@@ -34,6 +35,7 @@ pub use library::{
     WorkgroupStateV0, LIBRARY_VERSION_LATEST,
 };
 use library::{DispatchFn, ImportFn, QueryFn};
+pub use sync_device::{LocalSyncDevice, LocalSyncDriver};
 
 /// An embedded ELF executable library loaded for this host, queried and
 /// ready to dispatch.

@@ -713,3 +713,104 @@ fn command_buffer_runs_matmul_with_a_binding_table() {
     out.read(0, &mut result).unwrap();
     assert_eq!(f32s(&result), rhs_values);
 }
+
+#[test]
+fn local_sync_device_runs_simple_mul_in_fence_order() {
+    use iree_hal::{
+        BindingRef, BufferParams, BufferUsage, CommandBuffer, DriverRegistry, Fence, MemoryType,
+        WHOLE_BUFFER,
+    };
+    use iree_hal_local::sync_device::host_embedded_elf_format;
+    use iree_hal_local::LocalSyncDriver;
+    use std::sync::Arc;
+
+    let mut registry = DriverRegistry::new();
+    registry.register(Arc::new(LocalSyncDriver)).unwrap();
+    let device = registry.create_device("local-sync://").unwrap();
+    assert_eq!(
+        registry
+            .create_device("nope")
+            .err()
+            .map(|e| e.code())
+            .unwrap(),
+        StatusCode::NotFound
+    );
+    assert_eq!(device.query_i64("hal.device.id", "local*").unwrap(), 1);
+    assert_eq!(device.query_i64("hal.device.id", "cuda*").unwrap(), 0);
+    assert_eq!(
+        device
+            .query_i64("hal.executable.format", host_embedded_elf_format())
+            .unwrap(),
+        1
+    );
+    assert_eq!(
+        device
+            .query_i64("hal.executable.format", "vmvx-bytecode-fb")
+            .unwrap(),
+        0
+    );
+    assert_eq!(
+        device.query_i64("hal.device", "bogus").unwrap_err().code(),
+        StatusCode::NotFound
+    );
+    assert_eq!(
+        device
+            .create_executable("vmvx-bytecode-fb", &[])
+            .err()
+            .map(|e| e.code())
+            .unwrap(),
+        StatusCode::Unimplemented
+    );
+
+    let executable = device
+        .create_executable(host_embedded_elf_format(), &data("simple_mul_x86.so"))
+        .unwrap();
+    let params = BufferParams {
+        memory_type: MemoryType::DEVICE_LOCAL,
+        usage: BufferUsage::DISPATCH_STORAGE | BufferUsage::TRANSFER,
+        ..Default::default()
+    };
+    let none = Fence::new();
+    let allocated = Fence::with_new_semaphore();
+    let inputs = device.queue_alloca(&none, &allocated, params, 32).unwrap();
+    let out = device.allocator().allocate_buffer(params, 16).unwrap();
+    inputs
+        .write(0, &bytes(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, -8.5]))
+        .unwrap();
+    let mut cb = CommandBuffer::new(0);
+    cb.dispatch(
+        executable,
+        0,
+        [1, 1, 1],
+        &[],
+        vec![
+            BindingRef::Direct {
+                buffer: inputs.clone(),
+                offset: 0,
+                length: 16,
+            },
+            BindingRef::Direct {
+                buffer: inputs.clone(),
+                offset: 16,
+                length: WHOLE_BUFFER,
+            },
+            BindingRef::Direct {
+                buffer: out.clone(),
+                offset: 0,
+                length: 16,
+            },
+        ],
+    )
+    .unwrap();
+    cb.finalize().unwrap();
+    let done = Fence::with_new_semaphore();
+    device
+        .queue_execute(&allocated, &done, Some(&cb), &[])
+        .unwrap();
+    done.wait(None).unwrap();
+    let mut result = vec![0u8; 16];
+    out.read(0, &mut result).unwrap();
+    assert_eq!(f32s(&result), [5.0, 12.0, 21.0, -34.0]);
+    let stats = device.allocator().statistics();
+    assert_eq!(stats.device_bytes_allocated, 48);
+}

@@ -10,6 +10,7 @@ pub mod buffer;
 pub mod buffer_view;
 pub mod buffer_view_text;
 pub mod command_buffer;
+pub mod device;
 pub mod element_type;
 pub mod math;
 pub mod semaphore;
@@ -25,5 +26,6 @@ pub use buffer_view_text::{
     parse_shape, parse_shape_and_element_type,
 };
 pub use command_buffer::{BindingRef, CommandBuffer, DispatchBinding, Executable};
+pub use device::{Device, DeviceInfo, Driver, DriverRegistry};
 pub use element_type::{ElementType, EncodingType, NumericalType};
 pub use semaphore::{Deadline, Fence, Semaphore};
