@@ -1,0 +1,487 @@
+//! The `hal` VM module (version 7): HAL objects as VM reference types and the
+//! exports compiled programs import to drive devices.
+//!
+//! This is the only crate where the VM and the HAL meet. Every argument that
+//! bytecode hands an export is checked here before a HAL call: ref types
+//! (a wrong or null ref is INVALID_ARGUMENT), ranges, usage and memory types.
+//! All 60 exports exist with upstream's exact calling conventions; the ones
+//! not implemented yet fail with UNIMPLEMENTED naming the export, rather
+//! than being absent (which would fail import resolution instead).
+
+use std::sync::Arc;
+
+use iree_base::{Result, Status, StatusCode};
+use iree_hal::buffer::{validate_memory_type, validate_usage};
+use iree_hal::{
+    Allocator, BindingRef, Buffer, BufferParams, BufferUsage, BufferView, CommandBuffer, Device,
+    DispatchBinding, ElementType, EncodingType, Executable, Fence, MemoryType,
+};
+use iree_vm::buffer::Buffer as VmBuffer;
+use iree_vm::native::{NativeModuleBuilder, Variadic};
+use iree_vm::{Instance, Module, Ref, RefObject, RefType, RefTypeDescriptor};
+use parking_lot::Mutex;
+
+/// The module version compiled programs require (`hal >= 7`).
+pub const HAL_MODULE_VERSION: u32 = 7;
+
+macro_rules! ref_types {
+    ($($ty:ident($inner:ty) = $name:literal, $desc:ident, $fn:ident;)+) => {
+        $(
+            static $desc: RefTypeDescriptor = RefTypeDescriptor { name: $name };
+
+            #[doc = concat!("The `", $name, "` reference type.")]
+            pub fn $fn() -> RefType {
+                RefType::new(&$desc)
+            }
+
+            #[doc = concat!("A `!", $name, "` VM object.")]
+            pub struct $ty(pub $inner);
+
+            impl RefObject for $ty {
+                fn ref_type(&self) -> RefType {
+                    $fn()
+                }
+            }
+        )+
+
+        /// Registers every `hal.*` reference type with `instance`; needed
+        /// before loading bytecode modules that name them.
+        pub fn register_types(instance: &Instance) -> Result<()> {
+            $(instance.register_type($fn())?;)+
+            instance.register_type(semaphore_type())?;
+            instance.register_type(event_type())?;
+            instance.register_type(channel_type())?;
+            instance.register_type(file_type())?;
+            Ok(())
+        }
+    };
+}
+
+ref_types! {
+    HalAllocator(Arc<dyn Allocator>) = "hal.allocator", ALLOCATOR_TYPE, allocator_type;
+    HalBuffer(Buffer) = "hal.buffer", BUFFER_TYPE, buffer_type;
+    HalBufferView(BufferView) = "hal.buffer_view", BUFFER_VIEW_TYPE, buffer_view_type;
+    HalCommandBuffer(Mutex<CommandBuffer>) = "hal.command_buffer", COMMAND_BUFFER_TYPE, command_buffer_type;
+    HalDevice(Arc<dyn Device>) = "hal.device", DEVICE_TYPE, device_type;
+    HalExecutable(Arc<dyn Executable>) = "hal.executable", EXECUTABLE_TYPE, executable_type;
+    HalFence(Fence) = "hal.fence", FENCE_TYPE, fence_type;
+}
+
+macro_rules! opaque_types {
+    ($($name:literal, $desc:ident, $fn:ident;)+) => {
+        $(
+            static $desc: RefTypeDescriptor = RefTypeDescriptor { name: $name };
+            #[doc = concat!("The `", $name, "` reference type (no objects of it yet).")]
+            pub fn $fn() -> RefType {
+                RefType::new(&$desc)
+            }
+        )+
+    };
+}
+
+opaque_types! {
+    "hal.semaphore", SEMAPHORE_TYPE, semaphore_type;
+    "hal.event", EVENT_TYPE, event_type;
+    "hal.channel", CHANNEL_TYPE, channel_type;
+    "hal.file", FILE_TYPE, file_type;
+}
+
+/// Borrows a `T` out of a ref argument, failing as upstream's `check_deref`.
+fn deref<'a, T: RefObject>(value: &'a Option<Ref>, ty: RefType, what: &str) -> Result<&'a T> {
+    match value {
+        Some(r) => r.downcast::<T>().ok_or_else(|| {
+            Status::new(
+                StatusCode::InvalidArgument,
+                format!(
+                    "{what}: expected a {} but have a {}",
+                    ty.name(),
+                    r.ref_type().name()
+                ),
+            )
+        }),
+        None => Err(Status::new(
+            StatusCode::InvalidArgument,
+            format!("{what}: a non-null {} is required", ty.name()),
+        )),
+    }
+}
+
+/// The text of a `!vm.buffer` argument (rodata strings).
+fn string_arg(value: &Option<Ref>, what: &str) -> Result<String> {
+    let buffer: &VmBuffer = deref(value, iree_vm::buffer::buffer_type(), what)?;
+    Ok(buffer.with_bytes(|bytes| String::from_utf8_lossy(bytes).into_owned()))
+}
+
+fn device_arg(value: &Option<Ref>) -> Result<Arc<dyn Device>> {
+    Ok(deref::<HalDevice>(value, device_type(), "device")?
+        .0
+        .clone())
+}
+
+fn fence_or_empty(value: &Option<Ref>) -> Result<Fence> {
+    match value {
+        None => Ok(Fence::new()),
+        Some(_) => Ok(deref::<HalFence>(value, fence_type(), "fence")?.0.clone()),
+    }
+}
+
+fn size(value: i64, what: &str) -> Result<u64> {
+    u64::try_from(value).map_err(|_| {
+        Status::new(
+            StatusCode::OutOfRange,
+            format!("{what} must not be negative (got {value})"),
+        )
+    })
+}
+
+/// Per-context state: the devices the module serves.
+pub struct HalModuleState {
+    devices: Vec<Arc<dyn Device>>,
+}
+
+/// Every export with its cconv, sorted by name (as upstream requires).
+const EXPORTS: &[(&str, &str)] = &[
+    ("allocator.allocate", "0rIiiI_r"),
+    ("allocator.import", "0riIiirII_r"),
+    ("allocator.select", "0iiICrID_rI"),
+    ("buffer.allocation.discard", "0r_i"),
+    ("buffer.allocation.is_terminal", "0r_i"),
+    ("buffer.allocation.preserve", "0r_v"),
+    ("buffer.assert", "0rrrIii_v"),
+    ("buffer.length", "0r_I"),
+    ("buffer.load", "0rIi_i"),
+    ("buffer.store", "0irIi_v"),
+    ("buffer.subspan", "0rII_r"),
+    ("buffer_view.assert", "0rriiCID_v"),
+    ("buffer_view.buffer", "0r_r"),
+    ("buffer_view.create", "0rIIiiCID_r"),
+    ("buffer_view.dim", "0ri_I"),
+    ("buffer_view.element_type", "0r_i"),
+    ("buffer_view.encoding_type", "0r_i"),
+    ("buffer_view.rank", "0r_i"),
+    ("buffer_view.trace", "0rCrD_v"),
+    ("channel.create", "0rIIrrii_r"),
+    ("channel.rank_and_count", "0r_ii"),
+    ("channel.split", "0riiI_r"),
+    ("command_buffer.advise_buffer", "0rrIIIi_v"),
+    ("command_buffer.begin_debug_group", "0rr_v"),
+    ("command_buffer.collective", "0rriiiirrIIIII_v"),
+    ("command_buffer.copy_buffer", "0riirIrIII_v"),
+    ("command_buffer.create", "0riiIi_r"),
+    ("command_buffer.dispatch", "0rrIiiiICiDCiirIID_v"),
+    ("command_buffer.dispatch.indirect", "0rrIirIICiDCiirIID_v"),
+    ("command_buffer.end_debug_group", "0r_v"),
+    ("command_buffer.execution_barrier", "0riiI_v"),
+    ("command_buffer.fill_buffer", "0rrIIiIiI_v"),
+    ("command_buffer.finalize", "0r_v"),
+    ("command_buffer.flush_buffer", "0rirII_v"),
+    ("command_buffer.invalidate_buffer", "0rirII_v"),
+    ("command_buffer.update_buffer", "0rrIrIIiI_v"),
+    ("device.allocator", "0r_r"),
+    ("device.query.i64", "0rrr_iI"),
+    ("device.queue.alloca", "0rIrrIiiII_r"),
+    ("device.queue.barrier", "0rIrrI_v"),
+    ("device.queue.copy", "0rIrrrIrIII_v"),
+    ("device.queue.dealloca", "0rIrrrI_v"),
+    ("device.queue.execute", "0rIrrrI_v"),
+    ("device.queue.execute.indirect", "0rIrrrICrIID_v"),
+    ("device.queue.fill", "0rIrrrIIIiI_v"),
+    ("device.queue.flush", "0rI_v"),
+    ("device.queue.read", "0rIrrrIrIII_v"),
+    ("device.queue.update", "0rIrrrIrIII_v"),
+    ("device.queue.write", "0rIrrrIrIII_v"),
+    ("devices.count", "0v_i"),
+    ("devices.get", "0i_r"),
+    ("ex.file.from_memory", "0rIirIIi_r"),
+    ("executable.create", "0rIrrr_r"),
+    ("executable.lookup.function", "0rr_I"),
+    ("fence.await", "0iICrD_i"),
+    ("fence.create", "0rI_r"),
+    ("fence.fail", "0ri_v"),
+    ("fence.join", "0ICrD_r"),
+    ("fence.query", "0r_i"),
+    ("fence.signal", "0r_v"),
+];
+
+type Builder = NativeModuleBuilder<HalModuleState>;
+
+/// Builds the `hal` module serving `devices` (device 0 is the default).
+pub fn create_hal_module(devices: Vec<Arc<dyn Device>>) -> Result<Arc<dyn Module>> {
+    let mut builder = Builder::new("hal", HAL_MODULE_VERSION);
+    builder = implemented(builder)?;
+    // Everything else: present, failing clearly.
+    let implemented_names: Vec<String> = IMPLEMENTED.iter().map(|s| s.to_string()).collect();
+    for (name, cconv) in EXPORTS {
+        if !implemented_names.iter().any(|n| n == name) {
+            let full = format!("hal.{name}");
+            builder = builder.export_raw(name, cconv, move |_, _, _| {
+                Err(Status::new(
+                    StatusCode::Unimplemented,
+                    format!("{full} is not implemented yet"),
+                ))
+            })?;
+        }
+    }
+    let module = builder.build(move |_| {
+        Ok(HalModuleState {
+            devices: devices.clone(),
+        })
+    });
+    Ok(module)
+}
+
+/// Exports with real implementations.
+const IMPLEMENTED: &[&str] = &[
+    "buffer.assert",
+    "buffer.length",
+    "buffer_view.assert",
+    "buffer_view.buffer",
+    "buffer_view.create",
+    "buffer_view.dim",
+    "buffer_view.element_type",
+    "buffer_view.encoding_type",
+    "buffer_view.rank",
+    "command_buffer.create",
+    "command_buffer.dispatch",
+    "command_buffer.execution_barrier",
+    "command_buffer.finalize",
+    "device.allocator",
+    "device.query.i64",
+    "device.queue.alloca",
+    "device.queue.execute.indirect",
+    "devices.count",
+    "devices.get",
+    "executable.create",
+    "executable.lookup.function",
+    "fence.await",
+    "fence.create",
+    "fence.query",
+    "fence.signal",
+];
+
+/// A dispatch binding tuple: (reserved, table slot, buffer or null, offset, length).
+type Binding = (i32, i32, Option<Ref>, i64, i64);
+/// `command_buffer.dispatch` arguments.
+type DispatchArgs = (
+    Option<Ref>,
+    Option<Ref>,
+    i64,
+    i32,
+    i32,
+    i32,
+    i64,
+    Variadic<(i32,)>,
+    Variadic<Binding>,
+);
+/// `device.queue.alloca` arguments.
+type QueueAllocaArgs = (
+    Option<Ref>,
+    i64,
+    Option<Ref>,
+    Option<Ref>,
+    i64,
+    i32,
+    i32,
+    i64,
+    i64,
+);
+/// `device.queue.execute.indirect` arguments.
+type ExecuteIndirectArgs = (
+    Option<Ref>,
+    i64,
+    Option<Ref>,
+    Option<Ref>,
+    Option<Ref>,
+    i64,
+    Variadic<(Option<Ref>, i64, i64)>,
+);
+
+fn implemented(b: Builder) -> Result<Builder> {
+    b.export("buffer.assert", "0rrrIii_v", |_, (buffer, message, allocator, min_len, memory_types, usage): (Option<Ref>, Option<Ref>, Option<Ref>, i64, i32, i32)| {
+        let buffer = &deref::<HalBuffer>(&buffer, buffer_type(), "buffer")?.0;
+        let message = string_arg(&message, "message")?;
+        deref::<HalAllocator>(&allocator, allocator_type(), "allocator")?;
+        let minimum = size(min_len, "minimum length")?;
+        if buffer.byte_length() < minimum {
+            return Err(Status::new(
+                StatusCode::InvalidArgument,
+                format!("{message} buffer byte length {} less than expected minimum {minimum}", buffer.byte_length()),
+            ));
+        }
+        validate_memory_type(buffer.memory_type(), MemoryType(memory_types as u32))
+            .map_err(|e| Status::new(e.code(), format!("{message} {}", e.message())))?;
+        validate_usage(buffer.allowed_usage(), BufferUsage(usage as u32))
+            .map_err(|e| Status::new(e.code(), format!("{message} {}", e.message())))?;
+        Ok(())
+    })?
+    .export("buffer.length", "0r_I", |_, (buffer,): (Option<Ref>,)| {
+        Ok(deref::<HalBuffer>(&buffer, buffer_type(), "buffer")?.0.byte_length() as i64)
+    })?
+    .export("buffer_view.create", "0rIIiiCID_r", |_, (buffer, offset, length, element_type, encoding, shape): (Option<Ref>, i64, i64, i32, i32, Variadic<(i64,)>)| {
+        let source = &deref::<HalBuffer>(&buffer, buffer_type(), "buffer")?.0;
+        let (offset, length) = (size(offset, "source offset")?, size(length, "source length")?);
+        let buffer = if offset != 0 || length != source.byte_length() { source.subspan(offset, length)? } else { source.clone() };
+        let shape = shape.0.iter().map(|(d,)| usize::try_from(*d).map_err(|_| Status::new(StatusCode::OutOfRange, format!("negative dimension {d}")))).collect::<Result<Vec<_>>>()?;
+        let view = BufferView::new(buffer, shape, ElementType(element_type as u32), EncodingType(encoding as u32));
+        Ok(Ref::new(HalBufferView(view)))
+    })?
+    .export("buffer_view.assert", "0rriiCID_v", |_, (view, message, element_type, encoding, shape): (Option<Ref>, Option<Ref>, i32, i32, Variadic<(i64,)>)| {
+        let message = string_arg(&message, "message")?;
+        let view = &deref::<HalBufferView>(&view, buffer_view_type(), &message)?.0;
+        if view.element_type() != ElementType(element_type as u32) {
+            return Err(Status::new(
+                StatusCode::InvalidArgument,
+                format!("{message} element type mismatch; expected {} ({:08X}) but have {} ({:08X})",
+                    ElementType(element_type as u32).name(), element_type as u32, view.element_type().name(), view.element_type().0),
+            ));
+        }
+        if view.encoding() != EncodingType(encoding as u32) {
+            return Err(Status::new(
+                StatusCode::InvalidArgument,
+                format!("{message} encoding mismatch; expected {:08X} but have {:08X}", encoding as u32, view.encoding().0),
+            ));
+        }
+        let expected: Vec<i64> = shape.0.iter().map(|(d,)| *d).collect();
+        let actual: Vec<i64> = view.shape().iter().map(|&d| d as i64).collect();
+        if expected.len() != actual.len() {
+            return Err(Status::new(
+                StatusCode::InvalidArgument,
+                format!("{message} shape rank mismatch; expected {}{} but have {}{}",
+                    expected.len(), if expected.is_empty() { " (scalar)" } else { "" },
+                    actual.len(), if actual.is_empty() { " (scalar)" } else { "" }),
+            ));
+        }
+        if expected != actual {
+            let join = |d: &[i64]| d.iter().map(|x| x.to_string()).collect::<Vec<_>>().join("x");
+            return Err(Status::new(
+                StatusCode::InvalidArgument,
+                format!("{message} shape mismatch; expected {} but have {}", join(&expected), join(&actual)),
+            ));
+        }
+        Ok(())
+    })?
+    .export("buffer_view.buffer", "0r_r", |_, (view,): (Option<Ref>,)| {
+        Ok(Ref::new(HalBuffer(deref::<HalBufferView>(&view, buffer_view_type(), "buffer view")?.0.buffer().clone())))
+    })?
+    .export("buffer_view.dim", "0ri_I", |_, (view, index): (Option<Ref>, i32)| {
+        let view = &deref::<HalBufferView>(&view, buffer_view_type(), "buffer view")?.0;
+        Ok(view.dim(index as u32 as usize)? as i64)
+    })?
+    .export("buffer_view.element_type", "0r_i", |_, (view,): (Option<Ref>,)| {
+        Ok(deref::<HalBufferView>(&view, buffer_view_type(), "buffer view")?.0.element_type().0 as i32)
+    })?
+    .export("buffer_view.encoding_type", "0r_i", |_, (view,): (Option<Ref>,)| {
+        Ok(deref::<HalBufferView>(&view, buffer_view_type(), "buffer view")?.0.encoding().0 as i32)
+    })?
+    .export("buffer_view.rank", "0r_i", |_, (view,): (Option<Ref>,)| {
+        Ok(deref::<HalBufferView>(&view, buffer_view_type(), "buffer view")?.0.rank() as i32)
+    })?
+    .export("command_buffer.create", "0riiIi_r", |_, (device, _modes, _categories, _affinity, capacity): (Option<Ref>, i32, i32, i64, i32)| {
+        device_arg(&device)?;
+        Ok(Ref::new(HalCommandBuffer(Mutex::new(CommandBuffer::new(capacity as u32)))))
+    })?
+    .export("command_buffer.finalize", "0r_v", |_, (cb,): (Option<Ref>,)| {
+        deref::<HalCommandBuffer>(&cb, command_buffer_type(), "command buffer")?.0.lock().finalize()
+    })?
+    .export("command_buffer.execution_barrier", "0riiI_v", |_, (cb, _source, _target, _flags): (Option<Ref>, i32, i32, i64)| {
+        deref::<HalCommandBuffer>(&cb, command_buffer_type(), "command buffer")?.0.lock().barrier()
+    })?
+    .export("command_buffer.dispatch", "0rrIiiiICiDCiirIID_v", |_, (cb, executable, function, x, y, z, _flags, constants, bindings): DispatchArgs| {
+        let cb = &deref::<HalCommandBuffer>(&cb, command_buffer_type(), "command buffer")?.0;
+        let executable = deref::<HalExecutable>(&executable, executable_type(), "executable")?.0.clone();
+        let ordinal = usize::try_from(function).map_err(|_| Status::new(StatusCode::OutOfRange, format!("invalid function id {function}")))?;
+        let constants: Vec<u32> = constants.0.iter().map(|(c,)| *c as u32).collect();
+        let bindings = bindings.0.into_iter().map(|(_, slot, buffer, offset, length)| {
+            let (offset, length) = (size(offset, "binding offset")?, length as u64);
+            Ok(match buffer {
+                Some(_) => BindingRef::Direct { buffer: deref::<HalBuffer>(&buffer, buffer_type(), "binding")?.0.clone(), offset, length },
+                None => BindingRef::Slot { slot: slot as u32, offset, length },
+            })
+        }).collect::<Result<Vec<_>>>()?;
+        cb.lock().dispatch(executable, ordinal, [x as u32, y as u32, z as u32], &constants, bindings)
+    })?
+    .export("device.allocator", "0r_r", |_, (device,): (Option<Ref>,)| {
+        Ok(Ref::new(HalAllocator(device_arg(&device)?.allocator())))
+    })?
+    .export("device.query.i64", "0rrr_iI", |_, (device, category, key): (Option<Ref>, Option<Ref>, Option<Ref>)| {
+        let device = device_arg(&device)?;
+        let (category, key) = (string_arg(&category, "category")?, string_arg(&key, "key")?);
+        Ok(match device.query_i64(&category, &key) {
+            Ok(value) => (1, value),
+            Err(_) => (0, 0),
+        })
+    })?
+    .export("device.queue.alloca", "0rIrrIiiII_r", |_, (device, _affinity, wait, signal, pool, memory_types, usage, length, _flags): QueueAllocaArgs| {
+        let device = device_arg(&device)?;
+        if pool != 0 {
+            return Err(Status::new(StatusCode::Unimplemented, "VM queue allocation pools are not supported"));
+        }
+        let params = BufferParams { memory_type: MemoryType(memory_types as u32), usage: BufferUsage(usage as u32), ..Default::default() };
+        let buffer = device.queue_alloca(&fence_or_empty(&wait)?, &fence_or_empty(&signal)?, params, size(length, "allocation size")?)?;
+        Ok(Ref::new(HalBuffer(buffer)))
+    })?
+    .export("device.queue.execute.indirect", "0rIrrrICrIID_v", |_, (device, _affinity, wait, signal, cb, _flags, table): ExecuteIndirectArgs| {
+        let device = device_arg(&device)?;
+        let cb = &deref::<HalCommandBuffer>(&cb, command_buffer_type(), "command buffer")?.0;
+        let table = table.0.into_iter().enumerate().map(|(i, (buffer, offset, length))| {
+            let buffer = deref::<HalBuffer>(&buffer, buffer_type(), &format!("binding table slot {i}"))?.0.clone();
+            let offset = size(offset, "binding offset")?;
+            let length = iree_hal::buffer::calculate_range(buffer.byte_length(), offset, length as u64)?;
+            Ok(DispatchBinding { buffer, offset, length })
+        }).collect::<Result<Vec<_>>>()?;
+        let cb = cb.lock();
+        device.queue_execute(&fence_or_empty(&wait)?, &fence_or_empty(&signal)?, Some(&cb), &table)
+    })?
+    .export("devices.count", "0v_i", |state: &HalModuleState, ()| Ok(state.devices.len() as i32))?
+    .export("devices.get", "0i_r", |state: &HalModuleState, (index,): (i32,)| {
+        Ok(state.devices.get(index as u32 as usize).map(|d| Ref::new(HalDevice(d.clone()))))
+    })?
+    .export("executable.create", "0rIrrr_r", |_, (device, _affinity, format, data, _constants): (Option<Ref>, i64, Option<Ref>, Option<Ref>, Option<Ref>)| {
+        let device = device_arg(&device)?;
+        let format = string_arg(&format, "executable format")?;
+        let data: &VmBuffer = deref(&data, iree_vm::buffer::buffer_type(), "executable data")?;
+        let executable = data.with_bytes(|bytes| device.create_executable(&format, bytes))?;
+        Ok(Ref::new(HalExecutable(executable)))
+    })?
+    .export("executable.lookup.function", "0rr_I", |_, (executable, name): (Option<Ref>, Option<Ref>)| {
+        let executable = &deref::<HalExecutable>(&executable, executable_type(), "executable")?.0;
+        let name = string_arg(&name, "function name")?;
+        executable.lookup_export(&name).map(|i| i as i64).ok_or_else(|| {
+            Status::new(StatusCode::NotFound, format!("executable has no function named '{name}'"))
+        })
+    })?
+    .export("fence.create", "0rI_r", |_, (device, _flags): (Option<Ref>, i64)| {
+        device_arg(&device)?;
+        Ok(Ref::new(HalFence(Fence::with_new_semaphore())))
+    })?
+    .export("fence.query", "0r_i", |_, (fence,): (Option<Ref>,)| {
+        let fence = &deref::<HalFence>(&fence, fence_type(), "fence")?.0;
+        Ok(match fence.query() {
+            Ok(true) => 0,
+            Ok(false) => StatusCode::Deferred.raw() as i32,
+            Err(e) => e.code().raw() as i32,
+        })
+    })?
+    .export("fence.signal", "0r_v", |_, (fence,): (Option<Ref>,)| {
+        deref::<HalFence>(&fence, fence_type(), "fence")?.0.signal()
+    })?
+    .export("fence.await", "0iICrD_i", |_, (timeout_millis, _flags, fences): (i32, i64, Variadic<(Option<Ref>,)>)| {
+        let deadline = if timeout_millis as u32 == u32::MAX {
+            None
+        } else {
+            Some(std::time::Instant::now() + std::time::Duration::from_millis(u64::from(timeout_millis as u32)))
+        };
+        for (fence,) in &fences.0 {
+            if fence.is_none() {
+                continue;
+            }
+            let fence = &deref::<HalFence>(fence, fence_type(), "fence")?.0;
+            match fence.wait(deadline) {
+                Ok(()) => {}
+                Err(e) if e.code() == StatusCode::DeadlineExceeded => return Ok(StatusCode::DeadlineExceeded.raw() as i32),
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(0)
+    })
+}
