@@ -104,6 +104,7 @@ pub fn dispatch_grid(
         binding_ptrs: binding_ptrs.as_ptr(),
         binding_lengths: binding_lengths.as_ptr(),
     };
+    let _fpu = FlushDenormals::enter();
     for z in 0..count_z {
         for y in 0..workgroup_count[1] {
             for x in 0..workgroup_count[0] {
@@ -140,6 +141,46 @@ pub fn dispatch_grid(
     }
     drop(guards);
     Ok(())
+}
+
+/// Kernels run with denormals flushed to zero (inputs and results), as
+/// upstream's local devices run them; the previous mode is restored on drop.
+struct FlushDenormals {
+    #[cfg(target_arch = "x86_64")]
+    saved: u32,
+}
+
+impl FlushDenormals {
+    #[cfg(target_arch = "x86_64")]
+    fn enter() -> FlushDenormals {
+        const FTZ: u32 = 1 << 15;
+        const DAZ: u32 = 1 << 6;
+        let mut saved = 0u32;
+        // SAFETY: `stmxcsr`/`ldmxcsr` read and write this thread's SSE control
+        // register; setting FTZ and DAZ changes only how denormals round, and
+        // `drop` restores the saved value.
+        unsafe {
+            std::arch::asm!("stmxcsr [{}]", in(reg) &mut saved, options(nostack));
+            let flushed = saved | FTZ | DAZ;
+            std::arch::asm!("ldmxcsr [{}]", in(reg) &flushed, options(nostack));
+        }
+        FlushDenormals { saved }
+    }
+
+    #[cfg(not(target_arch = "x86_64"))]
+    fn enter() -> FlushDenormals {
+        FlushDenormals {}
+    }
+}
+
+impl Drop for FlushDenormals {
+    fn drop(&mut self) {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: restores the control register value saved in `enter`.
+        unsafe {
+            std::arch::asm!("ldmxcsr [{}]", in(reg) &self.saved, options(nostack));
+        }
+    }
 }
 
 impl iree_hal::Executable for EmbeddedElfLibrary {

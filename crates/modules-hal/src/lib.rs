@@ -106,6 +106,17 @@ fn deref<'a, T: RefObject>(value: &'a Option<Ref>, ty: RefType, what: &str) -> R
     }
 }
 
+/// Whether a view of `actual` satisfies an `expected` element type, as
+/// upstream decides: opaque data passes, integers of one width interconvert
+/// (signless, signed, unsigned, bool), anything else must match exactly.
+fn element_types_compatible(actual: ElementType, expected: ElementType) -> bool {
+    let numerical = |t: ElementType| t.0 >> 24;
+    let is_integer = |t: ElementType| numerical(t) & 0x10 == 0x10 && numerical(t) & 0x20 == 0;
+    numerical(actual) == 0
+        || (is_integer(actual) && is_integer(expected) && (actual.0 & 0xFF) == (expected.0 & 0xFF))
+        || actual == expected
+}
+
 /// The text of a `!vm.buffer` argument (rodata strings).
 fn string_arg(value: &Option<Ref>, what: &str) -> Result<String> {
     let buffer: &VmBuffer = deref(value, iree_vm::buffer::buffer_type(), what)?;
@@ -257,6 +268,31 @@ const IMPLEMENTED: &[&str] = &[
     "fence.create",
     "fence.query",
     "fence.signal",
+    "allocator.allocate",
+    "buffer.allocation.discard",
+    "buffer.allocation.is_terminal",
+    "buffer.allocation.preserve",
+    "buffer.load",
+    "buffer.store",
+    "buffer.subspan",
+    "buffer_view.trace",
+    "command_buffer.advise_buffer",
+    "command_buffer.begin_debug_group",
+    "command_buffer.copy_buffer",
+    "command_buffer.end_debug_group",
+    "command_buffer.fill_buffer",
+    "command_buffer.flush_buffer",
+    "command_buffer.invalidate_buffer",
+    "command_buffer.update_buffer",
+    "device.queue.barrier",
+    "device.queue.copy",
+    "device.queue.dealloca",
+    "device.queue.execute",
+    "device.queue.fill",
+    "device.queue.flush",
+    "device.queue.update",
+    "fence.fail",
+    "fence.join",
 ];
 
 /// A dispatch binding tuple: (reserved, table slot, buffer or null, offset, length).
@@ -296,7 +332,215 @@ type ExecuteIndirectArgs = (
     Variadic<(Option<Ref>, i64, i64)>,
 );
 
+/// `command_buffer.copy_buffer` arguments.
+type CopyArgs = (
+    Option<Ref>,
+    i32,
+    i32,
+    Option<Ref>,
+    i64,
+    Option<Ref>,
+    i64,
+    i64,
+    i64,
+);
+/// `command_buffer.fill_buffer` arguments.
+type FillArgs = (Option<Ref>, Option<Ref>, i64, i64, i32, i64, i32, i64);
+/// `command_buffer.update_buffer` arguments.
+type UpdateArgs = (
+    Option<Ref>,
+    Option<Ref>,
+    i64,
+    Option<Ref>,
+    i64,
+    i64,
+    i32,
+    i64,
+);
+/// `device.queue.fill` arguments.
+type QueueFillArgs = (
+    Option<Ref>,
+    i64,
+    Option<Ref>,
+    Option<Ref>,
+    Option<Ref>,
+    i64,
+    i64,
+    i64,
+    i32,
+    i64,
+);
+/// `device.queue.copy` / `device.queue.update` arguments.
+type QueueCopyArgs = (
+    Option<Ref>,
+    i64,
+    Option<Ref>,
+    Option<Ref>,
+    Option<Ref>,
+    i64,
+    Option<Ref>,
+    i64,
+    i64,
+    i64,
+);
+
+/// A buffer argument that may be null, in which case `slot` of the binding
+/// table supplies it at execution.
+fn binding(buffer: &Option<Ref>, slot: i32, offset: i64, length: i64) -> Result<BindingRef> {
+    let (offset, length) = (size(offset, "offset")?, length as u64);
+    Ok(match buffer {
+        Some(_) => BindingRef::Direct {
+            buffer: deref::<HalBuffer>(buffer, buffer_type(), "buffer")?
+                .0
+                .clone(),
+            offset,
+            length,
+        },
+        None => BindingRef::Slot {
+            slot: slot as u32,
+            offset,
+            length,
+        },
+    })
+}
+
+/// The low `length` bytes of a fill pattern.
+fn pattern_bytes(pattern: i64, length: i32) -> Result<Vec<u8>> {
+    if !matches!(length, 1 | 2 | 4 | 8) {
+        return Err(Status::new(
+            StatusCode::InvalidArgument,
+            format!("fill patterns must be 1, 2, 4 or 8 bytes (got {length})"),
+        ));
+    }
+    Ok(pattern.to_le_bytes()[..length as usize].to_vec())
+}
+
+/// Bytes `[offset, offset + length)` of a `!vm.buffer` argument.
+fn vm_bytes(buffer: &Option<Ref>, offset: i64, length: i64) -> Result<Vec<u8>> {
+    let buffer: &VmBuffer = deref(buffer, iree_vm::buffer::buffer_type(), "source buffer")?;
+    buffer.read_bytes(
+        size(offset, "source offset")? as usize,
+        size(length, "length")? as usize,
+    )
+}
+
+fn more(b: Builder) -> Result<Builder> {
+    b.export("allocator.allocate", "0rIiiI_r", |_, (allocator, _affinity, memory_types, usage, length): (Option<Ref>, i64, i32, i32, i64)| {
+        let allocator = &deref::<HalAllocator>(&allocator, allocator_type(), "allocator")?.0;
+        let params = BufferParams { memory_type: MemoryType(memory_types as u32), usage: BufferUsage(usage as u32), ..Default::default() };
+        Ok(Ref::new(HalBuffer(allocator.allocate_buffer(params, size(length, "allocation size")?)?)))
+    })?
+    .export("buffer.allocation.preserve", "0r_v", |_, (buffer,): (Option<Ref>,)| {
+        deref::<HalBuffer>(&buffer, buffer_type(), "buffer").map(|_| ())
+    })?
+    .export("buffer.allocation.discard", "0r_i", |_, (buffer,): (Option<Ref>,)| {
+        deref::<HalBuffer>(&buffer, buffer_type(), "buffer")?;
+        Ok(1)
+    })?
+    .export("buffer.allocation.is_terminal", "0r_i", |_, (buffer,): (Option<Ref>,)| {
+        deref::<HalBuffer>(&buffer, buffer_type(), "buffer")?;
+        Ok(1)
+    })?
+    .export("buffer.subspan", "0rII_r", |_, (buffer, offset, length): (Option<Ref>, i64, i64)| {
+        let buffer = &deref::<HalBuffer>(&buffer, buffer_type(), "buffer")?.0;
+        Ok(Ref::new(HalBuffer(buffer.subspan(size(offset, "offset")?, length as u64)?)))
+    })?
+    .export("buffer.load", "0rIi_i", |_, (buffer, offset, length): (Option<Ref>, i64, i32)| {
+        let buffer = &deref::<HalBuffer>(&buffer, buffer_type(), "buffer")?.0;
+        if !matches!(length, 1 | 2 | 4) {
+            return Err(Status::new(StatusCode::InvalidArgument, format!("load length must be 1, 2 or 4 bytes (got {length})")));
+        }
+        let mut bytes = [0u8; 4];
+        buffer.read(size(offset, "offset")?, &mut bytes[..length as usize])?;
+        Ok(i32::from_le_bytes(bytes))
+    })?
+    .export("buffer.store", "0irIi_v", |_, (value, buffer, offset, length): (i32, Option<Ref>, i64, i32)| {
+        let buffer = &deref::<HalBuffer>(&buffer, buffer_type(), "buffer")?.0;
+        if !matches!(length, 1 | 2 | 4) {
+            return Err(Status::new(StatusCode::InvalidArgument, format!("store length must be 1, 2 or 4 bytes (got {length})")));
+        }
+        buffer.write(size(offset, "offset")?, &value.to_le_bytes()[..length as usize])
+    })?
+    .export("buffer_view.trace", "0rCrD_v", |_, (_key, _views): (Option<Ref>, Variadic<(Option<Ref>,)>)| Ok(()))?
+    .export("command_buffer.begin_debug_group", "0rr_v", |_, (_cb, _label): (Option<Ref>, Option<Ref>)| Ok(()))?
+    .export("command_buffer.end_debug_group", "0r_v", |_, (_cb,): (Option<Ref>,)| Ok(()))?
+    .export("command_buffer.advise_buffer", "0rrIIIi_v", |_, (_cb, _buffer, _flags, _arg0, _arg1, _slot): (Option<Ref>, Option<Ref>, i64, i64, i64, i32)| Ok(()))?
+    .export("command_buffer.flush_buffer", "0rirII_v", |_, (_cb, _slot, _buffer, _offset, _length): (Option<Ref>, i32, Option<Ref>, i64, i64)| Ok(()))?
+    .export("command_buffer.invalidate_buffer", "0rirII_v", |_, (_cb, _slot, _buffer, _offset, _length): (Option<Ref>, i32, Option<Ref>, i64, i64)| Ok(()))?
+    .export("command_buffer.copy_buffer", "0riirIrIII_v", |_, (cb, source_slot, target_slot, source, source_offset, target, target_offset, length, _flags): CopyArgs| {
+        let cb = &deref::<HalCommandBuffer>(&cb, command_buffer_type(), "command buffer")?.0;
+        let source = binding(&source, source_slot, source_offset, length)?;
+        let target = binding(&target, target_slot, target_offset, length)?;
+        cb.lock().copy(source, target)
+    })?
+    .export("command_buffer.fill_buffer", "0rrIIiIiI_v", |_, (cb, target, offset, length, slot, pattern, pattern_length, _flags): FillArgs| {
+        let cb = &deref::<HalCommandBuffer>(&cb, command_buffer_type(), "command buffer")?.0;
+        let target = binding(&target, slot, offset, length)?;
+        cb.lock().fill(target, &pattern_bytes(pattern, pattern_length)?)
+    })?
+    .export("command_buffer.update_buffer", "0rrIrIIiI_v", |_, (cb, source, source_offset, target, target_offset, length, slot, _flags): UpdateArgs| {
+        let cb = &deref::<HalCommandBuffer>(&cb, command_buffer_type(), "command buffer")?.0;
+        let data = vm_bytes(&source, source_offset, length)?;
+        let target = binding(&target, slot, target_offset, length)?;
+        cb.lock().update(&data, target)
+    })?
+    .export("device.queue.barrier", "0rIrrI_v", |_, (device, _affinity, wait, signal, _flags): (Option<Ref>, i64, Option<Ref>, Option<Ref>, i64)| {
+        let device = device_arg(&device)?;
+        device.queue_execute(&fence_or_empty(&wait)?, &fence_or_empty(&signal)?, None, &[])
+    })?
+    .export("device.queue.dealloca", "0rIrrrI_v", |_, (device, _affinity, wait, signal, buffer, _flags): (Option<Ref>, i64, Option<Ref>, Option<Ref>, Option<Ref>, i64)| {
+        let device = device_arg(&device)?;
+        let buffer = &deref::<HalBuffer>(&buffer, buffer_type(), "buffer")?.0;
+        device.queue_dealloca(&fence_or_empty(&wait)?, &fence_or_empty(&signal)?, buffer)
+    })?
+    .export("device.queue.execute", "0rIrrrI_v", |_, (device, _affinity, wait, signal, cb, _flags): (Option<Ref>, i64, Option<Ref>, Option<Ref>, Option<Ref>, i64)| {
+        let device = device_arg(&device)?;
+        let cb = &deref::<HalCommandBuffer>(&cb, command_buffer_type(), "command buffer")?.0;
+        let cb = cb.lock();
+        device.queue_execute(&fence_or_empty(&wait)?, &fence_or_empty(&signal)?, Some(&cb), &[])
+    })?
+    .export("device.queue.fill", "0rIrrrIIIiI_v", |_, (device, _affinity, wait, signal, target, offset, length, pattern, pattern_length, _flags): QueueFillArgs| {
+        device_arg(&device)?;
+        let target = deref::<HalBuffer>(&target, buffer_type(), "target buffer")?.0.clone();
+        let pattern = pattern_bytes(pattern, pattern_length)?;
+        let (offset, length) = (size(offset, "offset")?, length as u64);
+        iree_hal::device::run_queue_op(&fence_or_empty(&wait)?, &fence_or_empty(&signal)?, || {
+            let length = iree_hal::buffer::calculate_range(target.byte_length(), offset, length)?;
+            target.fill(offset, length, &pattern)
+        })
+    })?
+    .export("device.queue.copy", "0rIrrrIrIII_v", |_, (device, _affinity, wait, signal, source, source_offset, target, target_offset, length, _flags): QueueCopyArgs| {
+        device_arg(&device)?;
+        let source = deref::<HalBuffer>(&source, buffer_type(), "source buffer")?.0.clone();
+        let target = deref::<HalBuffer>(&target, buffer_type(), "target buffer")?.0.clone();
+        let (source_offset, target_offset, length) = (size(source_offset, "offset")?, size(target_offset, "offset")?, size(length, "length")?);
+        iree_hal::device::run_queue_op(&fence_or_empty(&wait)?, &fence_or_empty(&signal)?, || {
+            let mut bytes = vec![0u8; length as usize];
+            source.read(source_offset, &mut bytes)?;
+            target.write(target_offset, &bytes)
+        })
+    })?
+    .export("device.queue.update", "0rIrrrIrIII_v", |_, (device, _affinity, wait, signal, source, source_offset, target, target_offset, length, _flags): QueueCopyArgs| {
+        device_arg(&device)?;
+        let data = vm_bytes(&source, source_offset, length)?;
+        let target = deref::<HalBuffer>(&target, buffer_type(), "target buffer")?.0.clone();
+        let target_offset = size(target_offset, "offset")?;
+        iree_hal::device::run_queue_op(&fence_or_empty(&wait)?, &fence_or_empty(&signal)?, || target.write(target_offset, &data))
+    })?
+    .export("device.queue.flush", "0rI_v", |_, (device, _affinity): (Option<Ref>, i64)| device_arg(&device).map(|_| ()))?
+    .export("fence.join", "0ICrD_r", |_, (_flags, fences): (i64, Variadic<(Option<Ref>,)>)| {
+        let fences = fences.0.iter().filter(|(f,)| f.is_some()).map(|(f,)| Ok(deref::<HalFence>(f, fence_type(), "fence")?.0.clone())).collect::<Result<Vec<_>>>()?;
+        Ok(Ref::new(HalFence(Fence::join(fences.iter()))))
+    })?
+    .export("fence.fail", "0ri_v", |_, (fence, code): (Option<Ref>, i32)| {
+        let fence = &deref::<HalFence>(&fence, fence_type(), "fence")?.0;
+        fence.fail(Status::from_code(StatusCode::from_raw(code as u32)));
+        Ok(())
+    })
+}
+
 fn implemented(b: Builder) -> Result<Builder> {
+    let b = more(b)?;
     b.export("buffer.assert", "0rrrIii_v", |_, (buffer, message, allocator, min_len, memory_types, usage): (Option<Ref>, Option<Ref>, Option<Ref>, i64, i32, i32)| {
         let buffer = &deref::<HalBuffer>(&buffer, buffer_type(), "buffer")?.0;
         let message = string_arg(&message, "message")?;
@@ -328,7 +572,7 @@ fn implemented(b: Builder) -> Result<Builder> {
     .export("buffer_view.assert", "0rriiCID_v", |_, (view, message, element_type, encoding, shape): (Option<Ref>, Option<Ref>, i32, i32, Variadic<(i64,)>)| {
         let message = string_arg(&message, "message")?;
         let view = &deref::<HalBufferView>(&view, buffer_view_type(), &message)?.0;
-        if view.element_type() != ElementType(element_type as u32) {
+        if !element_types_compatible(view.element_type(), ElementType(element_type as u32)) {
             return Err(Status::new(
                 StatusCode::InvalidArgument,
                 format!("{message} element type mismatch; expected {} ({:08X}) but have {} ({:08X})",
@@ -351,11 +595,14 @@ fn implemented(b: Builder) -> Result<Builder> {
                     actual.len(), if actual.is_empty() { " (scalar)" } else { "" }),
             ));
         }
-        if expected != actual {
+        if let Some(i) = (0..expected.len()).find(|&i| expected[i] != actual[i]) {
             let join = |d: &[i64]| d.iter().map(|x| x.to_string()).collect::<Vec<_>>().join("x");
             return Err(Status::new(
                 StatusCode::InvalidArgument,
-                format!("{message} shape mismatch; expected {} but have {}", join(&expected), join(&actual)),
+                format!(
+                    "{message} shape dimension {i} mismatch; expected {} but have {}; expected shape `{}`, actual shape `{}`",
+                    expected[i], actual[i], join(&expected), join(&actual)
+                ),
             ));
         }
         Ok(())

@@ -72,5 +72,9 @@ fn simple_mul_runs_on_local_sync() {
     ];
     let err = context.invoke(&function, &bad).unwrap_err();
     assert_eq!(err.code(), iree_base::StatusCode::InvalidArgument, "{err}");
-    assert!(err.message().contains("shape mismatch"), "{err}");
+    assert!(
+        err.message()
+            .contains("shape dimension 0 mismatch; expected 4 but have 3"),
+        "{err}"
+    );
 }

@@ -9,15 +9,24 @@
 use std::io::{Read, Write};
 use std::sync::Arc;
 
+use std::collections::HashMap;
+
 use iree_base::{Result, ResultExt, Status, StatusCode};
+use iree_hal::{
+    BufferParams, BufferUsage, BufferView, Device, DriverRegistry, EncodingType, Fence, MemoryType,
+};
+use iree_hal_local::LocalSyncDriver;
+use iree_modules_hal::{HalBufferView, HalFence};
 use iree_vm::list::List;
-use iree_vm::{CconvType, Context, Function, Instance, Module, Value};
+use iree_vm::{CconvType, Context, Function, Instance, Module, Ref, Value};
 use iree_vm_bytecode::BytecodeModule;
+
+use crate::numpy;
 
 use crate::scalar;
 
 /// Options of one run, as the flags give them.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct RunOptions {
     /// `--module=` values in order; `-` reads standard input.
     pub modules: Vec<String>,
@@ -25,6 +34,26 @@ pub struct RunOptions {
     pub function: String,
     /// `--input=` values in order.
     pub inputs: Vec<String>,
+    /// `--device=` URIs; the first serves modules that import `hal`.
+    pub devices: Vec<String>,
+    /// `--output_max_element_count=` (default 1024).
+    pub output_max_element_count: usize,
+    /// `--output=` per result: empty skips it, `-` prints it without the
+    /// `result[i]: ` prefix; results past the list print normally.
+    pub outputs: Vec<String>,
+}
+
+impl Default for RunOptions {
+    fn default() -> RunOptions {
+        RunOptions {
+            modules: Vec::new(),
+            function: String::new(),
+            inputs: Vec::new(),
+            devices: Vec::new(),
+            output_max_element_count: DEFAULT_OUTPUT_MAX_ELEMENT_COUNT,
+            outputs: Vec::new(),
+        }
+    }
 }
 
 /// Loads a `.vmfb` from a path, or from standard input for `-`.
@@ -73,9 +102,34 @@ pub fn find_single_export(module: &dyn Module) -> Result<u32> {
     }
 }
 
-/// Builds the context and resolves the function to run.
-pub fn create_run_context(options: &RunOptions) -> Result<(Context, Function)> {
+/// The drivers this build provides.
+pub fn driver_registry() -> DriverRegistry {
+    let mut registry = DriverRegistry::new();
+    // Registering into an empty registry cannot collide.
+    let _ = registry.register(Arc::new(LocalSyncDriver));
+    registry
+}
+
+/// The device URI used when no `--device=` is given (upstream's default).
+pub const DEFAULT_DEVICE: &str = "local-task";
+
+/// What a run needs: the context, the function and the device (when a module
+/// uses the HAL).
+pub struct RunContext {
+    /// The VM context.
+    pub context: Context,
+    /// The function to run.
+    pub function: Function,
+    /// The device serving the `hal` module, if any module imports it.
+    pub device: Option<Arc<dyn Device>>,
+}
+
+/// Builds the context and resolves the function to run. When a module
+/// depends on `hal`, a device is created from the first `--device=` and the
+/// `hal` module is registered ahead of the user modules.
+pub fn create_run_context(options: &RunOptions) -> Result<RunContext> {
     let instance = Instance::new();
+    iree_modules_hal::register_types(&instance)?;
     let mut modules: Vec<Arc<dyn Module>> = Vec::new();
     for path in &options.modules {
         modules.push(load_module(&instance, path).annotate("loading modules and dependencies")?);
@@ -86,6 +140,25 @@ pub fn create_run_context(options: &RunOptions) -> Result<(Context, Function)> {
             "no user module specified; use --module=file.vmfb to load from a file or --module=- to load from stdin",
         )
     })?;
+    let needs_hal = modules
+        .iter()
+        .any(|m| m.dependencies().iter().any(|d| d.name == "hal"));
+    let mut device = None;
+    if needs_hal {
+        let uri = options
+            .devices
+            .first()
+            .map(String::as_str)
+            .unwrap_or(DEFAULT_DEVICE);
+        let created = driver_registry()
+            .create_device(uri)
+            .annotate("creating VM context")?;
+        modules.insert(
+            0,
+            iree_modules_hal::create_hal_module(vec![created.clone()])?,
+        );
+        device = Some(created);
+    }
     let context = Context::with_modules(instance, modules).annotate("creating VM context")?;
     let instance = context
         .modules()
@@ -106,21 +179,42 @@ pub fn create_run_context(options: &RunOptions) -> Result<(Context, Function)> {
             })
             .annotate_with(|| format!("looking up function '{}'", options.function))?
     };
-    Ok((context, Function::new(instance, ordinal)))
+    Ok(RunContext {
+        context,
+        function: Function::new(instance, ordinal),
+        device,
+    })
 }
 
 /// Parses `--input=` texts into argument values following the cconv, in
 /// upstream's order of checks: empty text, `(null)`/`(ignored)`, file forms
-/// (`@`, `+`, `*`), output storage (`&`), primitives, then tensors.
-pub fn parse_inputs(args: &[CconvType], inputs: &[String]) -> Result<Vec<Value>> {
-    let mut values = Vec::with_capacity(inputs.len());
+/// (`@`, `+`, `*`), output storage (`&`), primitives, then tensors. Tensors
+/// and `.npy` arrays become buffer views on `device`.
+pub fn parse_inputs(
+    args: &[CconvType],
+    inputs: &[String],
+    device: Option<&Arc<dyn Device>>,
+) -> Result<Vec<Value>> {
+    let mut parser = InputParser {
+        device,
+        streams: HashMap::new(),
+        values: Vec::with_capacity(inputs.len()),
+    };
     let mut next = args.iter();
     for text in inputs {
         let text = text.trim();
-        parse_input(&mut next, text, &mut values)
+        parser
+            .parse(&mut next, text)
             .annotate_with(|| format!("parsing input `{text}`"))?;
     }
-    Ok(values)
+    Ok(parser.values)
+}
+
+struct InputParser<'a> {
+    device: Option<&'a Arc<dyn Device>>,
+    /// Open files, for `+` (continue) and `*` (all remaining).
+    streams: HashMap<String, std::io::BufReader<std::fs::File>>,
+    values: Vec<Value>,
 }
 
 fn consume<'a>(next: &mut std::slice::Iter<'a, CconvType>) -> Result<&'a CconvType> {
@@ -132,71 +226,163 @@ fn consume<'a>(next: &mut std::slice::Iter<'a, CconvType>) -> Result<&'a CconvTy
     })
 }
 
-fn parse_input(
-    next: &mut std::slice::Iter<'_, CconvType>,
-    text: &str,
-    values: &mut Vec<Value>,
-) -> Result<()> {
-    if text.is_empty() {
-        return Err(Status::new(
-            StatusCode::InvalidArgument,
-            "no value specified for input",
-        ));
+impl InputParser<'_> {
+    fn device(&self) -> Result<&Arc<dyn Device>> {
+        self.device.ok_or_else(|| {
+            Status::new(
+                StatusCode::FailedPrecondition,
+                "tensor inputs need a HAL device; the module does not use the HAL",
+            )
+        })
     }
-    if text == "(null)" || text == "(ignored)" {
-        // A null passed for a primitive argument arrives as zero.
-        values.push(match consume(next)? {
-            CconvType::I32 => Value::I32(0),
-            CconvType::I64 => Value::I64(0),
-            CconvType::F32 => Value::F32(0.0),
-            CconvType::F64 => Value::F64(0.0),
-            _ => Value::NULL,
-        });
-        return Ok(());
+
+    /// Opens `path` fresh (`@`) or continues an open stream (`+`, `*`).
+    fn stream(
+        &mut self,
+        path: &str,
+        fresh: bool,
+    ) -> Result<&mut std::io::BufReader<std::fs::File>> {
+        if fresh || !self.streams.contains_key(path) {
+            let file = std::fs::File::open(path).map_err(|e| {
+                Status::new(
+                    StatusCode::Unknown,
+                    format!("unable to open file `{path}` with mode 2: {e}"),
+                )
+            })?;
+            self.streams
+                .insert(path.to_string(), std::io::BufReader::new(file));
+        }
+        Ok(self.streams.get_mut(path).expect("inserted above"))
     }
-    if text.starts_with(['@', '+', '*']) {
-        if !text[1..].ends_with(".npy") {
+
+    fn push_view(
+        &mut self,
+        shape: Vec<usize>,
+        element_type: iree_hal::ElementType,
+        bytes: &[u8],
+    ) -> Result<()> {
+        let device = self.device()?;
+        let params = BufferParams {
+            memory_type: MemoryType::DEVICE_LOCAL,
+            usage: BufferUsage::DEFAULT,
+            ..Default::default()
+        };
+        let buffer = device
+            .allocator()
+            .allocate_buffer(params, bytes.len() as u64)?;
+        buffer.write(0, bytes)?;
+        let view = BufferView::new(buffer, shape, element_type, EncodingType::DENSE_ROW_MAJOR);
+        self.values.push(Value::from(Ref::new(HalBufferView(view))));
+        Ok(())
+    }
+
+    fn parse(&mut self, next: &mut std::slice::Iter<'_, CconvType>, text: &str) -> Result<()> {
+        if text.is_empty() {
             return Err(Status::new(
-                StatusCode::Unimplemented,
-                "only numpy (.npy) files are supported for metadata-less variant I/O",
+                StatusCode::InvalidArgument,
+                "no value specified for input",
             ));
         }
-        return Err(Status::new(
-            StatusCode::Unimplemented,
-            "numpy inputs need a HAL device, which this build does not have",
-        ));
-    }
-    if text.starts_with('&') {
-        return Err(Status::new(
-            StatusCode::Unimplemented,
-            "output storage inputs need a HAL device, which this build does not have",
-        ));
-    }
-    let value = match consume(next)? {
-        CconvType::I32 => Value::I32(scalar::parse_i32(text)?),
-        CconvType::I64 => Value::I64(scalar::parse_i64(text)?),
-        CconvType::F32 => Value::F32(scalar::parse_f32(text)?),
-        CconvType::F64 => Value::F64(scalar::parse_f64(text)?),
-        CconvType::Ref => {
+        if text == "(null)" || text == "(ignored)" {
+            // A null passed for a primitive argument arrives as zero.
+            self.values.push(match consume(next)? {
+                CconvType::I32 => Value::I32(0),
+                CconvType::I64 => Value::I64(0),
+                CconvType::F32 => Value::F32(0.0),
+                CconvType::F64 => Value::F64(0.0),
+                _ => Value::NULL,
+            });
+            return Ok(());
+        }
+        if let Some(mode) = text.chars().next().filter(|c| matches!(c, '@' | '+' | '*')) {
+            let path = &text[1..];
+            if !path.ends_with(".npy") {
+                return Err(Status::new(
+                    StatusCode::Unimplemented,
+                    "only numpy (.npy) files are supported for metadata-less variant I/O",
+                ));
+            }
+            let stream = self.stream(path, mode == '@')?;
+            let arrays = if mode == '*' {
+                numpy::read_all_ndarrays(stream)?
+            } else {
+                vec![numpy::load_ndarray(stream)?]
+            };
+            for array in arrays {
+                if consume(next)? != &CconvType::Ref {
+                    return Err(Status::new(
+                        StatusCode::InvalidArgument,
+                        "numpy arrays can only be passed as tensors",
+                    ));
+                }
+                self.push_view(array.shape, array.element_type, &array.data)?;
+            }
+            return Ok(());
+        }
+        if text.starts_with('&') {
             return Err(Status::new(
                 StatusCode::Unimplemented,
-                "tensor inputs need a HAL device, which this build does not have",
-            ))
+                "output storage inputs (`&`) are not supported yet",
+            ));
         }
-        CconvType::Variadic(_) => {
-            return Err(Status::new(
-                StatusCode::Unimplemented,
-                "variadic function arguments are not supported",
-            ))
+        let value = match consume(next)? {
+            CconvType::I32 => Value::I32(scalar::parse_i32(text)?),
+            CconvType::I64 => Value::I64(scalar::parse_i64(text)?),
+            CconvType::F32 => Value::F32(scalar::parse_f32(text)?),
+            CconvType::F64 => Value::F64(scalar::parse_f64(text)?),
+            CconvType::Ref => {
+                let (shape, element_type, bytes) = self.parse_tensor(text)?;
+                return self.push_view(shape, element_type, &bytes);
+            }
+            CconvType::Variadic(_) => {
+                return Err(Status::new(
+                    StatusCode::Unimplemented,
+                    "variadic function arguments are not supported",
+                ))
+            }
+        };
+        self.values.push(value);
+        Ok(())
+    }
+
+    /// A tensor literal; values after `=` may come from a raw file
+    /// (`4xf32=@x.bin` from the start, `=+x.bin` continuing).
+    fn parse_tensor(&mut self, text: &str) -> Result<(Vec<usize>, iree_hal::ElementType, Vec<u8>)> {
+        if let Some((head, tail)) = text.split_once('=') {
+            if let Some(mode) = tail.chars().next().filter(|c| matches!(c, '@' | '+')) {
+                let (shape, element_type) = iree_hal::parse_shape_and_element_type(head)?;
+                let size = iree_hal::compute_view_size(
+                    &shape,
+                    element_type,
+                    EncodingType::DENSE_ROW_MAJOR,
+                )?;
+                let mut bytes = vec![0u8; size];
+                let stream = self.stream(&tail[1..], mode == '@')?;
+                stream.read_exact(&mut bytes).map_err(|_| {
+                    Status::new(
+                        StatusCode::OutOfRange,
+                        "end-of-file encountered during read",
+                    )
+                })?;
+                return Ok((shape, element_type, bytes));
+            }
         }
-    };
-    values.push(value);
-    Ok(())
+        iree_hal::parse_buffer_view_text(text)
+    }
 }
 
+/// The default `--output_max_element_count`.
+pub const DEFAULT_OUTPUT_MAX_ELEMENT_COUNT: usize = 1024;
+
 /// Formats one value the way upstream prints a result (`i32=1`, `(null)`,
-/// `vm.list` followed by `child_list[i]: …` lines).
+/// `vm.list` followed by `child_list[i]: …` lines, `hal.buffer_view`
+/// followed by its contents).
 pub fn format_value(value: &Value, out: &mut String) {
+    format_value_with_budget(value, DEFAULT_OUTPUT_MAX_ELEMENT_COUNT, out)
+}
+
+/// As [`format_value`], eliding buffer views past `max_element_count`.
+pub fn format_value_with_budget(value: &Value, max_element_count: usize, out: &mut String) {
     match value {
         Value::I8(v) => out.push_str(&scalar::format_scalar_i8(*v)),
         Value::I16(v) => out.push_str(&scalar::format_scalar_i16(*v)),
@@ -212,12 +398,18 @@ pub fn format_value(value: &Value, out: &mut String) {
                 Some(list) => {
                     for (i, element) in list.to_values().iter().enumerate() {
                         out.push_str(&format!("child_list[{i}]: "));
-                        format_value(element, out);
+                        format_value_with_budget(element, max_element_count, out);
                         out.push('\n');
                     }
                 }
-                // Upstream has printers only for lists and buffer views.
-                None => out.push_str("(no printer)"),
+                None => match r.downcast::<HalBufferView>() {
+                    Some(view) => match view.0.format(max_element_count) {
+                        Ok(text) => out.push_str(&text),
+                        Err(e) => out.push_str(&format!("(error printing: {e})")),
+                    },
+                    // Upstream has printers only for lists and buffer views.
+                    None => out.push_str("(no printer)"),
+                },
             }
         }
     }
@@ -226,35 +418,56 @@ pub fn format_value(value: &Value, out: &mut String) {
 /// Runs the function named by `options`; prints to `out`. Returns the exit
 /// code on success (0), or the error status.
 pub fn run(options: &RunOptions, out: &mut dyn Write) -> Result<i32> {
-    let (context, function) = create_run_context(options).annotate("creating run context")?;
-    let result = run_function(&context, &function, options, out);
-    let result = match (result, function.info().attr("iree.abi.declaration")) {
+    let run = create_run_context(options).annotate("creating run context")?;
+    let result = run_function(&run, options, out);
+    let result = match (result, run.function.info().attr("iree.abi.declaration")) {
         (Err(e), Some(decl)) => Err(e.annotate(format!("`{decl}`"))),
         (r, _) => r,
     };
-    drop(context);
+    drop(run);
     result
 }
 
-fn run_function(
-    context: &Context,
-    function: &Function,
-    options: &RunOptions,
-    out: &mut dyn Write,
-) -> Result<i32> {
+fn run_function(run: &RunContext, options: &RunOptions, out: &mut dyn Write) -> Result<i32> {
+    let function = &run.function;
     let cconv = function.cconv()?;
-    let inputs = parse_inputs(&cconv.args, &options.inputs).annotate("parsing function inputs")?;
+    let mut inputs = parse_inputs(&cconv.args, &options.inputs, run.device.as_ref())
+        .annotate("parsing function inputs")?;
+    // The coarse-fences ABI takes a wait fence and a signal fence last; run
+    // synchronously by passing a reached wait fence and waiting on the other.
+    let finish = if function.info().attr("iree.abi.model") == Some("coarse-fences") {
+        let finish = Fence::with_new_semaphore();
+        inputs.push(Value::from(Ref::new(HalFence(Fence::new()))));
+        inputs.push(Value::from(Ref::new(HalFence(finish.clone()))));
+        Some(finish)
+    } else {
+        None
+    };
     let name = function.info().name.clone();
     let io =
         |e: std::io::Error| Status::new(StatusCode::Unavailable, format!("writing output: {e}"));
     writeln!(out, "EXEC @{name}").map_err(io)?;
     out.flush().map_err(io)?;
-    let outputs = invoke_checked(context, function, &cconv.args, &inputs)
+    let outputs = invoke_checked(&run.context, function, &cconv.args, &inputs)
         .annotate_with(|| format!("invoking function '{name}'"))?;
+    if let Some(finish) = finish {
+        finish.wait(None).annotate("waiting on finish fence")?;
+    }
+    let budget = options.output_max_element_count;
     let mut text = String::new();
     for (i, value) in outputs.iter().enumerate() {
-        text.push_str(&format!("result[{i}]: "));
-        format_value(value, &mut text);
+        match options.outputs.get(i).map(String::as_str) {
+            Some("") => continue,
+            Some("-") => {}
+            Some(other) => {
+                return Err(Status::new(
+                    StatusCode::Unimplemented,
+                    format!("--output={other}: writing results to files is not supported yet"),
+                ))
+            }
+            None => text.push_str(&format!("result[{i}]: ")),
+        }
+        format_value_with_budget(value, budget, &mut text);
         text.push('\n');
     }
     out.write_all(text.as_bytes()).map_err(io)?;

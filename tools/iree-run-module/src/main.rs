@@ -23,9 +23,15 @@ struct Flags {
     /// An input value or buffer, once per argument in order.
     #[arg(long = "input", allow_hyphen_values = true)]
     input: Vec<String>,
-    /// Device URI(s); ignored for VM-only modules.
+    /// Device URI(s) (`local-sync`); used when a module imports `hal`.
     #[arg(long = "device")]
     device: Vec<String>,
+    /// Where each result goes: empty skips it, `-` prints it bare.
+    #[arg(long = "output", allow_hyphen_values = true)]
+    output: Vec<String>,
+    /// Elide printed tensors after this many elements in total.
+    #[arg(long = "output_max_element_count", default_value_t = 1024)]
+    output_max_element_count: usize,
     /// Accepted for compatibility; execution tracing prints nothing in release builds.
     #[arg(long = "trace_execution", num_args = 0..=1, default_missing_value = "true")]
     trace_execution: Option<String>,
@@ -52,6 +58,9 @@ fn main() -> ExitCode {
         modules: flags.module,
         function: flags.function,
         inputs: flags.input,
+        devices: flags.device,
+        output_max_element_count: flags.output_max_element_count,
+        outputs: flags.output,
     };
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
