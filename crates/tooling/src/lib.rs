@@ -3,6 +3,7 @@
 //! format of `testdata/`.
 
 pub use iree_base::cformat;
+pub mod compare;
 pub mod numpy;
 pub mod run;
 pub mod scalar;

@@ -21,6 +21,7 @@ use iree_vm::list::List;
 use iree_vm::{CconvType, Context, Function, Instance, Module, Ref, Value};
 use iree_vm_bytecode::BytecodeModule;
 
+use crate::compare::{compare_results, Equality};
 use crate::numpy;
 
 use crate::scalar;
@@ -41,6 +42,11 @@ pub struct RunOptions {
     /// `--output=` per result: empty skips it, `-` prints it without the
     /// `result[i]: ` prefix; results past the list print normally.
     pub outputs: Vec<String>,
+    /// `--expected_output=` per result; when present results are compared
+    /// instead of printed (`(ignored)` skips one).
+    pub expected_outputs: Vec<String>,
+    /// `--equality_mode=` and the `--expected_*` tolerances.
+    pub equality: Equality,
 }
 
 impl Default for RunOptions {
@@ -52,6 +58,8 @@ impl Default for RunOptions {
             devices: Vec::new(),
             output_max_element_count: DEFAULT_OUTPUT_MAX_ELEMENT_COUNT,
             outputs: Vec::new(),
+            expected_outputs: Vec::new(),
+            equality: Equality::default(),
         }
     }
 }
@@ -195,19 +203,49 @@ pub fn parse_inputs(
     inputs: &[String],
     device: Option<&Arc<dyn Device>>,
 ) -> Result<Vec<Value>> {
+    Ok(parse_values(args, inputs, device)?
+        .into_iter()
+        .map(|(value, _)| value)
+        .collect())
+}
+
+/// Parses `--expected_output=` texts against the result types; `(ignored)`
+/// (and `(null)`) become `None`, which matches any result.
+pub fn parse_expected_outputs(
+    results: &[CconvType],
+    texts: &[String],
+    device: Option<&Arc<dyn Device>>,
+) -> Result<Vec<Option<Value>>> {
+    Ok(parse_values(results, texts, device)?
+        .into_iter()
+        .map(|(value, ignored)| (!ignored).then_some(value))
+        .collect())
+}
+
+/// Parses texts into values, each with whether it was `(null)`/`(ignored)`.
+fn parse_values(
+    types: &[CconvType],
+    texts: &[String],
+    device: Option<&Arc<dyn Device>>,
+) -> Result<Vec<(Value, bool)>> {
     let mut parser = InputParser {
         device,
         streams: HashMap::new(),
-        values: Vec::with_capacity(inputs.len()),
+        values: Vec::with_capacity(texts.len()),
+        ignored: Vec::new(),
     };
-    let mut next = args.iter();
-    for text in inputs {
+    let mut next = types.iter();
+    for text in texts {
         let text = text.trim();
         parser
             .parse(&mut next, text)
             .annotate_with(|| format!("parsing input `{text}`"))?;
     }
-    Ok(parser.values)
+    let mut ignored = vec![false; parser.values.len()];
+    for i in parser.ignored {
+        ignored[i] = true;
+    }
+    Ok(parser.values.into_iter().zip(ignored).collect())
 }
 
 struct InputParser<'a> {
@@ -215,6 +253,8 @@ struct InputParser<'a> {
     /// Open files, for `+` (continue) and `*` (all remaining).
     streams: HashMap<String, std::io::BufReader<std::fs::File>>,
     values: Vec<Value>,
+    /// Indices into `values` given as `(null)` or `(ignored)`.
+    ignored: Vec<usize>,
 }
 
 fn consume<'a>(next: &mut std::slice::Iter<'a, CconvType>) -> Result<&'a CconvType> {
@@ -284,6 +324,7 @@ impl InputParser<'_> {
             ));
         }
         if text == "(null)" || text == "(ignored)" {
+            self.ignored.push(self.values.len());
             // A null passed for a primitive argument arrives as zero.
             self.values.push(match consume(next)? {
                 CconvType::I32 => Value::I32(0),
@@ -453,6 +494,10 @@ fn run_function(run: &RunContext, options: &RunOptions, out: &mut dyn Write) -> 
     if let Some(finish) = finish {
         finish.wait(None).annotate("waiting on finish fence")?;
     }
+    if !options.expected_outputs.is_empty() {
+        return check_expected_outputs(run, &cconv.results, &outputs, options, out)
+            .annotate("processing function outputs");
+    }
     let budget = options.output_max_element_count;
     let mut text = String::new();
     for (i, value) in outputs.iter().enumerate() {
@@ -472,6 +517,29 @@ fn run_function(run: &RunContext, options: &RunOptions, out: &mut dyn Write) -> 
     }
     out.write_all(text.as_bytes()).map_err(io)?;
     Ok(0)
+}
+
+/// Compares results with `--expected_output=` values and prints upstream's
+/// report; the exit code is 1 when anything differs.
+fn check_expected_outputs(
+    run: &RunContext,
+    result_types: &[CconvType],
+    outputs: &[Value],
+    options: &RunOptions,
+    out: &mut dyn Write,
+) -> Result<i32> {
+    let expected =
+        parse_expected_outputs(result_types, &options.expected_outputs, run.device.as_ref())
+            .annotate("parsing expected function outputs")?;
+    let mut report = String::new();
+    let matched = compare_results(&expected, outputs, &options.equality, &mut report)?;
+    if matched {
+        report.push_str("[SUCCESS] all function outputs matched their expected values.\n");
+    }
+    let io =
+        |e: std::io::Error| Status::new(StatusCode::Unavailable, format!("writing output: {e}"));
+    out.write_all(report.as_bytes()).map_err(io)?;
+    Ok(if matched { 0 } else { 1 })
 }
 
 fn invoke_checked(

@@ -5,6 +5,7 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use clap::Parser;
+use iree_tooling::compare::Equality;
 use iree_tooling::run::{run, RunOptions};
 
 /// Command-line flags, spelled as upstream spells them (`--flag=value`).
@@ -32,6 +33,48 @@ struct Flags {
     /// Elide printed tensors after this many elements in total.
     #[arg(long = "output_max_element_count", default_value_t = 1024)]
     output_max_element_count: usize,
+    /// An expected result, in `--input=` form; `(ignored)` skips one. When
+    /// given, results are compared instead of printed.
+    #[arg(long = "expected_output", allow_hyphen_values = true)]
+    expected_output: Vec<String>,
+    /// `approximate` (default) or `exact` (byte equality) comparison.
+    #[arg(long = "equality_mode", default_value = "approximate")]
+    equality_mode: String,
+    /// Absolute tolerance for f16 in approximate mode.
+    #[arg(
+        long = "expected_f16_threshold",
+        default_value_t = 0.001,
+        allow_hyphen_values = true
+    )]
+    expected_f16_threshold: f32,
+    /// Absolute tolerance for f32 in approximate mode.
+    #[arg(
+        long = "expected_f32_threshold",
+        default_value_t = 0.0001,
+        allow_hyphen_values = true
+    )]
+    expected_f32_threshold: f32,
+    /// Absolute tolerance for f64 in approximate mode.
+    #[arg(
+        long = "expected_f64_threshold",
+        default_value_t = 0.0001,
+        allow_hyphen_values = true
+    )]
+    expected_f64_threshold: f64,
+    /// Absolute tolerance for bf16 in approximate mode.
+    #[arg(
+        long = "expected_bf16_threshold",
+        default_value_t = 0.01,
+        allow_hyphen_values = true
+    )]
+    expected_bf16_threshold: f32,
+    /// Relative tolerance shared across float types in approximate mode.
+    #[arg(
+        long = "expected_rtol",
+        default_value_t = 1e-5,
+        allow_hyphen_values = true
+    )]
+    expected_rtol: f64,
     /// Accepted for compatibility; execution tracing prints nothing in release builds.
     #[arg(long = "trace_execution", num_args = 0..=1, default_missing_value = "true")]
     trace_execution: Option<String>,
@@ -61,6 +104,15 @@ fn main() -> ExitCode {
         devices: flags.device,
         output_max_element_count: flags.output_max_element_count,
         outputs: flags.output,
+        expected_outputs: flags.expected_output,
+        equality: Equality {
+            exact: flags.equality_mode == "exact",
+            f16_atol: flags.expected_f16_threshold,
+            bf16_atol: flags.expected_bf16_threshold,
+            f32_atol: flags.expected_f32_threshold,
+            f64_atol: flags.expected_f64_threshold,
+            rtol: flags.expected_rtol,
+        },
     };
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
