@@ -14,7 +14,7 @@ use iree_base::{Result, Status, StatusCode};
 use iree_hal::buffer::{validate_memory_type, validate_usage};
 use iree_hal::{
     Allocator, BindingRef, Buffer, BufferParams, BufferUsage, BufferView, CommandBuffer, Device,
-    DispatchBinding, ElementType, EncodingType, Executable, Fence, MemoryType,
+    DispatchBinding, ElementType, EncodingType, Executable, Fence, MemoryAccess, MemoryType,
 };
 use iree_vm::buffer::Buffer as VmBuffer;
 use iree_vm::native::{NativeModuleBuilder, Variadic};
@@ -51,7 +51,6 @@ macro_rules! ref_types {
             instance.register_type(semaphore_type())?;
             instance.register_type(event_type())?;
             instance.register_type(channel_type())?;
-            instance.register_type(file_type())?;
             Ok(())
         }
     };
@@ -65,6 +64,49 @@ ref_types! {
     HalDevice(Arc<dyn Device>) = "hal.device", DEVICE_TYPE, device_type;
     HalExecutable(Arc<dyn Executable>) = "hal.executable", EXECUTABLE_TYPE, executable_type;
     HalFence(Fence) = "hal.fence", FENCE_TYPE, fence_type;
+    HalFile(MemoryFile) = "hal.file", FILE_TYPE, file_type;
+}
+
+/// A `hal.file` over a window of a VM byte buffer (`hal.ex.file.from_memory`):
+/// queue reads copy out of it and queue writes copy into it.
+pub struct MemoryFile {
+    /// The `vm.buffer` holding the contents; kept alive by this reference.
+    source: Ref,
+    /// Byte offset of the window in `source`.
+    offset: usize,
+    /// Byte length of the window.
+    length: usize,
+    /// `iree_hal_memory_access_t` bits the file was opened with.
+    access: u32,
+}
+
+impl MemoryFile {
+    /// The file's length in bytes.
+    pub fn length(&self) -> usize {
+        self.length
+    }
+
+    /// Checks `[offset, offset + length)` against the file, returning the
+    /// range within the source buffer.
+    fn window(&self, offset: i64, length: u64) -> Result<usize> {
+        let offset = size(offset, "file offset")? as usize;
+        match offset.checked_add(length as usize) {
+            Some(end) if end <= self.length => Ok(self.offset + offset),
+            _ => Err(Status::new(
+                StatusCode::OutOfRange,
+                format!(
+                    "file range [{offset}, +{length}) out of bounds of the {}-byte file",
+                    self.length
+                ),
+            )),
+        }
+    }
+
+    fn source(&self) -> &VmBuffer {
+        self.source
+            .downcast::<VmBuffer>()
+            .expect("checked to be a vm.buffer at creation")
+    }
 }
 
 macro_rules! opaque_types {
@@ -83,7 +125,6 @@ opaque_types! {
     "hal.semaphore", SEMAPHORE_TYPE, semaphore_type;
     "hal.event", EVENT_TYPE, event_type;
     "hal.channel", CHANNEL_TYPE, channel_type;
-    "hal.file", FILE_TYPE, file_type;
 }
 
 /// Borrows a `T` out of a ref argument, failing as upstream's `check_deref`.
@@ -293,6 +334,9 @@ const IMPLEMENTED: &[&str] = &[
     "device.queue.update",
     "fence.fail",
     "fence.join",
+    "ex.file.from_memory",
+    "device.queue.read",
+    "device.queue.write",
 ];
 
 /// A dispatch binding tuple: (reserved, table slot, buffer or null, offset, length).
@@ -526,6 +570,46 @@ fn more(b: Builder) -> Result<Builder> {
         let target = deref::<HalBuffer>(&target, buffer_type(), "target buffer")?.0.clone();
         let target_offset = size(target_offset, "offset")?;
         iree_hal::device::run_queue_op(&fence_or_empty(&wait)?, &fence_or_empty(&signal)?, || target.write(target_offset, &data))
+    })?
+    .export("ex.file.from_memory", "0rIirIIi_r", |_, (device, _affinity, access, buffer, offset, length, _flags): (Option<Ref>, i64, i32, Option<Ref>, i64, i64, i32)| {
+        device_arg(&device)?;
+        let source: &VmBuffer = deref(&buffer, iree_vm::buffer::buffer_type(), "file source buffer")?;
+        let (offset, length) = (size(offset, "offset")? as usize, size(length, "length")? as usize);
+        if offset.checked_add(length).is_none_or(|end| end > source.len()) {
+            return Err(Status::new(
+                StatusCode::OutOfRange,
+                format!("file range [{offset}, +{length}) out of bounds of the {}-byte source buffer", source.len()),
+            ));
+        }
+        let source = buffer.expect("checked non-null above");
+        Ok(Ref::new(HalFile(MemoryFile { source, offset, length, access: access as u32 })))
+    })?
+    .export("device.queue.read", "0rIrrrIrIII_v", |_, (device, _affinity, wait, signal, file, file_offset, target, target_offset, length, _flags): QueueCopyArgs| {
+        device_arg(&device)?;
+        let file = &deref::<HalFile>(&file, file_type(), "source file")?.0;
+        if !MemoryAccess(file.access as u16).contains(MemoryAccess::READ) {
+            return Err(Status::new(StatusCode::PermissionDenied, "file was not opened for reading"));
+        }
+        let target = deref::<HalBuffer>(&target, buffer_type(), "target buffer")?.0.clone();
+        let (target_offset, length) = (size(target_offset, "offset")?, size(length, "length")?);
+        let start = file.window(file_offset, length)?;
+        let data = file.source().read_bytes(start, length as usize)?;
+        iree_hal::device::run_queue_op(&fence_or_empty(&wait)?, &fence_or_empty(&signal)?, || target.write(target_offset, &data))
+    })?
+    .export("device.queue.write", "0rIrrrIrIII_v", |_, (device, _affinity, wait, signal, source, source_offset, file, file_offset, length, _flags): QueueCopyArgs| {
+        device_arg(&device)?;
+        let source = deref::<HalBuffer>(&source, buffer_type(), "source buffer")?.0.clone();
+        let file = &deref::<HalFile>(&file, file_type(), "target file")?.0;
+        if !MemoryAccess(file.access as u16).contains(MemoryAccess::WRITE) {
+            return Err(Status::new(StatusCode::PermissionDenied, "file was not opened for writing"));
+        }
+        let (source_offset, length) = (size(source_offset, "offset")?, size(length, "length")?);
+        let start = file.window(file_offset, length)?;
+        iree_hal::device::run_queue_op(&fence_or_empty(&wait)?, &fence_or_empty(&signal)?, || {
+            let mut bytes = vec![0u8; length as usize];
+            source.read(source_offset, &mut bytes)?;
+            file.source().write_bytes(start, &bytes)
+        })
     })?
     .export("device.queue.flush", "0rI_v", |_, (device, _affinity): (Option<Ref>, i64)| device_arg(&device).map(|_| ()))?
     .export("fence.join", "0ICrD_r", |_, (_flags, fences): (i64, Variadic<(Option<Ref>,)>)| {
