@@ -8,10 +8,12 @@
 //! its bindings is trusted, as upstream trusts it.
 
 use std::ffi::c_void;
+use std::sync::atomic::{AtomicU64, Ordering};
 
-use iree_base::{bail, Result};
+use iree_base::{bail, Result, Status, StatusCode};
 use iree_hal::buffer::{calculate_range, DeviceAccess};
 use iree_hal::Buffer;
+use parking_lot::Mutex;
 
 use crate::library::{self, DispatchStateV0, WorkgroupStateV0};
 use crate::EmbeddedElfLibrary;
@@ -35,6 +37,21 @@ pub fn dispatch_grid(
     constants: &[u32],
     bindings: &[BufferBinding<'_>],
     workgroup_count: [u32; 3],
+) -> Result<()> {
+    dispatch_grid_parallel(library, ordinal, constants, bindings, workgroup_count, 1)
+}
+
+/// As [`dispatch_grid`], spreading workgroups over up to `workers` threads
+/// (the calling thread and scoped helpers), each taking the next unclaimed
+/// workgroup; `processor_id` tells the kernel which worker runs it. The first
+/// failure stops the workers from claiming more and is returned.
+pub fn dispatch_grid_parallel(
+    library: &EmbeddedElfLibrary,
+    ordinal: usize,
+    constants: &[u32],
+    bindings: &[BufferBinding<'_>],
+    workgroup_count: [u32; 3],
+    workers: usize,
 ) -> Result<()> {
     let Some(export) = library.exports().get(ordinal) else {
         bail!(
@@ -64,6 +81,9 @@ pub fn dispatch_grid(
     if workgroup_count.contains(&0) {
         return Ok(());
     }
+    let total = u64::from(workgroup_count[0]) * u64::from(workgroup_count[1]) * u64::from(count_z);
+    // The ABI carries the concurrency in 8 bits.
+    let workers = workers.clamp(1, total.min(u64::from(u8::MAX)) as usize);
 
     // One device-access guard per distinct allocation, held until we return.
     let mut guards: Vec<(&Buffer, DeviceAccess<'_>)> = Vec::new();
@@ -89,7 +109,6 @@ pub fn dispatch_grid(
         binding_lengths.push(length as usize);
     }
 
-    let mut local_memory = vec![0u8; export.local_memory_pages() * library::LOCAL_MEMORY_PAGE_SIZE];
     let state = DispatchStateV0 {
         workgroup_size_x: export.attrs.workgroup_size_x,
         workgroup_size_y: export.attrs.workgroup_size_y,
@@ -98,49 +117,111 @@ pub fn dispatch_grid(
         workgroup_count_x: workgroup_count[0],
         workgroup_count_y: workgroup_count[1],
         workgroup_count_z: count_z,
-        max_concurrency: 1,
+        max_concurrency: workers as u8,
         binding_count: bindings.len() as u8,
         constants: constants.as_ptr(),
         binding_ptrs: binding_ptrs.as_ptr(),
         binding_lengths: binding_lengths.as_ptr(),
     };
-    let _fpu = FlushDenormals::enter();
-    for z in 0..count_z {
-        for y in 0..workgroup_count[1] {
-            for x in 0..workgroup_count[0] {
-                let workgroup = WorkgroupStateV0 {
-                    workgroup_id_x: x,
-                    workgroup_id_y: y,
-                    workgroup_id_z: z,
-                    reserved: 0,
-                    processor_id: 0,
-                    local_memory: if local_memory.is_empty() {
-                        std::ptr::null_mut()
-                    } else {
-                        local_memory.as_mut_ptr().cast()
-                    },
-                    local_memory_size: local_memory.len() as u32,
-                };
-                // SAFETY: constant and binding counts match the export
-                // (checked above); every binding pointer/length pair lies
-                // inside an allocation held under a device-access guard for
-                // the whole dispatch, so no Rust code reads or writes it
-                // concurrently; constants and local memory are live for the
-                // call. The kernel's own accesses within its bindings are
-                // trusted, as documented in the crate.
-                let result = unsafe { library.dispatch(ordinal, &state, &workgroup)? };
-                if result != 0 {
-                    bail!(
-                        Internal,
-                        "dispatch '{}' workgroup [{x}, {y}, {z}] failed with result {result}",
-                        export.name
-                    );
-                }
+    let grid = Grid {
+        library,
+        ordinal,
+        state: &state,
+        local_memory_size: export.local_memory_pages() * library::LOCAL_MEMORY_PAGE_SIZE,
+        next: AtomicU64::new(0),
+        total,
+        failure: Mutex::new(None),
+    };
+    if workers == 1 {
+        grid.work(0);
+    } else {
+        std::thread::scope(|scope| {
+            for processor in 1..workers {
+                let grid = &grid;
+                scope.spawn(move || grid.work(processor as u32));
             }
-        }
+            grid.work(0);
+        });
     }
     drop(guards);
-    Ok(())
+    match grid.failure.into_inner() {
+        Some(status) => Err(status),
+        None => Ok(()),
+    }
+}
+
+/// The shared state of one grid run: workers claim workgroups by index.
+struct Grid<'a> {
+    library: &'a EmbeddedElfLibrary,
+    ordinal: usize,
+    state: &'a DispatchStateV0,
+    local_memory_size: usize,
+    /// The next unclaimed linear workgroup index (x fastest).
+    next: AtomicU64,
+    total: u64,
+    failure: Mutex<Option<Status>>,
+}
+
+// SAFETY: `Grid` is shared only among the scoped workers of one dispatch.
+// The dispatch state it points to is read-only while they run; its pointers
+// reach constants and binding ranges kept alive (and, for bindings, held
+// under device-access guards) until every worker has joined. Kernels for
+// distinct workgroups are trusted to write disjoint data, as upstream's
+// local-task executor trusts them.
+unsafe impl Sync for Grid<'_> {}
+
+impl Grid<'_> {
+    /// Claims and runs workgroups until none are left or one has failed.
+    fn work(&self, processor_id: u32) {
+        let _fpu = FlushDenormals::enter();
+        let mut local_memory = vec![0u8; self.local_memory_size];
+        let [count_x, count_y] = [self.state.workgroup_count_x, self.state.workgroup_count_y];
+        loop {
+            let index = self.next.fetch_add(1, Ordering::Relaxed);
+            if index >= self.total {
+                return;
+            }
+            let x = (index % u64::from(count_x)) as u32;
+            let y = ((index / u64::from(count_x)) % u64::from(count_y)) as u32;
+            let z = (index / (u64::from(count_x) * u64::from(count_y))) as u16;
+            let workgroup = WorkgroupStateV0 {
+                workgroup_id_x: x,
+                workgroup_id_y: y,
+                workgroup_id_z: z,
+                reserved: 0,
+                processor_id,
+                local_memory: if local_memory.is_empty() {
+                    std::ptr::null_mut()
+                } else {
+                    local_memory.as_mut_ptr().cast()
+                },
+                local_memory_size: local_memory.len() as u32,
+            };
+            // SAFETY: constant and binding counts match the export (checked
+            // by the caller); every binding pointer/length pair lies inside an
+            // allocation held under a device-access guard for the whole
+            // dispatch, so no Rust code reads or writes it concurrently;
+            // constants and this worker's local memory are live for the call.
+            // The kernel's own accesses within its bindings are trusted, as
+            // documented in the crate.
+            let result = unsafe { self.library.dispatch(self.ordinal, self.state, &workgroup) };
+            let failure = match result {
+                Ok(0) => continue,
+                Ok(code) => Status::new(
+                    StatusCode::Internal,
+                    format!(
+                        "dispatch '{}' workgroup [{x}, {y}, {z}] failed with result {code}",
+                        self.library.exports()[self.ordinal].name
+                    ),
+                ),
+                Err(status) => status,
+            };
+            // Stop everyone from claiming more; keep the first failure.
+            self.next.store(self.total, Ordering::Relaxed);
+            self.failure.lock().get_or_insert(failure);
+            return;
+        }
+    }
 }
 
 /// Kernels run with denormals flushed to zero (inputs and results), as

@@ -720,7 +720,7 @@ fn local_sync_device_runs_simple_mul_in_fence_order() {
         BindingRef, BufferParams, BufferUsage, CommandBuffer, DriverRegistry, Fence, MemoryType,
         WHOLE_BUFFER,
     };
-    use iree_hal_local::sync_device::host_embedded_elf_format;
+    use iree_hal_local::device::host_embedded_elf_format;
     use iree_hal_local::LocalSyncDriver;
     use std::sync::Arc;
 

@@ -614,7 +614,11 @@ fn more(b: Builder) -> Result<Builder> {
     .export("device.queue.flush", "0rI_v", |_, (device, _affinity): (Option<Ref>, i64)| device_arg(&device).map(|_| ()))?
     .export("fence.join", "0ICrD_r", |_, (_flags, fences): (i64, Variadic<(Option<Ref>,)>)| {
         let fences = fences.0.iter().filter(|(f,)| f.is_some()).map(|(f,)| Ok(deref::<HalFence>(f, fence_type(), "fence")?.0.clone())).collect::<Result<Vec<_>>>()?;
-        Ok(Ref::new(HalFence(Fence::join(fences.iter()))))
+        // Joining nothing gives a null fence, as upstream's join does.
+        if fences.is_empty() {
+            return Ok(None);
+        }
+        Ok(Some(Ref::new(HalFence(Fence::join(fences.iter())))))
     })?
     .export("fence.fail", "0ri_v", |_, (fence, code): (Option<Ref>, i32)| {
         let fence = &deref::<HalFence>(&fence, fence_type(), "fence")?.0;

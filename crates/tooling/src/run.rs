@@ -15,7 +15,7 @@ use iree_base::{Result, ResultExt, Status, StatusCode};
 use iree_hal::{
     BufferParams, BufferUsage, BufferView, Device, DriverRegistry, EncodingType, Fence, MemoryType,
 };
-use iree_hal_local::LocalSyncDriver;
+use iree_hal_local::{LocalSyncDriver, LocalTaskDriver};
 use iree_modules_hal::{HalBufferView, HalFence};
 use iree_vm::list::List;
 use iree_vm::{CconvType, Context, Function, Instance, Module, Ref, Value};
@@ -115,6 +115,7 @@ pub fn driver_registry() -> DriverRegistry {
     let mut registry = DriverRegistry::new();
     // Registering into an empty registry cannot collide.
     let _ = registry.register(Arc::new(LocalSyncDriver));
+    let _ = registry.register(Arc::new(LocalTaskDriver));
     registry
 }
 
@@ -267,15 +268,6 @@ fn consume<'a>(next: &mut std::slice::Iter<'a, CconvType>) -> Result<&'a CconvTy
 }
 
 impl InputParser<'_> {
-    fn device(&self) -> Result<&Arc<dyn Device>> {
-        self.device.ok_or_else(|| {
-            Status::new(
-                StatusCode::FailedPrecondition,
-                "tensor inputs need a HAL device; the module does not use the HAL",
-            )
-        })
-    }
-
     /// Opens `path` fresh (`@`) or continues an open stream (`+`, `*`).
     fn stream(
         &mut self,
@@ -301,15 +293,18 @@ impl InputParser<'_> {
         element_type: iree_hal::ElementType,
         bytes: &[u8],
     ) -> Result<()> {
-        let device = self.device()?;
         let params = BufferParams {
             memory_type: MemoryType::DEVICE_LOCAL,
             usage: BufferUsage::DEFAULT,
             ..Default::default()
         };
-        let buffer = device
-            .allocator()
-            .allocate_buffer(params, bytes.len() as u64)?;
+        // Without a device (no module uses the HAL) tensors live in host
+        // heap memory, as upstream's tool does.
+        let allocator: Arc<dyn iree_hal::Allocator> = match self.device {
+            Some(device) => device.allocator(),
+            None => iree_hal::HeapAllocator::new(),
+        };
+        let buffer = allocator.allocate_buffer(params, bytes.len() as u64)?;
         buffer.write(0, bytes)?;
         let view = BufferView::new(buffer, shape, element_type, EncodingType::DENSE_ROW_MAJOR);
         self.values.push(Value::from(Ref::new(HalBufferView(view))));

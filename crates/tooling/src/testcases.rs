@@ -424,7 +424,7 @@ pub const REQUIRES_FILE: &str = "REQUIRES";
 
 /// Runtime components this build provides; suites that need others are
 /// skipped by the harnesses (and reported as such).
-pub const AVAILABLE_COMPONENTS: &[&str] = &[];
+pub const AVAILABLE_COMPONENTS: &[&str] = &["hal"];
 
 /// The requirements of the suite in `dir` that this build does not provide.
 pub fn missing_requirements(dir: &Path) -> Result<Vec<String>> {

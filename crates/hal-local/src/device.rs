@@ -1,0 +1,237 @@
+//! The local CPU drivers and their device: host memory from the heap
+//! allocator, embedded-ELF executables, and a queue that runs every
+//! operation inline on the submitting thread, in fence order.
+//!
+//! `local-sync` runs each dispatch's workgroups on the calling thread;
+//! `local-task` spreads them over one worker per available core. (Upstream's
+//! `local-task` also runs queue operations asynchronously on its task
+//! system; here queue operations complete before the submit returns, which
+//! gives the same results for fence-ordered programs.)
+
+use std::sync::Arc;
+
+use iree_base::{Result, Status, StatusCode};
+use iree_hal::device::{match_pattern, run_queue_op};
+use iree_hal::{
+    Allocator, Buffer, BufferParams, CommandBuffer, Device, DeviceInfo, DispatchBinding, Driver,
+    Executable, Fence, HeapAllocator,
+};
+
+use crate::dispatch::{dispatch_grid_parallel, BufferBinding};
+use crate::EmbeddedElfLibrary;
+
+/// The executable format this host's embedded-ELF loader accepts
+/// (`embedded-elf-x86_64` / `embedded-elf-arm_64`).
+pub fn host_embedded_elf_format() -> &'static str {
+    if cfg!(target_arch = "aarch64") {
+        "embedded-elf-arm_64"
+    } else {
+        "embedded-elf-x86_64"
+    }
+}
+
+/// Creates `local-sync` devices.
+#[derive(Default)]
+pub struct LocalSyncDriver;
+
+/// Creates `local-task` devices, whose dispatches run on all cores.
+#[derive(Default)]
+pub struct LocalTaskDriver;
+
+impl Driver for LocalTaskDriver {
+    fn name(&self) -> &str {
+        "local-task"
+    }
+
+    fn devices(&self) -> Result<Vec<DeviceInfo>> {
+        Ok(vec![DeviceInfo {
+            path: String::new(),
+            name: "default".to_string(),
+        }])
+    }
+
+    fn create_device(&self, path: &str) -> Result<Arc<dyn Device>> {
+        if !path.is_empty() && path != "0" {
+            return Err(Status::new(
+                StatusCode::NotFound,
+                format!("local-task has no device '{path}'"),
+            ));
+        }
+        let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
+        Ok(Arc::new(LocalDevice::with_workers("local-task", workers)))
+    }
+}
+
+impl Driver for LocalSyncDriver {
+    fn name(&self) -> &str {
+        "local-sync"
+    }
+
+    fn devices(&self) -> Result<Vec<DeviceInfo>> {
+        Ok(vec![DeviceInfo {
+            path: String::new(),
+            name: "default".to_string(),
+        }])
+    }
+
+    fn create_device(&self, path: &str) -> Result<Arc<dyn Device>> {
+        if !path.is_empty() && path != "0" {
+            return Err(Status::new(
+                StatusCode::NotFound,
+                format!("local-sync has no device '{path}'"),
+            ));
+        }
+        Ok(Arc::new(LocalDevice::new()))
+    }
+}
+
+/// A CPU device; `local-sync` runs dispatches on one thread, `local-task`
+/// on `workers` threads.
+pub struct LocalDevice {
+    id: &'static str,
+    allocator: Arc<HeapAllocator>,
+    workers: usize,
+}
+
+/// The `local-sync` device (a [`LocalDevice`] with one worker).
+pub type LocalSyncDevice = LocalDevice;
+
+impl LocalDevice {
+    /// A `local-sync` device with a fresh heap allocator.
+    pub fn new() -> LocalDevice {
+        LocalDevice::with_workers("local-sync", 1)
+    }
+
+    /// A device named `id` running dispatches on up to `workers` threads.
+    pub fn with_workers(id: &'static str, workers: usize) -> LocalDevice {
+        LocalDevice {
+            id,
+            allocator: HeapAllocator::new(),
+            workers: workers.max(1),
+        }
+    }
+}
+
+impl Default for LocalDevice {
+    fn default() -> LocalDevice {
+        LocalDevice::new()
+    }
+}
+
+/// An embedded-ELF library whose dispatches use a device's workers.
+struct ParallelLibrary {
+    library: EmbeddedElfLibrary,
+    workers: usize,
+}
+
+impl Executable for ParallelLibrary {
+    fn export_count(&self) -> usize {
+        self.library.exports().len()
+    }
+
+    fn export_name(&self, ordinal: usize) -> Option<&str> {
+        self.library.exports().get(ordinal).map(|e| e.name.as_str())
+    }
+
+    fn dispatch(
+        &self,
+        ordinal: usize,
+        workgroup_count: [u32; 3],
+        constants: &[u32],
+        bindings: &[DispatchBinding],
+    ) -> Result<()> {
+        let bindings: Vec<BufferBinding<'_>> = bindings
+            .iter()
+            .map(|b| BufferBinding {
+                buffer: &b.buffer,
+                offset: b.offset,
+                length: b.length,
+            })
+            .collect();
+        dispatch_grid_parallel(
+            &self.library,
+            ordinal,
+            constants,
+            &bindings,
+            workgroup_count,
+            self.workers,
+        )
+    }
+}
+
+impl Device for LocalDevice {
+    fn id(&self) -> &str {
+        self.id
+    }
+
+    fn allocator(&self) -> Arc<dyn Allocator> {
+        self.allocator.clone()
+    }
+
+    fn query_i64(&self, category: &str, key: &str) -> Result<i64> {
+        match (category, key) {
+            ("hal.device.id", pattern) => Ok(i64::from(match_pattern(self.id(), pattern))),
+            ("hal.executable.format", format) => {
+                Ok(i64::from(format == host_embedded_elf_format()))
+            }
+            ("hal.device", "concurrency") | ("hal.dispatch", "concurrency") => {
+                Ok(self.workers as i64)
+            }
+            _ => Err(Status::new(
+                StatusCode::NotFound,
+                format!("unknown device configuration key value '{category} :: {key}'"),
+            )),
+        }
+    }
+
+    fn create_executable(&self, format: &str, data: &[u8]) -> Result<Arc<dyn Executable>> {
+        if format != host_embedded_elf_format() {
+            return Err(Status::new(
+                StatusCode::Unimplemented,
+                format!(
+                    "no executable loader for format '{format}' on {} (supported: {})",
+                    self.id,
+                    host_embedded_elf_format()
+                ),
+            ));
+        }
+        let library = EmbeddedElfLibrary::load(data)?;
+        if self.workers == 1 {
+            return Ok(Arc::new(library));
+        }
+        Ok(Arc::new(ParallelLibrary {
+            library,
+            workers: self.workers,
+        }))
+    }
+
+    fn queue_alloca(
+        &self,
+        wait: &Fence,
+        signal: &Fence,
+        params: BufferParams,
+        size: u64,
+    ) -> Result<Buffer> {
+        run_queue_op(wait, signal, || {
+            self.allocator.allocate_buffer(params, size)
+        })
+    }
+
+    fn queue_dealloca(&self, wait: &Fence, signal: &Fence, _buffer: &Buffer) -> Result<()> {
+        // Host memory is freed when the last reference drops.
+        run_queue_op(wait, signal, || Ok(()))
+    }
+
+    fn queue_execute(
+        &self,
+        wait: &Fence,
+        signal: &Fence,
+        command_buffer: Option<&CommandBuffer>,
+        binding_table: &[DispatchBinding],
+    ) -> Result<()> {
+        run_queue_op(wait, signal, || match command_buffer {
+            Some(cb) => cb.execute_inline(binding_table),
+            None => Ok(()),
+        })
+    }
+}
