@@ -55,6 +55,30 @@ const WORKLOADS: &[Workload] = &[
             "--input=20000000",
         ],
     },
+    Workload {
+        name: "matmul 1024^3 f32, local-sync",
+        suite: "llvm-cpu",
+        args: &[
+            "--device=local-sync",
+            "--module=matmul_1024.vmfb",
+            "--function=matmul",
+            "--input=1024x1024xf32=0.5",
+            "--input=1024x1024xf32=2",
+            "--expected_output=1024x1024xf32=1024",
+        ],
+    },
+    Workload {
+        name: "matmul 1024^3 f32, local-task",
+        suite: "llvm-cpu",
+        args: &[
+            "--device=local-task",
+            "--module=matmul_1024.vmfb",
+            "--function=matmul",
+            "--input=1024x1024xf32=0.5",
+            "--input=1024x1024xf32=2",
+            "--expected_output=1024x1024xf32=1024",
+        ],
+    },
 ];
 
 /// Options: `--runs N` (default 7), `--filter TEXT`.

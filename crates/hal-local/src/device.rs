@@ -43,6 +43,10 @@ impl Driver for LocalTaskDriver {
         "local-task"
     }
 
+    fn description(&self) -> &str {
+        "Local execution using the IREE multithreading task system"
+    }
+
     fn devices(&self) -> Result<Vec<DeviceInfo>> {
         Ok(vec![DeviceInfo {
             path: String::new(),
@@ -65,6 +69,10 @@ impl Driver for LocalTaskDriver {
 impl Driver for LocalSyncDriver {
     fn name(&self) -> &str {
         "local-sync"
+    }
+
+    fn description(&self) -> &str {
+        "Local execution using a lightweight inline synchronous queue"
     }
 
     fn devices(&self) -> Result<Vec<DeviceInfo>> {

@@ -469,11 +469,35 @@ pub fn format_buffer_elements(
     element_type: ElementType,
     max_element_count: usize,
 ) -> Result<String> {
+    // A view with no elements can still have huge outer dimensions
+    // (`2x2000000000x0xf32`): its text is nothing but brackets, gigabytes of
+    // them, which upstream grinds through for minutes. Refuse past a bound
+    // instead; views with elements are bounded by their data.
+    if shape.contains(&0) {
+        let mut rows: usize = 0;
+        let mut product: usize = 1;
+        for &dim in &shape[..shape.len().saturating_sub(1)] {
+            product = product.saturating_mul(dim);
+            rows = rows.saturating_add(product);
+        }
+        if rows > MAX_EMPTY_VIEW_ROWS {
+            return Err(Status::new(
+                StatusCode::ResourceExhausted,
+                format!(
+                    "printing a view of shape {} would emit {rows} empty rows (limit {MAX_EMPTY_VIEW_ROWS})",
+                    format_shape(shape)
+                ),
+            ));
+        }
+    }
     let mut out = String::new();
     let mut budget = max_element_count;
     format_recursive(data, shape, element_type, &mut budget, &mut out)?;
     Ok(out)
 }
+
+/// The most bracket pairs printed for a view with no elements.
+pub const MAX_EMPTY_VIEW_ROWS: usize = 1 << 24;
 
 fn format_recursive(
     data: &[u8],

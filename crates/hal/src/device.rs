@@ -96,6 +96,10 @@ pub struct DeviceInfo {
 pub trait Driver: Send + Sync {
     /// The driver name (`local-sync`).
     fn name(&self) -> &str;
+    /// A one-line description, as `--list_drivers` prints it.
+    fn description(&self) -> &str {
+        ""
+    }
     /// The devices available now.
     fn devices(&self) -> Result<Vec<DeviceInfo>>;
     /// Creates the device at `path` (empty for the default).

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use iree_tooling::compare::Equality;
-use iree_tooling::run::{run, RunOptions};
+use iree_tooling::run::{driver_registry, run, RunOptions};
 
 /// Command-line flags, spelled as upstream spells them (`--flag=value`).
 #[derive(Parser, Debug)]
@@ -78,6 +78,12 @@ struct Flags {
     /// Accepted for compatibility; execution tracing prints nothing in release builds.
     #[arg(long = "trace_execution", num_args = 0..=1, default_missing_value = "true")]
     trace_execution: Option<String>,
+    /// Lists the HAL drivers compiled into the binary and exits.
+    #[arg(long = "list_drivers")]
+    list_drivers: bool,
+    /// Lists the devices of all drivers (or of one: `--list_devices=local-task`) and exits.
+    #[arg(long = "list_devices", num_args = 0..=1, default_missing_value = "")]
+    list_devices: Option<String>,
     /// Flag file with one flag per line.
     #[arg(long = "flagfile")]
     flagfile: Option<String>,
@@ -97,6 +103,22 @@ fn main() -> ExitCode {
             };
         }
     };
+    if flags.list_drivers {
+        print!("{}", list_drivers());
+        return ExitCode::SUCCESS;
+    }
+    if let Some(driver) = &flags.list_devices {
+        return match list_devices(driver) {
+            Ok(text) => {
+                print!("{text}");
+                ExitCode::SUCCESS
+            }
+            Err(status) => {
+                eprint!("{status}");
+                ExitCode::from(1)
+            }
+        };
+    }
     let options = RunOptions {
         modules: flags.module,
         function: flags.function,
@@ -129,6 +151,44 @@ fn main() -> ExitCode {
             ExitCode::from(1)
         }
     }
+}
+
+/// `--list_drivers` output, in upstream's layout.
+fn list_drivers() -> String {
+    let rule = format!("# {}\n", "=".repeat(76));
+    let mut text = format!(
+        "{rule}# Available HAL drivers\n{rule}# Use --list_devices={{driver name}} to enumerate available devices.\n\n"
+    );
+    for driver in driver_registry().drivers() {
+        text.push_str(&format!(
+            "{:>16}: {}\n",
+            driver.name(),
+            driver.description()
+        ));
+    }
+    text
+}
+
+/// `--list_devices[=driver]` output: one `driver://path` line per device.
+fn list_devices(only: &str) -> iree_base::Result<String> {
+    let registry = driver_registry();
+    let drivers = if only.is_empty() {
+        registry.drivers().to_vec()
+    } else {
+        vec![registry.find(only).cloned().ok_or_else(|| {
+            iree_base::Status::new(
+                iree_base::StatusCode::NotFound,
+                format!("no driver '{only}' registered"),
+            )
+        })?]
+    };
+    let mut text = String::new();
+    for driver in drivers {
+        for device in driver.devices()? {
+            text.push_str(&format!("{}://{}\n", driver.name(), device.path));
+        }
+    }
+    Ok(text)
 }
 
 /// Replaces `--flagfile=PATH` arguments with the flags listed in the file
