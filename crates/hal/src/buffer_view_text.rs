@@ -651,6 +651,18 @@ mod tests {
     use super::*;
 
     #[test]
+    fn empty_views_print_brackets_up_to_a_bound() {
+        let f32 = ElementType::FLOAT_32;
+        assert_eq!(
+            format_buffer_view(&[2, 3, 0], f32, &[], 1024).unwrap(),
+            "2x3x0xf32=[[][][]][[][][]]"
+        );
+        // Found by the parse_buffer_view fuzz target: gigabytes of `[]`.
+        let err = format_buffer_view(&[2, 2_000_200_000, 0], f32, &[], 1024).unwrap_err();
+        assert_eq!(err.code(), StatusCode::ResourceExhausted, "{err}");
+    }
+
+    #[test]
     fn trims_c_space() {
         assert_eq!(trim_c_space(" \x0b a b\t\r\n"), "a b");
         assert_eq!(trim_c_space("   "), "");

@@ -39,8 +39,9 @@ pub struct RunOptions {
     pub devices: Vec<String>,
     /// `--output_max_element_count=` (default 1024).
     pub output_max_element_count: usize,
-    /// `--output=` per result: empty skips it, `-` prints it without the
-    /// `result[i]: ` prefix; results past the list print normally.
+    /// `--output=` per result (one each when given): empty skips it, `-`
+    /// prints it without the `result[i]: ` prefix, `@path`/`+path` write or
+    /// append it (`.npy` as a NumPy array, otherwise raw bytes).
     pub outputs: Vec<String>,
     /// `--expected_output=` per result; when present results are compared
     /// instead of printed (`(ignored)` skips one).
@@ -494,24 +495,144 @@ fn run_function(run: &RunContext, options: &RunOptions, out: &mut dyn Write) -> 
             .annotate("processing function outputs");
     }
     let budget = options.output_max_element_count;
-    let mut text = String::new();
-    for (i, value) in outputs.iter().enumerate() {
-        match options.outputs.get(i).map(String::as_str) {
-            Some("") => continue,
-            Some("-") => {}
-            Some(other) => {
-                return Err(Status::new(
-                    StatusCode::Unimplemented,
-                    format!("--output={other}: writing results to files is not supported yet"),
-                ))
-            }
-            None => text.push_str(&format!("result[{i}]: ")),
+    if options.outputs.is_empty() {
+        let mut text = String::new();
+        for (i, value) in outputs.iter().enumerate() {
+            text.push_str(&format!("result[{i}]: "));
+            format_value_with_budget(value, budget, &mut text);
+            text.push('\n');
         }
-        format_value_with_budget(value, budget, &mut text);
-        text.push('\n');
+        out.write_all(text.as_bytes()).map_err(io)?;
+        return Ok(0);
     }
-    out.write_all(text.as_bytes()).map_err(io)?;
+    write_outputs(&outputs, &options.outputs, budget, out)
+        .annotate("outputting results")
+        .annotate("processing function outputs")?;
     Ok(0)
+}
+
+/// `--output=` handling, one spec per result in order: empty drops it, `-`
+/// prints it, `@path` writes (truncating) and `+path` appends; `.npy` paths
+/// get a NumPy array, anything else the raw contents.
+fn write_outputs(
+    outputs: &[Value],
+    specs: &[String],
+    max_element_count: usize,
+    out: &mut dyn Write,
+) -> Result<()> {
+    if outputs.len() != specs.len() {
+        return Err(Status::new(
+            StatusCode::OutOfRange,
+            format!(
+                "{} outputs specified but the provided variant list only has {} elements",
+                specs.len(),
+                outputs.len()
+            ),
+        ));
+    }
+    let io =
+        |e: std::io::Error| Status::new(StatusCode::Unavailable, format!("writing output: {e}"));
+    for (value, spec) in outputs.iter().zip(specs) {
+        match spec.as_str() {
+            "" => {}
+            "-" => {
+                let mut text = String::new();
+                format_value_with_budget(value, max_element_count, &mut text);
+                text.push('\n');
+                out.write_all(text.as_bytes()).map_err(io)?;
+            }
+            spec => write_output_file(value, spec)?,
+        }
+    }
+    Ok(())
+}
+
+/// Writes one result to the file named by `spec` (`@path` or `+path`).
+fn write_output_file(value: &Value, spec: &str) -> Result<()> {
+    let (path, append, mode) = match (spec.strip_prefix('@'), spec.strip_prefix('+')) {
+        (Some(path), _) => (path, false, 5),
+        (None, Some(path)) => (path, true, 12),
+        (None, None) => {
+            return Err(Status::new(
+                StatusCode::Unimplemented,
+                format!("unsupported output mode specification '{spec}'"),
+            ))
+        }
+    };
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .append(append)
+        .truncate(!append)
+        .open(path)
+        .map_err(|e| {
+            Status::new(
+                StatusCode::Unknown,
+                format!("unable to open file `{path}` with mode {mode}: {e}"),
+            )
+        })?;
+    let array = output_array(value)?;
+    let mut bytes = Vec::new();
+    if path.ends_with(".npy") {
+        numpy::write_ndarray(&mut bytes, &array)?;
+    } else {
+        bytes = array.data;
+    }
+    file.write_all(&bytes)
+        .map_err(|e| Status::new(StatusCode::Unavailable, format!("writing `{path}`: {e}")))
+}
+
+/// A result as an array: buffer views as they are, byte buffers as `i8`
+/// vectors, primitives as rank-0 arrays, null as an empty `i8` vector.
+fn output_array(value: &Value) -> Result<numpy::NdArray> {
+    use iree_hal::ElementType;
+    let scalar = |element_type: ElementType, data: Vec<u8>| numpy::NdArray {
+        shape: Vec::new(),
+        element_type,
+        data,
+    };
+    let bytes = |data: Vec<u8>| numpy::NdArray {
+        shape: vec![data.len()],
+        element_type: ElementType::INT_8,
+        data,
+    };
+    Ok(match value {
+        Value::I8(v) => scalar(ElementType::INT_8, v.to_le_bytes().to_vec()),
+        Value::I16(v) => scalar(ElementType::INT_16, v.to_le_bytes().to_vec()),
+        Value::I32(v) => scalar(ElementType::INT_32, v.to_le_bytes().to_vec()),
+        Value::I64(v) => scalar(ElementType::INT_64, v.to_le_bytes().to_vec()),
+        Value::F32(v) => scalar(ElementType::FLOAT_32, v.to_le_bytes().to_vec()),
+        Value::F64(v) => scalar(ElementType::FLOAT_64, v.to_le_bytes().to_vec()),
+        Value::Ref(None) => bytes(Vec::new()),
+        Value::Ref(Some(r)) => {
+            if let Some(view) = r.downcast::<HalBufferView>() {
+                let view = &view.0;
+                let length = iree_hal::compute_view_size(
+                    view.shape(),
+                    view.element_type(),
+                    view.encoding(),
+                )?;
+                let mut data = vec![0u8; length];
+                view.buffer().read(0, &mut data)?;
+                numpy::NdArray {
+                    shape: view.shape().to_vec(),
+                    element_type: view.element_type(),
+                    data,
+                }
+            } else if let Some(buffer) = r.downcast::<iree_modules_hal::HalBuffer>() {
+                let mut data = vec![0u8; buffer.0.byte_length() as usize];
+                buffer.0.read(0, &mut data)?;
+                bytes(data)
+            } else if let Some(buffer) = r.downcast::<iree_vm::buffer::Buffer>() {
+                bytes(buffer.to_vec())
+            } else {
+                return Err(Status::new(
+                    StatusCode::InvalidArgument,
+                    "unsupported output source type; expected: !hal.buffer, !hal.buffer_view, !vm.buffer",
+                ));
+            }
+        }
+    })
 }
 
 /// Compares results with `--expected_output=` values and prints upstream's
