@@ -48,6 +48,9 @@ pub struct RunOptions {
     pub expected_outputs: Vec<String>,
     /// `--equality_mode=` and the `--expected_*` tolerances.
     pub equality: Equality,
+    /// `--print_statistics`: the device allocator's statistics on stderr
+    /// after the run.
+    pub print_statistics: bool,
 }
 
 impl Default for RunOptions {
@@ -61,6 +64,7 @@ impl Default for RunOptions {
             outputs: Vec::new(),
             expected_outputs: Vec::new(),
             equality: Equality::default(),
+            print_statistics: false,
         }
     }
 }
@@ -461,7 +465,18 @@ pub fn run(options: &RunOptions, out: &mut dyn Write) -> Result<i32> {
         (Err(e), Some(decl)) => Err(e.annotate(format!("`{decl}`"))),
         (r, _) => r,
     };
+    let device = run.device.clone();
     drop(run);
+    if options.print_statistics {
+        if let Some(device) = device {
+            // After teardown, so every buffer's free is counted (as upstream).
+            eprint!(
+                "Device: {}\n{}",
+                device.id(),
+                device.allocator().statistics().format()
+            );
+        }
+    }
     result
 }
 

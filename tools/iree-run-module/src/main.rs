@@ -78,6 +78,9 @@ struct Flags {
     /// Accepted for compatibility; execution tracing prints nothing in release builds.
     #[arg(long = "trace_execution", num_args = 0..=1, default_missing_value = "true")]
     trace_execution: Option<String>,
+    /// Prints the device allocator's memory statistics to stderr at exit.
+    #[arg(long = "print_statistics", num_args = 0..=1, default_missing_value = "true")]
+    print_statistics: Option<String>,
     /// Lists the HAL drivers compiled into the binary and exits.
     #[arg(long = "list_drivers")]
     list_drivers: bool,
@@ -127,6 +130,10 @@ fn main() -> ExitCode {
         output_max_element_count: flags.output_max_element_count,
         outputs: flags.output,
         expected_outputs: flags.expected_output,
+        print_statistics: flags
+            .print_statistics
+            .as_deref()
+            .is_some_and(|v| v != "false" && v != "0"),
         equality: Equality {
             exact: flags.equality_mode == "exact",
             f16_atol: flags.expected_f16_threshold,
