@@ -263,6 +263,23 @@ struct InputParser<'a> {
     ignored: Vec<usize>,
 }
 
+/// Checks that an argument slot takes a reference, as upstream's
+/// `consume_cconv(cconv, 'r')`.
+fn expect_ref(ty: &CconvType) -> Result<()> {
+    let found = match ty {
+        CconvType::Ref => return Ok(()),
+        CconvType::I32 => 'i',
+        CconvType::I64 => 'I',
+        CconvType::F32 => 'f',
+        CconvType::F64 => 'F',
+        CconvType::Variadic(_) => 'C',
+    };
+    Err(Status::new(
+        StatusCode::InvalidArgument,
+        format!("function signature mismatch: expected cconv type `r` but provided type `{found}`"),
+    ))
+}
+
 fn consume<'a>(next: &mut std::slice::Iter<'a, CconvType>) -> Result<&'a CconvType> {
     next.next().ok_or_else(|| {
         Status::new(
@@ -298,6 +315,18 @@ impl InputParser<'_> {
         element_type: iree_hal::ElementType,
         bytes: &[u8],
     ) -> Result<()> {
+        let view = self.new_view(shape, element_type, bytes)?;
+        self.values.push(Value::from(Ref::new(HalBufferView(view))));
+        Ok(())
+    }
+
+    /// A buffer view holding `bytes`, on the device (or host heap memory).
+    fn new_view(
+        &self,
+        shape: Vec<usize>,
+        element_type: iree_hal::ElementType,
+        bytes: &[u8],
+    ) -> Result<BufferView> {
         let params = BufferParams {
             memory_type: MemoryType::DEVICE_LOCAL,
             usage: BufferUsage::DEFAULT,
@@ -311,9 +340,12 @@ impl InputParser<'_> {
         };
         let buffer = allocator.allocate_buffer(params, bytes.len() as u64)?;
         buffer.write(0, bytes)?;
-        let view = BufferView::new(buffer, shape, element_type, EncodingType::DENSE_ROW_MAJOR);
-        self.values.push(Value::from(Ref::new(HalBufferView(view))));
-        Ok(())
+        Ok(BufferView::new(
+            buffer,
+            shape,
+            element_type,
+            EncodingType::DENSE_ROW_MAJOR,
+        ))
     }
 
     fn parse(&mut self, next: &mut std::slice::Iter<'_, CconvType>, text: &str) -> Result<()> {
@@ -350,21 +382,21 @@ impl InputParser<'_> {
                 vec![numpy::load_ndarray(stream)?]
             };
             for array in arrays {
-                if consume(next)? != &CconvType::Ref {
-                    return Err(Status::new(
-                        StatusCode::InvalidArgument,
-                        "numpy arrays can only be passed as tensors",
-                    ));
-                }
+                expect_ref(consume(next)?)?;
                 self.push_view(array.shape, array.element_type, &array.data)?;
             }
             return Ok(());
         }
-        if text.starts_with('&') {
-            return Err(Status::new(
-                StatusCode::Unimplemented,
-                "output storage inputs (`&`) are not supported yet",
-            ));
+        if let Some(storage) = text.strip_prefix('&') {
+            // Output storage: a buffer sized (and optionally filled) by a
+            // tensor literal, passed without its view metadata.
+            expect_ref(consume(next)?)?;
+            let (shape, element_type, bytes) = self.parse_tensor(storage)?;
+            let view = self.new_view(shape, element_type, &bytes)?;
+            let buffer = view.buffer().clone();
+            self.values
+                .push(Value::from(Ref::new(iree_modules_hal::HalBuffer(buffer))));
+            return Ok(());
         }
         let value = match consume(next)? {
             CconvType::I32 => Value::I32(scalar::parse_i32(text)?),
@@ -372,6 +404,12 @@ impl InputParser<'_> {
             CconvType::F32 => Value::F32(scalar::parse_f32(text)?),
             CconvType::F64 => Value::F64(scalar::parse_f64(text)?),
             CconvType::Ref => {
+                if !text.contains('=') && !text.contains('x') {
+                    return Err(Status::new(
+                        StatusCode::InvalidArgument,
+                        "invalid tensor specification, requires at least a shape/type (`4x2xf32=...`)",
+                    ));
+                }
                 let (shape, element_type, bytes) = self.parse_tensor(text)?;
                 return self.push_view(shape, element_type, &bytes);
             }
