@@ -78,12 +78,21 @@ pub enum BindingRef {
 }
 
 /// One recorded command.
+/// Where a dispatch's workgroup count comes from.
+#[derive(Clone)]
+enum WorkgroupCount {
+    /// Fixed at record time.
+    Direct([u32; 3]),
+    /// Three little-endian `u32`s read from a buffer at execution.
+    Indirect(BindingRef),
+}
+
 #[derive(Clone)]
 enum Command {
     Dispatch {
         executable: Arc<dyn Executable>,
         ordinal: usize,
-        workgroup_count: [u32; 3],
+        workgroup_count: WorkgroupCount,
         constants: Vec<u32>,
         bindings: Vec<BindingRef>,
     },
@@ -173,6 +182,45 @@ impl CommandBuffer {
         executable: Arc<dyn Executable>,
         ordinal: usize,
         workgroup_count: [u32; 3],
+        constants: &[u32],
+        bindings: Vec<BindingRef>,
+    ) -> Result<()> {
+        self.record_dispatch(
+            executable,
+            ordinal,
+            WorkgroupCount::Direct(workgroup_count),
+            constants,
+            bindings,
+        )
+    }
+
+    /// Records a dispatch whose workgroup count is read, when the command
+    /// executes, from 12 bytes (`x`, `y`, `z` as little-endian `u32`) at
+    /// `workgroups`.
+    pub fn dispatch_indirect(
+        &mut self,
+        executable: Arc<dyn Executable>,
+        ordinal: usize,
+        workgroups: BindingRef,
+        constants: &[u32],
+        bindings: Vec<BindingRef>,
+    ) -> Result<()> {
+        self.check_recording()?;
+        self.check_binding(&workgroups, BufferUsage::DISPATCH_INDIRECT_PARAMETERS)?;
+        self.record_dispatch(
+            executable,
+            ordinal,
+            WorkgroupCount::Indirect(workgroups),
+            constants,
+            bindings,
+        )
+    }
+
+    fn record_dispatch(
+        &mut self,
+        executable: Arc<dyn Executable>,
+        ordinal: usize,
+        workgroup_count: WorkgroupCount,
         constants: &[u32],
         bindings: Vec<BindingRef>,
     ) -> Result<()> {
@@ -285,7 +333,33 @@ impl CommandBuffer {
                         .iter()
                         .map(|b| resolve(b, binding_table))
                         .collect::<Result<Vec<_>>>()?;
-                    executable.dispatch(*ordinal, *workgroup_count, constants, &resolved)?;
+                    let count = match workgroup_count {
+                        WorkgroupCount::Direct(count) => *count,
+                        WorkgroupCount::Indirect(params) => {
+                            let params = resolve(params, binding_table)?;
+                            if params.length < 12 {
+                                return Err(Status::new(
+                                    StatusCode::OutOfRange,
+                                    format!(
+                                        "indirect dispatch parameters need 12 bytes; the binding has {}",
+                                        params.length
+                                    ),
+                                ));
+                            }
+                            let mut bytes = [0u8; 12];
+                            params.buffer.read(params.offset, &mut bytes)?;
+                            let word = |i: usize| {
+                                u32::from_le_bytes([
+                                    bytes[4 * i],
+                                    bytes[4 * i + 1],
+                                    bytes[4 * i + 2],
+                                    bytes[4 * i + 3],
+                                ])
+                            };
+                            [word(0), word(1), word(2)]
+                        }
+                    };
+                    executable.dispatch(*ordinal, count, constants, &resolved)?;
                 }
                 Command::Fill { target, pattern } => {
                     let t = resolve(target, binding_table)?;
@@ -499,6 +573,64 @@ mod tests {
             cb.execute_inline(&[]).unwrap_err().code(),
             StatusCode::OutOfRange,
             "missing table slot"
+        );
+    }
+
+    #[test]
+    fn indirect_dispatch_reads_the_count_at_execution() {
+        let (a, out) = (buffer(16), buffer(16));
+        let params = HeapAllocator::new()
+            .allocate_buffer(
+                BufferParams {
+                    memory_type: MemoryType::DEVICE_LOCAL,
+                    usage: BufferUsage::DEFAULT | BufferUsage::DISPATCH_INDIRECT_PARAMETERS,
+                    ..Default::default()
+                },
+                12,
+            )
+            .unwrap();
+        a.write(0, &[1, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0, 4, 0, 0, 0])
+            .unwrap();
+        let whole = |b: &Buffer| BindingRef::Direct {
+            buffer: b.clone(),
+            offset: 0,
+            length: WHOLE_BUFFER,
+        };
+        let mut cb = CommandBuffer::new(0);
+        cb.dispatch_indirect(
+            Arc::new(AddKernel),
+            0,
+            whole(&params),
+            &[],
+            vec![whole(&a), whole(&a), whole(&out)],
+        )
+        .unwrap();
+        cb.finalize().unwrap();
+        // Written after recording: only the first 3 elements are computed.
+        params
+            .write(0, &[3, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0])
+            .unwrap();
+        cb.execute_inline(&[]).unwrap();
+        assert_eq!(u32s(&out), [2, 4, 6, 0]);
+
+        let short = BindingRef::Direct {
+            buffer: params.clone(),
+            offset: 4,
+            length: 8,
+        };
+        let mut cb = CommandBuffer::new(0);
+        cb.dispatch_indirect(
+            Arc::new(AddKernel),
+            0,
+            short,
+            &[],
+            vec![whole(&a), whole(&a), whole(&out)],
+        )
+        .unwrap();
+        cb.finalize().unwrap();
+        assert_eq!(
+            cb.execute_inline(&[]).unwrap_err().code(),
+            StatusCode::OutOfRange
         );
     }
 

@@ -334,6 +334,7 @@ const IMPLEMENTED: &[&str] = &[
     "device.queue.update",
     "fence.fail",
     "fence.join",
+    "command_buffer.dispatch.indirect",
     "ex.file.from_memory",
     "device.queue.read",
     "device.queue.write",
@@ -426,6 +427,19 @@ type QueueCopyArgs = (
     i64,
     i64,
     i64,
+);
+
+/// `command_buffer.dispatch.indirect` arguments.
+type DispatchIndirectArgs = (
+    Option<Ref>,
+    Option<Ref>,
+    i64,
+    i32,
+    Option<Ref>,
+    i64,
+    i64,
+    Variadic<(i32,)>,
+    Variadic<Binding>,
 );
 
 /// A buffer argument that may be null, in which case `slot` of the binding
@@ -734,6 +748,15 @@ fn implemented(b: Builder) -> Result<Builder> {
             })
         }).collect::<Result<Vec<_>>>()?;
         cb.lock().dispatch(executable, ordinal, [x as u32, y as u32, z as u32], &constants, bindings)
+    })?
+    .export("command_buffer.dispatch.indirect", "0rrIirIICiDCiirIID_v", |_, (cb, executable, function, params_slot, params_buffer, params_offset, _flags, constants, bindings): DispatchIndirectArgs| {
+        let cb = &deref::<HalCommandBuffer>(&cb, command_buffer_type(), "command buffer")?.0;
+        let executable = deref::<HalExecutable>(&executable, executable_type(), "executable")?.0.clone();
+        let ordinal = usize::try_from(function).map_err(|_| Status::new(StatusCode::OutOfRange, format!("invalid function id {function}")))?;
+        let params = binding(&params_buffer, params_slot, params_offset, 12)?;
+        let constants: Vec<u32> = constants.0.iter().map(|(c,)| *c as u32).collect();
+        let bindings = bindings.0.into_iter().map(|(_, slot, buffer, offset, length)| binding(&buffer, slot, offset, length)).collect::<Result<Vec<_>>>()?;
+        cb.lock().dispatch_indirect(executable, ordinal, params, &constants, bindings)
     })?
     .export("device.allocator", "0r_r", |_, (device,): (Option<Ref>,)| {
         Ok(Ref::new(HalAllocator(device_arg(&device)?.allocator())))
