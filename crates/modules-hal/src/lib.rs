@@ -13,8 +13,9 @@ use std::sync::Arc;
 use iree_base::{Result, Status, StatusCode};
 use iree_hal::buffer::{validate_memory_type, validate_usage};
 use iree_hal::{
-    Allocator, BindingRef, Buffer, BufferParams, BufferUsage, BufferView, CommandBuffer, Device,
-    DispatchBinding, ElementType, EncodingType, Executable, Fence, MemoryAccess, MemoryType,
+    Allocator, BindingRef, Buffer, BufferCompatibility, BufferParams, BufferUsage, BufferView,
+    CommandBuffer, Device, DispatchBinding, ElementType, EncodingType, Executable, Fence,
+    MemoryAccess, MemoryType,
 };
 use iree_vm::buffer::Buffer as VmBuffer;
 use iree_vm::native::{NativeModuleBuilder, Variadic};
@@ -335,6 +336,8 @@ const IMPLEMENTED: &[&str] = &[
     "fence.fail",
     "fence.join",
     "command_buffer.dispatch.indirect",
+    "allocator.import",
+    "allocator.select",
     "ex.file.from_memory",
     "device.queue.read",
     "device.queue.write",
@@ -757,6 +760,36 @@ fn implemented(b: Builder) -> Result<Builder> {
         let constants: Vec<u32> = constants.0.iter().map(|(c,)| *c as u32).collect();
         let bindings = bindings.0.into_iter().map(|(_, slot, buffer, offset, length)| binding(&buffer, slot, offset, length)).collect::<Result<Vec<_>>>()?;
         cb.lock().dispatch_indirect(executable, ordinal, params, &constants, bindings)
+    })?
+    .export("allocator.select", "0iiICrID_rI", |_, (memory_types, usage, _flags, candidates): (i32, i32, i64, Variadic<(Option<Ref>, i64)>)| {
+        // The first candidate device whose allocator can allocate buffers of
+        // these parameters serves them; the device and its affinity return.
+        for (device_ref, affinity) in &candidates.0 {
+            let device = device_arg(device_ref)?;
+            let mut params = BufferParams { memory_type: MemoryType(memory_types as u32), usage: BufferUsage(usage as u32), ..Default::default() };
+            if device.allocator().query_buffer_compatibility(&mut params, 0).contains(BufferCompatibility::ALLOCATABLE) {
+                return Ok((device_ref.clone(), *affinity));
+            }
+        }
+        Err(Status::new(StatusCode::NotFound, "no devices found that support the requested buffer parameters"))
+    })?
+    .export("allocator.import", "0riIiirII_r", |_, (allocator, try_import, _affinity, _memory_types, _usage, source, offset, length): (Option<Ref>, i32, i64, i32, i32, Option<Ref>, i64, i64)| {
+        deref::<HalAllocator>(&allocator, allocator_type(), "allocator")?;
+        let source: &VmBuffer = deref(&source, iree_vm::buffer::buffer_type(), "source buffer")?;
+        let (offset, length) = (size(offset, "offset")?, size(length, "length")?);
+        if offset.checked_add(length).is_none_or(|end| end > source.len() as u64) {
+            return Err(Status::new(
+                StatusCode::OutOfRange,
+                format!("import range [{offset}, +{length}) out of bounds of the {}-byte source buffer", source.len()),
+            ));
+        }
+        // Aliasing VM memory as device memory is not supported by the heap
+        // allocator. A `try` import reports that with null, and the compiled
+        // program then allocates and copies instead.
+        if try_import != 0 {
+            return Ok(None);
+        }
+        Err(Status::new(StatusCode::Unavailable, "the allocator cannot import host memory; the buffer must be allocated and copied"))
     })?
     .export("device.allocator", "0r_r", |_, (device,): (Option<Ref>,)| {
         Ok(Ref::new(HalAllocator(device_arg(&device)?.allocator())))
