@@ -589,6 +589,34 @@ fn format_recursive(
 /// File forms (`=@file`, `=+file`, `.npy`) are the tool's business, not
 /// this function's.
 pub fn parse_buffer_view_text(text: &str) -> Result<(Vec<usize>, ElementType, Vec<u8>)> {
+    let literal = parse_buffer_view_header(text)?;
+    let mut contents = Vec::new();
+    contents
+        .try_reserve_exact(literal.byte_length)
+        .map_err(|_| allocation_failure())?;
+    contents.resize(literal.byte_length, 0);
+    parse_buffer_elements(literal.values, literal.element_type, &mut contents)?;
+    Ok((literal.shape, literal.element_type, contents))
+}
+
+/// A buffer view literal split into its metadata and its (unparsed) values.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BufferViewLiteral<'a> {
+    /// Dimensions, outermost first.
+    pub shape: Vec<usize>,
+    /// Element type.
+    pub element_type: ElementType,
+    /// Dense row-major size of the contents in bytes.
+    pub byte_length: usize,
+    /// The text after `=` (empty when there is none).
+    pub values: &'a str,
+}
+
+/// The first half of [`parse_buffer_view_text`]: checks the text and parses
+/// the shape and element type, leaving the values for
+/// [`parse_buffer_elements`] to write straight into their destination
+/// (which must start zeroed, for literals without values).
+pub fn parse_buffer_view_header(text: &str) -> Result<BufferViewLiteral<'_>> {
     let text = strip_quotes(trim_c_space(text));
     if text.is_empty() {
         return Err(Status::new(
@@ -611,14 +639,13 @@ pub fn parse_buffer_view_text(text: &str) -> Result<(Vec<usize>, ElementType, Ve
     }
     let shape = parse_shape(shape_text)?;
     let element_type = ElementType::parse(type_text)?;
-    let size = compute_view_size(&shape, element_type, EncodingType::DENSE_ROW_MAJOR)?;
-    let mut contents = Vec::new();
-    contents
-        .try_reserve_exact(size)
-        .map_err(|_| allocation_failure())?;
-    contents.resize(size, 0);
-    parse_buffer_elements(values, element_type, &mut contents)?;
-    Ok((shape, element_type, contents))
+    let byte_length = compute_view_size(&shape, element_type, EncodingType::DENSE_ROW_MAJOR)?;
+    Ok(BufferViewLiteral {
+        shape,
+        element_type,
+        byte_length,
+        values,
+    })
 }
 
 /// Formats a buffer view as upstream prints it (`iree_hal_buffer_view_format`):

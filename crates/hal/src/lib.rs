@@ -22,8 +22,9 @@ pub use buffer::{Buffer, BufferUsage, MemoryAccess, MemoryType, WHOLE_BUFFER};
 pub use buffer_view::BufferView;
 pub use buffer_view_text::{
     compute_view_size, format_buffer_elements, format_buffer_view, format_element, format_shape,
-    format_shape_and_element_type, parse_buffer_elements, parse_buffer_view_text, parse_element,
-    parse_shape, parse_shape_and_element_type,
+    format_shape_and_element_type, parse_buffer_elements, parse_buffer_view_header,
+    parse_buffer_view_text, parse_element, parse_shape, parse_shape_and_element_type,
+    BufferViewLiteral,
 };
 pub use command_buffer::{BindingRef, CommandBuffer, DispatchBinding, Executable};
 pub use device::{Device, DeviceInfo, Driver, DriverRegistry};

@@ -181,28 +181,24 @@ fn compare_buffer_views(
         ));
     } else {
         let element_type = actual.element_type();
-        let expected_bytes = read_all(expected)?;
-        let actual_bytes = read_all(actual)?;
-        if let Some(i) = first_mismatch(
-            element_type,
-            actual.element_count(),
-            &expected_bytes,
-            &actual_bytes,
-            equality,
-        ) {
-            let size = element_type.bit_count().div_ceil(8);
-            let mut actual_text = String::new();
-            let mut expected_text = String::new();
-            format_element(
-                &actual_bytes[i * size..][..size],
-                element_type,
-                &mut actual_text,
-            )?;
-            format_element(
-                &expected_bytes[i * size..][..size],
-                element_type,
-                &mut expected_text,
-            )?;
+        let count = actual.element_count();
+        let size = element_type.bit_count().div_ceil(8);
+        let expected_buffer = expected.buffer();
+        let actual_buffer = actual.buffer();
+        // Both mapped in place: no copies of large results.
+        let mismatch = expected_buffer.map_read(0, expected_buffer.byte_length(), |e| {
+            actual_buffer.map_read(0, actual_buffer.byte_length(), |a| {
+                first_mismatch(element_type, count, e, a, equality).map(|i| {
+                    let mut actual_text = String::new();
+                    let mut expected_text = String::new();
+                    format_element(&a[i * size..][..size], element_type, &mut actual_text)?;
+                    format_element(&e[i * size..][..size], element_type, &mut expected_text)?;
+                    Ok::<_, iree_base::Status>((i, actual_text, expected_text))
+                })
+            })
+        })??;
+        if let Some(found) = mismatch {
+            let (i, actual_text, expected_text) = found?;
             failure.push_str(&format!(
                 "element at index {i} ({actual_text}) does not match the expected ({expected_text})"
             ));
@@ -219,12 +215,6 @@ fn compare_buffer_views(
     Ok(false)
 }
 
-fn read_all(view: &BufferView) -> Result<Vec<u8>> {
-    let mut bytes = vec![0u8; view.buffer().byte_length() as usize];
-    view.buffer().read(0, &mut bytes)?;
-    Ok(bytes)
-}
-
 /// The index of the first element that differs, or `None`.
 fn first_mismatch(
     element_type: ElementType,
@@ -234,9 +224,11 @@ fn first_mismatch(
     equality: &Equality,
 ) -> Option<usize> {
     let size = element_type.bit_count().div_ceil(8).max(1);
-    let elements =
-        |bytes: &'_ [u8]| -> Vec<u8> { bytes[..(count * size).min(bytes.len())].to_vec() };
-    let (expected, actual) = (elements(expected), elements(actual));
+    let limit = count.saturating_mul(size);
+    let (expected, actual) = (
+        &expected[..limit.min(expected.len())],
+        &actual[..limit.min(actual.len())],
+    );
     let pairs = expected.chunks_exact(size).zip(actual.chunks_exact(size));
     let approx32 = |e: f32, a: f32, atol: f32| -> bool {
         e == a

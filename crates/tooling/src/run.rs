@@ -327,18 +327,7 @@ impl InputParser<'_> {
         element_type: iree_hal::ElementType,
         bytes: &[u8],
     ) -> Result<BufferView> {
-        let params = BufferParams {
-            memory_type: MemoryType::DEVICE_LOCAL,
-            usage: BufferUsage::DEFAULT,
-            ..Default::default()
-        };
-        // Without a device (no module uses the HAL) tensors live in host
-        // heap memory, as upstream's tool does.
-        let allocator: Arc<dyn iree_hal::Allocator> = match self.device {
-            Some(device) => device.allocator(),
-            None => iree_hal::HeapAllocator::new(),
-        };
-        let buffer = allocator.allocate_buffer(params, bytes.len() as u64)?;
+        let buffer = self.allocate(bytes.len())?;
         buffer.write(0, bytes)?;
         Ok(BufferView::new(
             buffer,
@@ -346,6 +335,22 @@ impl InputParser<'_> {
             element_type,
             EncodingType::DENSE_ROW_MAJOR,
         ))
+    }
+
+    /// A zeroed device-local buffer for an input; without a device (no
+    /// module uses the HAL) tensors live in host heap memory, as upstream's
+    /// tool does.
+    fn allocate(&self, size: usize) -> Result<iree_hal::Buffer> {
+        let params = BufferParams {
+            memory_type: MemoryType::DEVICE_LOCAL,
+            usage: BufferUsage::DEFAULT,
+            ..Default::default()
+        };
+        let allocator: Arc<dyn iree_hal::Allocator> = match self.device {
+            Some(device) => device.allocator(),
+            None => iree_hal::HeapAllocator::new(),
+        };
+        allocator.allocate_buffer(params, size as u64)
     }
 
     fn parse(&mut self, next: &mut std::slice::Iter<'_, CconvType>, text: &str) -> Result<()> {
@@ -391,8 +396,7 @@ impl InputParser<'_> {
             // Output storage: a buffer sized (and optionally filled) by a
             // tensor literal, passed without its view metadata.
             expect_ref(consume(next)?)?;
-            let (shape, element_type, bytes) = self.parse_tensor(storage)?;
-            let view = self.new_view(shape, element_type, &bytes)?;
+            let view = self.parse_tensor(storage)?;
             let buffer = view.buffer().clone();
             self.values
                 .push(Value::from(Ref::new(iree_modules_hal::HalBuffer(buffer))));
@@ -410,8 +414,9 @@ impl InputParser<'_> {
                         "invalid tensor specification, requires at least a shape/type (`4x2xf32=...`)",
                     ));
                 }
-                let (shape, element_type, bytes) = self.parse_tensor(text)?;
-                return self.push_view(shape, element_type, &bytes);
+                let view = self.parse_tensor(text)?;
+                self.values.push(Value::from(Ref::new(HalBufferView(view))));
+                return Ok(());
             }
             CconvType::Variadic(_) => {
                 return Err(Status::new(
@@ -424,9 +429,10 @@ impl InputParser<'_> {
         Ok(())
     }
 
-    /// A tensor literal; values after `=` may come from a raw file
-    /// (`4xf32=@x.bin` from the start, `=+x.bin` continuing).
-    fn parse_tensor(&mut self, text: &str) -> Result<(Vec<usize>, iree_hal::ElementType, Vec<u8>)> {
+    /// A tensor literal as a new buffer view; values after `=` may come from
+    /// a raw file (`4xf32=@x.bin` from the start, `=+x.bin` continuing).
+    /// Contents are parsed or read straight into the buffer.
+    fn parse_tensor(&mut self, text: &str) -> Result<BufferView> {
         if let Some((head, tail)) = text.split_once('=') {
             if let Some(mode) = tail.chars().next().filter(|c| matches!(c, '@' | '+')) {
                 let (shape, element_type) = iree_hal::parse_shape_and_element_type(head)?;
@@ -435,18 +441,35 @@ impl InputParser<'_> {
                     element_type,
                     EncodingType::DENSE_ROW_MAJOR,
                 )?;
-                let mut bytes = vec![0u8; size];
+                let buffer = self.allocate(size)?;
                 let stream = self.stream(&tail[1..], mode == '@')?;
-                stream.read_exact(&mut bytes).map_err(|_| {
-                    Status::new(
-                        StatusCode::OutOfRange,
-                        "end-of-file encountered during read",
-                    )
-                })?;
-                return Ok((shape, element_type, bytes));
+                buffer
+                    .map_write(0, size as u64, |bytes| stream.read_exact(bytes))?
+                    .map_err(|_| {
+                        Status::new(
+                            StatusCode::OutOfRange,
+                            "end-of-file encountered during read",
+                        )
+                    })?;
+                return Ok(BufferView::new(
+                    buffer,
+                    shape,
+                    element_type,
+                    EncodingType::DENSE_ROW_MAJOR,
+                ));
             }
         }
-        iree_hal::parse_buffer_view_text(text)
+        let literal = iree_hal::parse_buffer_view_header(text)?;
+        let buffer = self.allocate(literal.byte_length)?;
+        buffer.map_write(0, literal.byte_length as u64, |bytes| {
+            iree_hal::parse_buffer_elements(literal.values, literal.element_type, bytes)
+        })??;
+        Ok(BufferView::new(
+            buffer,
+            literal.shape,
+            literal.element_type,
+            EncodingType::DENSE_ROW_MAJOR,
+        ))
     }
 }
 
