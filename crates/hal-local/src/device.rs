@@ -3,7 +3,8 @@
 //! operation inline on the submitting thread, in fence order.
 //!
 //! `local-sync` runs each dispatch's workgroups on the calling thread;
-//! `local-task` spreads them over one worker per available core. (Upstream's
+//! `local-task` spreads them over one worker per available core (a
+//! persistent [`WorkerPool`] whose worker 0 is the submitting thread). (Upstream's
 //! `local-task` also runs queue operations asynchronously on its task
 //! system; here queue operations complete before the submit returns, which
 //! gives the same results for fence-ordered programs.)
@@ -17,7 +18,8 @@ use iree_hal::{
     Executable, Fence, HeapAllocator,
 };
 
-use crate::dispatch::{dispatch_grid_parallel, BufferBinding};
+use crate::dispatch::{dispatch_grid_on_pool, BufferBinding};
+use crate::pool::WorkerPool;
 use crate::EmbeddedElfLibrary;
 
 /// The executable format this host's embedded-ELF loader accepts
@@ -99,6 +101,8 @@ pub struct LocalDevice {
     id: &'static str,
     allocator: Arc<HeapAllocator>,
     workers: usize,
+    /// Dispatch workers (`local-task`); none for one worker.
+    pool: Option<Arc<WorkerPool>>,
 }
 
 /// The `local-sync` device (a [`LocalDevice`] with one worker).
@@ -112,10 +116,12 @@ impl LocalDevice {
 
     /// A device named `id` running dispatches on up to `workers` threads.
     pub fn with_workers(id: &'static str, workers: usize) -> LocalDevice {
+        let workers = workers.max(1);
         LocalDevice {
             id,
             allocator: HeapAllocator::new(),
-            workers: workers.max(1),
+            workers,
+            pool: (workers > 1).then(|| Arc::new(WorkerPool::new(workers))),
         }
     }
 }
@@ -126,10 +132,10 @@ impl Default for LocalDevice {
     }
 }
 
-/// An embedded-ELF library whose dispatches use a device's workers.
+/// An embedded-ELF library whose dispatches use a device's worker pool.
 struct ParallelLibrary {
     library: EmbeddedElfLibrary,
-    workers: usize,
+    pool: Arc<WorkerPool>,
 }
 
 impl Executable for ParallelLibrary {
@@ -156,13 +162,13 @@ impl Executable for ParallelLibrary {
                 length: b.length,
             })
             .collect();
-        dispatch_grid_parallel(
+        dispatch_grid_on_pool(
             &self.library,
             ordinal,
             constants,
             &bindings,
             workgroup_count,
-            self.workers,
+            &self.pool,
         )
     }
 }
@@ -204,13 +210,13 @@ impl Device for LocalDevice {
             ));
         }
         let library = EmbeddedElfLibrary::load(data)?;
-        if self.workers == 1 {
-            return Ok(Arc::new(library));
+        match &self.pool {
+            Some(pool) => Ok(Arc::new(ParallelLibrary {
+                library,
+                pool: pool.clone(),
+            })),
+            None => Ok(Arc::new(library)),
         }
-        Ok(Arc::new(ParallelLibrary {
-            library,
-            workers: self.workers,
-        }))
     }
 
     fn queue_alloca(

@@ -16,6 +16,7 @@ use iree_hal::Buffer;
 use parking_lot::Mutex;
 
 use crate::library::{self, DispatchStateV0, WorkgroupStateV0};
+use crate::pool::WorkerPool;
 use crate::EmbeddedElfLibrary;
 
 /// One binding of a dispatch: a byte range of a buffer.
@@ -53,6 +54,55 @@ pub fn dispatch_grid_parallel(
     workgroup_count: [u32; 3],
     workers: usize,
 ) -> Result<()> {
+    run_grid(
+        library,
+        ordinal,
+        constants,
+        bindings,
+        workgroup_count,
+        Workers::Scoped(workers),
+    )
+}
+
+/// As [`dispatch_grid_parallel`], on the long-lived workers of `pool`.
+pub fn dispatch_grid_on_pool(
+    library: &EmbeddedElfLibrary,
+    ordinal: usize,
+    constants: &[u32],
+    bindings: &[BufferBinding<'_>],
+    workgroup_count: [u32; 3],
+    pool: &WorkerPool,
+) -> Result<()> {
+    run_grid(
+        library,
+        ordinal,
+        constants,
+        bindings,
+        workgroup_count,
+        Workers::Pool(pool),
+    )
+}
+
+/// Who runs a grid's workgroups.
+enum Workers<'a> {
+    /// The calling thread plus scoped threads spawned for this dispatch.
+    Scoped(usize),
+    /// A persistent pool (the calling thread is its worker 0).
+    Pool(&'a WorkerPool),
+}
+
+fn run_grid(
+    library: &EmbeddedElfLibrary,
+    ordinal: usize,
+    constants: &[u32],
+    bindings: &[BufferBinding<'_>],
+    workgroup_count: [u32; 3],
+    executor: Workers<'_>,
+) -> Result<()> {
+    let workers = match executor {
+        Workers::Scoped(n) => n,
+        Workers::Pool(pool) => pool.workers(),
+    };
     let Some(export) = library.exports().get(ordinal) else {
         bail!(
             OutOfRange,
@@ -134,6 +184,14 @@ pub fn dispatch_grid_parallel(
     };
     if workers == 1 {
         grid.work(0);
+    } else if let Workers::Pool(pool) = executor {
+        // Pool workers past this grid's concurrency sit it out, so every
+        // `processor_id` stays below `max_concurrency`.
+        pool.run(&|processor| {
+            if (processor as usize) < workers {
+                grid.work(processor);
+            }
+        });
     } else {
         std::thread::scope(|scope| {
             for processor in 1..workers {

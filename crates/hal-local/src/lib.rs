@@ -23,19 +23,21 @@ pub mod device;
 pub mod dispatch;
 pub mod elf;
 pub mod library;
+pub mod pool;
 
 use std::ffi::c_void;
 
 use iree_base::{bail, Result};
 
 pub use device::{LocalDevice, LocalSyncDevice, LocalSyncDriver, LocalTaskDriver};
-pub use dispatch::{dispatch_grid, dispatch_grid_parallel, BufferBinding};
+pub use dispatch::{dispatch_grid, dispatch_grid_on_pool, dispatch_grid_parallel, BufferBinding};
 pub use elf::{ElfModule, Machine};
 pub use library::{
     DispatchAttrsV0, DispatchStateV0, EnvironmentV0, ExportInfo, LibraryInfo, ProcessorV0,
     WorkgroupStateV0, LIBRARY_VERSION_LATEST,
 };
 use library::{DispatchFn, ImportFn, QueryFn};
+pub use pool::WorkerPool;
 
 /// An embedded ELF executable library loaded for this host, queried and
 /// ready to dispatch.
