@@ -595,6 +595,24 @@ fn dispatch_grid_runs_matmul_on_hal_buffers() {
     out.read(0, &mut result).unwrap();
     assert_eq!(f32s(&result), expected);
 
+    // The same on scoped workers and on a persistent pool (more workers than
+    // workgroups: the extra ones sit out), many times to shake out races.
+    for workers in [2, 3, 8] {
+        let pool = iree_hal_local::WorkerPool::new(workers);
+        for _ in 0..50 {
+            out.fill(0, 1024, &[0]).unwrap();
+            iree_hal_local::dispatch_grid_on_pool(&lib, 0, &[], &bindings, [2, 1, 1], &pool)
+                .unwrap();
+            out.read(0, &mut result).unwrap();
+            assert_eq!(f32s(&result), expected, "{workers} pool workers");
+            out.fill(0, 1024, &[0]).unwrap();
+            iree_hal_local::dispatch_grid_parallel(&lib, 0, &[], &bindings, [2, 1, 1], workers)
+                .unwrap();
+            out.read(0, &mut result).unwrap();
+            assert_eq!(f32s(&result), expected, "{workers} scoped workers");
+        }
+    }
+
     // Ranges are checked against the buffers.
     let short = [
         bindings[0],
