@@ -87,6 +87,9 @@ struct Flags {
     /// Lists the devices of all drivers (or of one: `--list_devices=local-task`) and exits.
     #[arg(long = "list_devices", num_args = 0..=1, default_missing_value = "")]
     list_devices: Option<String>,
+    /// Dumps details of the devices of all drivers (or of one) and exits.
+    #[arg(long = "dump_devices", num_args = 0..=1, default_missing_value = "")]
+    dump_devices: Option<String>,
     /// Flag file with one flag per line.
     #[arg(long = "flagfile")]
     flagfile: Option<String>,
@@ -117,6 +120,17 @@ fn main() -> ExitCode {
                 ExitCode::SUCCESS
             }
             Err(status) => {
+                eprint!("{status}");
+                ExitCode::from(1)
+            }
+        };
+    }
+    if let Some(driver) = &flags.dump_devices {
+        let mut stdout = std::io::stdout().lock();
+        return match dump_devices(driver, &mut stdout) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(status) => {
+                let _ = stdout.flush();
                 eprint!("{status}");
                 ExitCode::from(1)
             }
@@ -196,6 +210,49 @@ fn list_devices(only: &str) -> iree_base::Result<String> {
         }
     }
     Ok(text)
+}
+
+/// `--dump_devices[=driver]` output: per driver a header, then a block per
+/// device with the `--device=` URI that selects it.
+fn dump_devices(only: &str, out: &mut impl Write) -> iree_base::Result<()> {
+    let io = |e: std::io::Error| {
+        iree_base::Status::new(iree_base::StatusCode::Unavailable, format!("writing: {e}"))
+    };
+    let registry = driver_registry();
+    let header = |name: &str| {
+        let rule = format!("# {}\n", "=".repeat(76));
+        format!("{rule}# Enumerated devices for driver '{name}'\n{rule}\n")
+    };
+    let device_rule = format!("# ==={}===\n", "-".repeat(70));
+    let dump_one = |driver: &std::sync::Arc<dyn iree_hal::Driver>, out: &mut dyn Write| {
+        let mut text = header(driver.name());
+        for device in driver.devices()? {
+            text.push_str(&format!(
+                "{device_rule}# --device={}://{}\n#   {}\n{device_rule}",
+                driver.name(),
+                device.path,
+                device.name
+            ));
+        }
+        out.write_all(text.as_bytes()).map_err(io)
+    };
+    if only.is_empty() {
+        for driver in registry.drivers() {
+            dump_one(driver, out)?;
+            out.write_all(b"\n").map_err(io)?;
+        }
+        return Ok(());
+    }
+    match registry.find(only) {
+        Some(driver) => dump_one(driver, out),
+        None => {
+            out.write_all(header(only).as_bytes()).map_err(io)?;
+            Err(iree_base::Status::new(
+                iree_base::StatusCode::NotFound,
+                format!("no driver '{only}' registered"),
+            ))
+        }
+    }
 }
 
 /// Replaces `--flagfile=PATH` arguments with the flags listed in the file
