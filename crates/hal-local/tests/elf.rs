@@ -832,3 +832,25 @@ fn local_sync_device_runs_simple_mul_in_fence_order() {
     let stats = device.allocator().statistics();
     assert_eq!(stats.device_bytes_allocated, 48);
 }
+
+#[test]
+fn executable_cache_negotiates_formats_with_the_device() {
+    use iree_hal::{Driver, ExecutableCache};
+    use iree_hal_local::device::host_embedded_elf_format;
+
+    let device = iree_hal_local::LocalSyncDriver.create_device("").unwrap();
+    let cache = ExecutableCache::new(device);
+    assert!(cache.can_prepare(host_embedded_elf_format()));
+    assert!(!cache.can_prepare("vmvx-bytecode-fb"));
+    let err = cache
+        .prepare("vmvx-bytecode-fb", &[])
+        .err()
+        .expect("unsupported format");
+    assert_eq!(err.code(), StatusCode::NotFound, "{err}");
+    if cfg!(target_arch = "x86_64") {
+        let executable = cache
+            .prepare(host_embedded_elf_format(), &data("matmul_x86.so"))
+            .unwrap();
+        assert!(executable.export_count() >= 1);
+    }
+}

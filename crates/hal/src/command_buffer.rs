@@ -10,6 +10,7 @@
 
 use std::sync::Arc;
 
+use crate::event::Event;
 use iree_base::{Result, Status, StatusCode};
 
 use crate::buffer::{calculate_range, validate_usage, Buffer, BufferUsage};
@@ -109,6 +110,9 @@ enum Command {
         target: BindingRef,
     },
     Barrier,
+    SignalEvent(Arc<Event>),
+    ResetEvent(Arc<Event>),
+    WaitEvents(Vec<Arc<Event>>),
 }
 
 /// Recorded work for a queue (`iree_hal_command_buffer_t`).
@@ -297,6 +301,27 @@ impl CommandBuffer {
         Ok(())
     }
 
+    /// Records signaling `event` once earlier commands complete.
+    pub fn signal_event(&mut self, event: Arc<Event>) -> Result<()> {
+        self.check_recording()?;
+        self.commands.push(Command::SignalEvent(event));
+        Ok(())
+    }
+
+    /// Records returning `event` to unsignaled.
+    pub fn reset_event(&mut self, event: Arc<Event>) -> Result<()> {
+        self.check_recording()?;
+        self.commands.push(Command::ResetEvent(event));
+        Ok(())
+    }
+
+    /// Records a wait for `events` before later commands run.
+    pub fn wait_events(&mut self, events: Vec<Arc<Event>>) -> Result<()> {
+        self.check_recording()?;
+        self.commands.push(Command::WaitEvents(events));
+        Ok(())
+    }
+
     /// Records an execution barrier (inline execution is already ordered).
     pub fn barrier(&mut self) -> Result<()> {
         self.check_recording()?;
@@ -398,6 +423,13 @@ impl CommandBuffer {
                     t.buffer.write(t.offset, &bytes)?;
                 }
                 Command::Barrier => {}
+                Command::SignalEvent(event) => event.signal(),
+                Command::ResetEvent(event) => event.reset(),
+                Command::WaitEvents(events) => {
+                    for event in events {
+                        event.check_signaled()?;
+                    }
+                }
             }
         }
         Ok(())
@@ -631,6 +663,27 @@ mod tests {
         assert_eq!(
             cb.execute_inline(&[]).unwrap_err().code(),
             StatusCode::OutOfRange
+        );
+    }
+
+    #[test]
+    fn events_signal_reset_and_wait_in_order() {
+        let event = Event::new();
+        let mut cb = CommandBuffer::new(0);
+        cb.signal_event(event.clone()).unwrap();
+        cb.wait_events(vec![event.clone()]).unwrap();
+        cb.reset_event(event.clone()).unwrap();
+        cb.finalize().unwrap();
+        cb.execute_inline(&[]).unwrap();
+        assert!(!event.is_signaled());
+
+        // A wait nothing signaled before it would never finish.
+        let mut cb = CommandBuffer::new(0);
+        cb.wait_events(vec![Event::new()]).unwrap();
+        cb.finalize().unwrap();
+        assert_eq!(
+            cb.execute_inline(&[]).unwrap_err().code(),
+            StatusCode::FailedPrecondition
         );
     }
 

@@ -12,6 +12,8 @@ pub mod buffer_view_text;
 pub mod command_buffer;
 pub mod device;
 pub mod element_type;
+pub mod event;
+pub mod executable_cache;
 pub mod math;
 pub mod semaphore;
 
@@ -29,4 +31,6 @@ pub use buffer_view_text::{
 pub use command_buffer::{BindingRef, CommandBuffer, DispatchBinding, Executable};
 pub use device::{Device, DeviceInfo, Driver, DriverRegistry};
 pub use element_type::{ElementType, EncodingType, NumericalType};
+pub use event::Event;
+pub use executable_cache::ExecutableCache;
 pub use semaphore::{Deadline, Fence, Semaphore};
