@@ -18,7 +18,7 @@ use iree_hal::{
     Executable, Fence, HeapAllocator,
 };
 
-use crate::dispatch::{dispatch_grid_on_pool, BufferBinding};
+use crate::dispatch::{buffer_bindings, dispatch_grid_on_pool};
 use crate::pool::WorkerPool;
 use crate::EmbeddedElfLibrary;
 
@@ -40,6 +40,25 @@ pub struct LocalSyncDriver;
 #[derive(Default)]
 pub struct LocalTaskDriver;
 
+/// The one device each local driver offers: `driver://` (or `driver://0`).
+fn default_devices() -> Vec<DeviceInfo> {
+    vec![DeviceInfo {
+        path: String::new(),
+        name: "default".to_string(),
+    }]
+}
+
+fn check_default_path(driver: &str, path: &str) -> Result<()> {
+    if path.is_empty() || path == "0" {
+        Ok(())
+    } else {
+        Err(Status::new(
+            StatusCode::NotFound,
+            format!("{driver} has no device '{path}'"),
+        ))
+    }
+}
+
 impl Driver for LocalTaskDriver {
     fn name(&self) -> &str {
         "local-task"
@@ -50,19 +69,11 @@ impl Driver for LocalTaskDriver {
     }
 
     fn devices(&self) -> Result<Vec<DeviceInfo>> {
-        Ok(vec![DeviceInfo {
-            path: String::new(),
-            name: "default".to_string(),
-        }])
+        Ok(default_devices())
     }
 
     fn create_device(&self, path: &str) -> Result<Arc<dyn Device>> {
-        if !path.is_empty() && path != "0" {
-            return Err(Status::new(
-                StatusCode::NotFound,
-                format!("local-task has no device '{path}'"),
-            ));
-        }
+        check_default_path(self.name(), path)?;
         let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
         Ok(Arc::new(LocalDevice::with_workers("local-task", workers)))
     }
@@ -78,19 +89,11 @@ impl Driver for LocalSyncDriver {
     }
 
     fn devices(&self) -> Result<Vec<DeviceInfo>> {
-        Ok(vec![DeviceInfo {
-            path: String::new(),
-            name: "default".to_string(),
-        }])
+        Ok(default_devices())
     }
 
     fn create_device(&self, path: &str) -> Result<Arc<dyn Device>> {
-        if !path.is_empty() && path != "0" {
-            return Err(Status::new(
-                StatusCode::NotFound,
-                format!("local-sync has no device '{path}'"),
-            ));
-        }
+        check_default_path(self.name(), path)?;
         Ok(Arc::new(LocalDevice::new()))
     }
 }
@@ -154,14 +157,7 @@ impl Executable for ParallelLibrary {
         constants: &[u32],
         bindings: &[DispatchBinding],
     ) -> Result<()> {
-        let bindings: Vec<BufferBinding<'_>> = bindings
-            .iter()
-            .map(|b| BufferBinding {
-                buffer: &b.buffer,
-                offset: b.offset,
-                length: b.length,
-            })
-            .collect();
+        let bindings = buffer_bindings(bindings);
         dispatch_grid_on_pool(
             &self.library,
             ordinal,

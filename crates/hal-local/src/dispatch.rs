@@ -322,6 +322,18 @@ impl Drop for FlushDenormals {
     }
 }
 
+/// Borrows resolved HAL dispatch bindings as [`BufferBinding`]s.
+pub fn buffer_bindings(bindings: &[iree_hal::DispatchBinding]) -> Vec<BufferBinding<'_>> {
+    bindings
+        .iter()
+        .map(|b| BufferBinding {
+            buffer: &b.buffer,
+            offset: b.offset,
+            length: b.length,
+        })
+        .collect()
+}
+
 impl iree_hal::Executable for EmbeddedElfLibrary {
     fn export_count(&self) -> usize {
         self.exports().len()
@@ -338,14 +350,7 @@ impl iree_hal::Executable for EmbeddedElfLibrary {
         constants: &[u32],
         bindings: &[iree_hal::DispatchBinding],
     ) -> Result<()> {
-        let bindings: Vec<BufferBinding<'_>> = bindings
-            .iter()
-            .map(|b| BufferBinding {
-                buffer: &b.buffer,
-                offset: b.offset,
-                length: b.length,
-            })
-            .collect();
+        let bindings = buffer_bindings(bindings);
         dispatch_grid(self, ordinal, constants, &bindings, workgroup_count)
     }
 }
