@@ -143,11 +143,11 @@ struct ParallelLibrary {
 
 impl Executable for ParallelLibrary {
     fn export_count(&self) -> usize {
-        self.library.exports().len()
+        self.library.export_count()
     }
 
     fn export_name(&self, ordinal: usize) -> Option<&str> {
-        self.library.exports().get(ordinal).map(|e| e.name.as_str())
+        self.library.export_name(ordinal)
     }
 
     fn dispatch(

@@ -15,7 +15,7 @@ use iree_hal::buffer::{calculate_range, DeviceAccess};
 use iree_hal::Buffer;
 use parking_lot::Mutex;
 
-use crate::library::{self, DispatchStateV0, WorkgroupStateV0};
+use crate::library::{DispatchStateV0, WorkgroupStateV0};
 use crate::pool::WorkerPool;
 use crate::EmbeddedElfLibrary;
 
@@ -159,25 +159,20 @@ fn run_grid(
         binding_lengths.push(length as usize);
     }
 
-    let state = DispatchStateV0 {
-        workgroup_size_x: export.attrs.workgroup_size_x,
-        workgroup_size_y: export.attrs.workgroup_size_y,
-        workgroup_size_z: export.attrs.workgroup_size_z,
-        constant_count: constants.len() as u16,
-        workgroup_count_x: workgroup_count[0],
-        workgroup_count_y: workgroup_count[1],
-        workgroup_count_z: count_z,
-        max_concurrency: workers as u8,
-        binding_count: bindings.len() as u8,
-        constants: constants.as_ptr(),
-        binding_ptrs: binding_ptrs.as_ptr(),
-        binding_lengths: binding_lengths.as_ptr(),
-    };
+    let state = DispatchStateV0::new(
+        export,
+        [workgroup_count[0], workgroup_count[1]],
+        count_z,
+        workers as u8,
+        constants,
+        &binding_ptrs,
+        &binding_lengths,
+    );
     let grid = Grid {
         library,
         ordinal,
         state: &state,
-        local_memory_size: export.local_memory_pages() * library::LOCAL_MEMORY_PAGE_SIZE,
+        local_memory_size: export.local_memory_size(),
         next: AtomicU64::new(0),
         total,
         failure: Mutex::new(None),
@@ -242,19 +237,7 @@ impl Grid<'_> {
             let x = (index % u64::from(count_x)) as u32;
             let y = ((index / u64::from(count_x)) % u64::from(count_y)) as u32;
             let z = (index / (u64::from(count_x) * u64::from(count_y))) as u16;
-            let workgroup = WorkgroupStateV0 {
-                workgroup_id_x: x,
-                workgroup_id_y: y,
-                workgroup_id_z: z,
-                reserved: 0,
-                processor_id,
-                local_memory: if local_memory.is_empty() {
-                    std::ptr::null_mut()
-                } else {
-                    local_memory.as_mut_ptr().cast()
-                },
-                local_memory_size: local_memory.len() as u32,
-            };
+            let workgroup = WorkgroupStateV0::new([x, y], z, processor_id, &mut local_memory);
             // SAFETY: constant and binding counts match the export (checked
             // by the caller); every binding pointer/length pair lies inside an
             // allocation held under a device-access guard for the whole

@@ -342,35 +342,22 @@ impl EmbeddedElfLibrary {
             .map(|b| b.as_mut_ptr().cast::<c_void>())
             .collect();
         let binding_lengths: Vec<usize> = bindings.iter().map(|b| b.len()).collect();
-        let mut local_memory =
-            vec![0u8; export.local_memory_pages() * library::LOCAL_MEMORY_PAGE_SIZE];
-        let state = DispatchStateV0 {
-            workgroup_size_x: export.attrs.workgroup_size_x,
-            workgroup_size_y: export.attrs.workgroup_size_y,
-            workgroup_size_z: export.attrs.workgroup_size_z,
-            constant_count: constants.len() as u16,
-            workgroup_count_x: workgroup_count[0],
-            workgroup_count_y: workgroup_count[1],
-            workgroup_count_z: count_z,
-            max_concurrency: 1,
-            binding_count: bindings.len() as u8,
-            constants: constants.as_ptr(),
-            binding_ptrs: binding_ptrs.as_ptr(),
-            binding_lengths: binding_lengths.as_ptr(),
-        };
-        let workgroup = WorkgroupStateV0 {
-            workgroup_id_x: workgroup_id[0],
-            workgroup_id_y: workgroup_id[1],
-            workgroup_id_z: id_z,
-            reserved: 0,
-            processor_id: 0,
-            local_memory: if local_memory.is_empty() {
-                std::ptr::null_mut()
-            } else {
-                local_memory.as_mut_ptr().cast()
-            },
-            local_memory_size: local_memory.len() as u32,
-        };
+        let mut local_memory = vec![0u8; export.local_memory_size()];
+        let state = DispatchStateV0::new(
+            export,
+            [workgroup_count[0], workgroup_count[1]],
+            count_z,
+            1,
+            constants,
+            &binding_ptrs,
+            &binding_lengths,
+        );
+        let workgroup = WorkgroupStateV0::new(
+            [workgroup_id[0], workgroup_id[1]],
+            id_z,
+            0,
+            &mut local_memory,
+        );
         // SAFETY: counts match the export's declaration (checked above); every
         // binding pointer/length pair comes from a live `&mut [u8]` that this
         // call borrows exclusively, constants from a live slice, local memory

@@ -221,6 +221,63 @@ pub struct WorkgroupStateV0 {
     pub local_memory_size: u32,
 }
 
+impl DispatchStateV0 {
+    /// The state for running `export` over a grid of `workgroup_count`
+    /// (x, y and the 16-bit z), pointing at `constants` and the binding
+    /// pointer/length arrays. Building it dereferences nothing; the caller
+    /// keeps those slices alive while the state is in use.
+    pub fn new(
+        export: &ExportInfo,
+        workgroup_count: [u32; 2],
+        workgroup_count_z: u16,
+        max_concurrency: u8,
+        constants: &[u32],
+        binding_ptrs: &[*mut c_void],
+        binding_lengths: &[usize],
+    ) -> DispatchStateV0 {
+        DispatchStateV0 {
+            workgroup_size_x: export.attrs.workgroup_size_x,
+            workgroup_size_y: export.attrs.workgroup_size_y,
+            workgroup_size_z: export.attrs.workgroup_size_z,
+            constant_count: constants.len() as u16,
+            workgroup_count_x: workgroup_count[0],
+            workgroup_count_y: workgroup_count[1],
+            workgroup_count_z,
+            max_concurrency,
+            binding_count: binding_ptrs.len() as u8,
+            constants: constants.as_ptr(),
+            binding_ptrs: binding_ptrs.as_ptr(),
+            binding_lengths: binding_lengths.as_ptr(),
+        }
+    }
+}
+
+impl WorkgroupStateV0 {
+    /// The state of workgroup (`x`, `y`, `z`) run by `processor_id` with
+    /// `local_memory` as its scratch (null when empty). Building it
+    /// dereferences nothing; the caller keeps `local_memory` alive.
+    pub fn new(
+        id: [u32; 2],
+        id_z: u16,
+        processor_id: u32,
+        local_memory: &mut [u8],
+    ) -> WorkgroupStateV0 {
+        WorkgroupStateV0 {
+            workgroup_id_x: id[0],
+            workgroup_id_y: id[1],
+            workgroup_id_z: id_z,
+            reserved: 0,
+            processor_id,
+            local_memory: if local_memory.is_empty() {
+                std::ptr::null_mut()
+            } else {
+                local_memory.as_mut_ptr().cast()
+            },
+            local_memory_size: local_memory.len() as u32,
+        }
+    }
+}
+
 /// A dispatch function: returns 0 on success.
 pub type DispatchFn = unsafe extern "C" fn(
     *const EnvironmentV0,
@@ -399,6 +456,10 @@ impl ExportInfo {
     /// Workgroup-local memory, in 4096-byte pages.
     pub fn local_memory_pages(&self) -> usize {
         usize::from(self.attrs.local_memory_pages)
+    }
+    /// Workgroup-local memory in bytes (what each worker provides).
+    pub fn local_memory_size(&self) -> usize {
+        self.local_memory_pages() * LOCAL_MEMORY_PAGE_SIZE
     }
 }
 
