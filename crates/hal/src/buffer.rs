@@ -598,20 +598,14 @@ impl Buffer {
 
     /// Copies bytes out (`iree_hal_buffer_map_read`).
     pub fn read(&self, offset: u64, out: &mut [u8]) -> Result<()> {
-        validate_access(self.allowed_access(), MemoryAccess::READ)?;
-        let (start, len) = self.host_range(offset, out.len() as u64)?;
-        self.allocation
-            .memory
-            .map_read(start, len, |bytes| out.copy_from_slice(bytes))
+        self.map_read(offset, out.len() as u64, |bytes| out.copy_from_slice(bytes))
     }
 
     /// Copies bytes in (`iree_hal_buffer_map_write`).
     pub fn write(&self, offset: u64, data: &[u8]) -> Result<()> {
-        validate_access(self.allowed_access(), MemoryAccess::WRITE)?;
-        let (start, len) = self.host_range(offset, data.len() as u64)?;
-        self.allocation
-            .memory
-            .map_write(start, len, |bytes| bytes.copy_from_slice(data))
+        self.map_write(offset, data.len() as u64, |bytes| {
+            bytes.copy_from_slice(data)
+        })
     }
 
     /// Runs `f` over the bytes `[offset, offset + length)` mapped for

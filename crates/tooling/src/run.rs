@@ -557,10 +557,8 @@ fn run_function(run: &RunContext, options: &RunOptions, out: &mut dyn Write) -> 
         None
     };
     let name = function.info().name.clone();
-    let io =
-        |e: std::io::Error| Status::new(StatusCode::Unavailable, format!("writing output: {e}"));
-    writeln!(out, "EXEC @{name}").map_err(io)?;
-    out.flush().map_err(io)?;
+    writeln!(out, "EXEC @{name}").map_err(output_error)?;
+    out.flush().map_err(output_error)?;
     let outputs = invoke_checked(&run.context, function, &cconv.args, &inputs)
         .annotate_with(|| format!("invoking function '{name}'"))?;
     if let Some(finish) = finish {
@@ -578,7 +576,7 @@ fn run_function(run: &RunContext, options: &RunOptions, out: &mut dyn Write) -> 
             format_value_with_budget(value, budget, &mut text);
             text.push('\n');
         }
-        out.write_all(text.as_bytes()).map_err(io)?;
+        out.write_all(text.as_bytes()).map_err(output_error)?;
         return Ok(0);
     }
     write_outputs(&outputs, &options.outputs, budget, out)
@@ -606,8 +604,6 @@ fn write_outputs(
             ),
         ));
     }
-    let io =
-        |e: std::io::Error| Status::new(StatusCode::Unavailable, format!("writing output: {e}"));
     for (value, spec) in outputs.iter().zip(specs) {
         match spec.as_str() {
             "" => {}
@@ -615,7 +611,7 @@ fn write_outputs(
                 let mut text = String::new();
                 format_value_with_budget(value, max_element_count, &mut text);
                 text.push('\n');
-                out.write_all(text.as_bytes()).map_err(io)?;
+                out.write_all(text.as_bytes()).map_err(output_error)?;
             }
             spec => write_output_file(value, spec)?,
         }
@@ -728,10 +724,13 @@ fn check_expected_outputs(
     if matched {
         report.push_str("[SUCCESS] all function outputs matched their expected values.\n");
     }
-    let io =
-        |e: std::io::Error| Status::new(StatusCode::Unavailable, format!("writing output: {e}"));
-    out.write_all(report.as_bytes()).map_err(io)?;
+    out.write_all(report.as_bytes()).map_err(output_error)?;
     Ok(if matched { 0 } else { 1 })
+}
+
+/// A failed write to the output stream.
+fn output_error(e: std::io::Error) -> Status {
+    Status::new(StatusCode::Unavailable, format!("writing output: {e}"))
 }
 
 fn invoke_checked(
