@@ -610,8 +610,12 @@ fn more(b: Builder) -> Result<Builder> {
         let target = deref::<HalBuffer>(&target, buffer_type(), "target buffer")?.0.clone();
         let (target_offset, length) = (size(target_offset, "offset")?, size(length, "length")?);
         let start = file.window(file_offset, length)?;
-        let data = file.source().read_bytes(start, length as usize)?;
-        iree_hal::device::run_queue_op(&fence_or_empty(&wait)?, &fence_or_empty(&signal)?, || target.write(target_offset, &data))
+        // Read when the operation runs (after the wait fence), like the
+        // twin `queue.write` below, so earlier queued writes are seen.
+        iree_hal::device::run_queue_op(&fence_or_empty(&wait)?, &fence_or_empty(&signal)?, || {
+            let data = file.source().read_bytes(start, length as usize)?;
+            target.write(target_offset, &data)
+        })
     })?
     .export("device.queue.write", "0rIrrrIrIII_v", |_, (device, _affinity, wait, signal, source, source_offset, file, file_offset, length, _flags): QueueCopyArgs| {
         device_arg(&device)?;
