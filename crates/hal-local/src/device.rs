@@ -18,9 +18,9 @@ use iree_hal::{
     Executable, Fence, HeapAllocator,
 };
 
-use crate::dispatch::{buffer_bindings, dispatch_grid_on_pool};
+use crate::dispatch::{buffer_bindings, dispatch_grid, dispatch_grid_on_pool};
+use crate::executable::{EmbeddedElfLoader, ExecutableLoader, WorkgroupExecutable};
 use crate::pool::WorkerPool;
-use crate::EmbeddedElfLibrary;
 
 /// The executable format this host's embedded-ELF loader accepts
 /// (`embedded-elf-x86_64` / `embedded-elf-arm_64`).
@@ -106,10 +106,17 @@ pub struct LocalDevice {
     workers: usize,
     /// Dispatch workers (`local-task`); none for one worker.
     pool: Option<Arc<WorkerPool>>,
+    /// Executable loaders, asked in order.
+    loaders: Vec<Arc<dyn ExecutableLoader>>,
 }
 
 /// The `local-sync` device (a [`LocalDevice`] with one worker).
 pub type LocalSyncDevice = LocalDevice;
+
+/// The loaders every local device has unless told otherwise.
+pub fn default_loaders() -> Vec<Arc<dyn ExecutableLoader>> {
+    vec![Arc::new(EmbeddedElfLoader)]
+}
 
 impl LocalDevice {
     /// A `local-sync` device with a fresh heap allocator.
@@ -117,15 +124,31 @@ impl LocalDevice {
         LocalDevice::with_workers("local-sync", 1)
     }
 
-    /// A device named `id` running dispatches on up to `workers` threads.
+    /// A device named `id` running dispatches on up to `workers` threads,
+    /// with the [`default_loaders`].
     pub fn with_workers(id: &'static str, workers: usize) -> LocalDevice {
+        LocalDevice::with_loaders(id, workers, default_loaders())
+    }
+
+    /// A device named `id` running dispatches on up to `workers` threads and
+    /// loading executables with `loaders` (asked in order).
+    pub fn with_loaders(
+        id: &'static str,
+        workers: usize,
+        loaders: Vec<Arc<dyn ExecutableLoader>>,
+    ) -> LocalDevice {
         let workers = workers.max(1);
         LocalDevice {
             id,
             allocator: HeapAllocator::new(),
             workers,
             pool: (workers > 1).then(|| Arc::new(WorkerPool::new(workers))),
+            loaders,
         }
+    }
+
+    fn loader_for(&self, format: &str) -> Option<&Arc<dyn ExecutableLoader>> {
+        self.loaders.iter().find(|l| l.supports(format))
     }
 }
 
@@ -135,19 +158,20 @@ impl Default for LocalDevice {
     }
 }
 
-/// An embedded-ELF library whose dispatches use a device's worker pool.
-struct ParallelLibrary {
-    library: EmbeddedElfLibrary,
-    pool: Arc<WorkerPool>,
+/// A loaded executable as the HAL sees it: grids run on the device's worker
+/// pool, or on the calling thread without one.
+struct LocalExecutable {
+    inner: Arc<dyn WorkgroupExecutable>,
+    pool: Option<Arc<WorkerPool>>,
 }
 
-impl Executable for ParallelLibrary {
+impl Executable for LocalExecutable {
     fn export_count(&self) -> usize {
-        self.library.export_count()
+        self.inner.exports().len()
     }
 
     fn export_name(&self, ordinal: usize) -> Option<&str> {
-        self.library.export_name(ordinal)
+        self.inner.exports().get(ordinal).map(|e| e.name.as_str())
     }
 
     fn dispatch(
@@ -158,14 +182,17 @@ impl Executable for ParallelLibrary {
         bindings: &[DispatchBinding],
     ) -> Result<()> {
         let bindings = buffer_bindings(bindings);
-        dispatch_grid_on_pool(
-            &self.library,
-            ordinal,
-            constants,
-            &bindings,
-            workgroup_count,
-            &self.pool,
-        )
+        match &self.pool {
+            Some(pool) => dispatch_grid_on_pool(
+                &*self.inner,
+                ordinal,
+                constants,
+                &bindings,
+                workgroup_count,
+                pool,
+            ),
+            None => dispatch_grid(&*self.inner, ordinal, constants, &bindings, workgroup_count),
+        }
     }
 }
 
@@ -181,9 +208,7 @@ impl Device for LocalDevice {
     fn query_i64(&self, category: &str, key: &str) -> Result<i64> {
         match (category, key) {
             ("hal.device.id", pattern) => Ok(i64::from(match_pattern(self.id(), pattern))),
-            ("hal.executable.format", format) => {
-                Ok(i64::from(format == host_embedded_elf_format()))
-            }
+            ("hal.executable.format", format) => Ok(i64::from(self.loader_for(format).is_some())),
             ("hal.device", "concurrency") | ("hal.dispatch", "concurrency") => {
                 Ok(self.workers as i64)
             }
@@ -195,24 +220,24 @@ impl Device for LocalDevice {
     }
 
     fn create_executable(&self, format: &str, data: &[u8]) -> Result<Arc<dyn Executable>> {
-        if format != host_embedded_elf_format() {
+        let Some(loader) = self.loader_for(format) else {
+            let supported: Vec<String> = self.loaders.iter().flat_map(|l| l.formats()).collect();
             return Err(Status::new(
                 StatusCode::Unimplemented,
                 format!(
                     "no executable loader for format '{format}' on {} (supported: {})",
                     self.id,
-                    host_embedded_elf_format()
+                    supported.join(", ")
                 ),
             ));
-        }
-        let library = EmbeddedElfLibrary::load(data)?;
-        match &self.pool {
-            Some(pool) => Ok(Arc::new(ParallelLibrary {
-                library,
-                pool: pool.clone(),
-            })),
-            None => Ok(Arc::new(library)),
-        }
+        };
+        let inner = loader
+            .load(format, data)
+            .map_err(|e| e.annotate(format!("while loading a '{format}' executable")))?;
+        Ok(Arc::new(LocalExecutable {
+            inner,
+            pool: self.pool.clone(),
+        }))
     }
 
     fn queue_alloca(

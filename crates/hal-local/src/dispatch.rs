@@ -17,7 +17,7 @@ use parking_lot::Mutex;
 
 use crate::library::{DispatchStateV0, WorkgroupStateV0};
 use crate::pool::WorkerPool;
-use crate::EmbeddedElfLibrary;
+use crate::executable::WorkgroupExecutable;
 
 /// One binding of a dispatch: a byte range of a buffer.
 #[derive(Clone, Copy, Debug)]
@@ -33,7 +33,7 @@ pub struct BufferBinding<'a> {
 /// Runs export `ordinal` of `library` for every workgroup of
 /// `workgroup_count`, in x-fastest order on the calling thread.
 pub fn dispatch_grid(
-    library: &EmbeddedElfLibrary,
+    library: &dyn WorkgroupExecutable,
     ordinal: usize,
     constants: &[u32],
     bindings: &[BufferBinding<'_>],
@@ -47,7 +47,7 @@ pub fn dispatch_grid(
 /// workgroup; `processor_id` tells the kernel which worker runs it. The first
 /// failure stops the workers from claiming more and is returned.
 pub fn dispatch_grid_parallel(
-    library: &EmbeddedElfLibrary,
+    library: &dyn WorkgroupExecutable,
     ordinal: usize,
     constants: &[u32],
     bindings: &[BufferBinding<'_>],
@@ -66,7 +66,7 @@ pub fn dispatch_grid_parallel(
 
 /// As [`dispatch_grid_parallel`], on the long-lived workers of `pool`.
 pub fn dispatch_grid_on_pool(
-    library: &EmbeddedElfLibrary,
+    library: &dyn WorkgroupExecutable,
     ordinal: usize,
     constants: &[u32],
     bindings: &[BufferBinding<'_>],
@@ -92,7 +92,7 @@ enum Workers<'a> {
 }
 
 fn run_grid(
-    library: &EmbeddedElfLibrary,
+    library: &dyn WorkgroupExecutable,
     ordinal: usize,
     constants: &[u32],
     bindings: &[BufferBinding<'_>],
@@ -205,7 +205,7 @@ fn run_grid(
 
 /// The shared state of one grid run: workers claim workgroups by index.
 struct Grid<'a> {
-    library: &'a EmbeddedElfLibrary,
+    library: &'a dyn WorkgroupExecutable,
     ordinal: usize,
     state: &'a DispatchStateV0,
     local_memory_size: usize,
@@ -245,7 +245,8 @@ impl Grid<'_> {
             // constants and this worker's local memory are live for the call.
             // The kernel's own accesses within its bindings are trusted, as
             // documented in the crate.
-            let result = unsafe { self.library.dispatch(self.ordinal, self.state, &workgroup) };
+            let result =
+                unsafe { self.library.run_workgroup(self.ordinal, self.state, &workgroup) };
             let failure = match result {
                 Ok(0) => continue,
                 Ok(code) => Status::new(
@@ -317,7 +318,7 @@ pub fn buffer_bindings(bindings: &[iree_hal::DispatchBinding]) -> Vec<BufferBind
         .collect()
 }
 
-impl iree_hal::Executable for EmbeddedElfLibrary {
+impl iree_hal::Executable for crate::EmbeddedElfLibrary {
     fn export_count(&self) -> usize {
         self.exports().len()
     }

@@ -22,6 +22,7 @@
 pub mod device;
 pub mod dispatch;
 pub mod elf;
+pub mod executable;
 pub mod library;
 pub mod pool;
 
@@ -29,9 +30,10 @@ use std::ffi::c_void;
 
 use iree_base::{bail, Result};
 
-pub use device::{LocalDevice, LocalSyncDevice, LocalSyncDriver, LocalTaskDriver};
+pub use device::{default_loaders, LocalDevice, LocalSyncDevice, LocalSyncDriver, LocalTaskDriver};
 pub use dispatch::{dispatch_grid, dispatch_grid_on_pool, dispatch_grid_parallel, BufferBinding};
 pub use elf::{ElfModule, Machine};
+pub use executable::{EmbeddedElfLoader, ExecutableLoader, WorkgroupExecutable};
 pub use library::{
     DispatchAttrsV0, DispatchStateV0, EnvironmentV0, ExportInfo, LibraryInfo, ProcessorV0,
     WorkgroupStateV0, LIBRARY_VERSION_LATEST,

@@ -437,6 +437,16 @@ pub struct ExportInfo {
 }
 
 impl ExportInfo {
+    /// An export described by `name` and `attrs`, for executables that are
+    /// not ELF libraries (VMVX modules).
+    pub fn new(name: impl Into<String>, attrs: DispatchAttrsV0) -> ExportInfo {
+        ExportInfo {
+            name: name.into(),
+            attrs,
+            function: 0,
+        }
+    }
+
     /// Workgroup size (x, y, z).
     pub fn workgroup_size(&self) -> [u32; 3] {
         [

@@ -1,0 +1,95 @@
+//! What a local device needs from an executable, whatever its format:
+//! exports described by the library ABI and a way to run one workgroup.
+//!
+//! Embedded ELF libraries, system shared libraries and VMVX modules all
+//! implement [`WorkgroupExecutable`]; an [`ExecutableLoader`] turns a format
+//! string and payload into one. The device then runs grids the same way for
+//! every format ([`crate::dispatch`]).
+
+use std::sync::Arc;
+
+use iree_base::Result;
+
+use crate::library::{DispatchStateV0, ExportInfo, WorkgroupStateV0};
+
+/// An executable whose exports run one workgroup per call with the v0
+/// dispatch ABI.
+pub trait WorkgroupExecutable: Send + Sync {
+    /// The exports, in ordinal order.
+    fn exports(&self) -> &[ExportInfo];
+
+    /// Runs one workgroup of export `ordinal`; returns the kernel's result
+    /// (0 = success).
+    ///
+    /// # Safety
+    ///
+    /// `dispatch` and `workgroup` must describe what the export was compiled
+    /// for: `binding_ptrs`/`binding_lengths` point to `binding_count`
+    /// entries, each binding valid for the reads and writes the kernel
+    /// performs for this workgroup; `constants` points to `constant_count`
+    /// values; `local_memory` is valid for `local_memory_size` bytes; and no
+    /// Rust code accesses the bindings concurrently (other workgroups of the
+    /// same dispatch may).
+    unsafe fn run_workgroup(
+        &self,
+        ordinal: usize,
+        dispatch: &DispatchStateV0,
+        workgroup: &WorkgroupStateV0,
+    ) -> Result<i32>;
+}
+
+/// Turns executable payloads of the formats it supports into
+/// [`WorkgroupExecutable`]s (`iree_hal_executable_loader_t`).
+pub trait ExecutableLoader: Send + Sync {
+    /// A short name for diagnostics (`embedded-elf`, `system-library`, `vmvx`).
+    fn name(&self) -> &str;
+
+    /// Whether this loader accepts `format` (`embedded-elf-x86_64`, ...).
+    fn supports(&self, format: &str) -> bool;
+
+    /// The formats this loader accepts on this host, for error messages.
+    fn formats(&self) -> Vec<String>;
+
+    /// Loads `data`, an executable of `format`.
+    fn load(&self, format: &str, data: &[u8]) -> Result<Arc<dyn WorkgroupExecutable>>;
+}
+
+/// Loads `embedded-elf-<host arch>` executables with the crate's own ELF
+/// loader ([`crate::EmbeddedElfLibrary`]).
+#[derive(Debug, Default)]
+pub struct EmbeddedElfLoader;
+
+impl ExecutableLoader for EmbeddedElfLoader {
+    fn name(&self) -> &str {
+        "embedded-elf"
+    }
+
+    fn supports(&self, format: &str) -> bool {
+        format == crate::device::host_embedded_elf_format()
+    }
+
+    fn formats(&self) -> Vec<String> {
+        vec![crate::device::host_embedded_elf_format().to_string()]
+    }
+
+    fn load(&self, _format: &str, data: &[u8]) -> Result<Arc<dyn WorkgroupExecutable>> {
+        Ok(Arc::new(crate::EmbeddedElfLibrary::load(data)?))
+    }
+}
+
+impl WorkgroupExecutable for crate::EmbeddedElfLibrary {
+    fn exports(&self) -> &[ExportInfo] {
+        crate::EmbeddedElfLibrary::exports(self)
+    }
+
+    unsafe fn run_workgroup(
+        &self,
+        ordinal: usize,
+        dispatch: &DispatchStateV0,
+        workgroup: &WorkgroupStateV0,
+    ) -> Result<i32> {
+        // SAFETY: the caller upholds `dispatch`'s contract, which is this
+        // method's.
+        unsafe { self.dispatch(ordinal, dispatch, workgroup) }
+    }
+}
