@@ -12,5 +12,6 @@
 pub mod cformat;
 pub mod cnumber;
 mod status;
+pub mod sync;
 
 pub use status::{Result, ResultExt, Status, StatusCode};

@@ -1,18 +1,17 @@
 //! The local CPU drivers and their device: host memory from the heap
-//! allocator, embedded-ELF executables, and a queue that runs every
-//! operation inline on the submitting thread, in fence order.
+//! allocator, executables from the loaders it was given, and a [`Queue`]
+//! that orders operations by their fences.
 //!
-//! `local-sync` runs each dispatch's workgroups on the calling thread;
-//! `local-task` spreads them over one worker per available core (a
-//! persistent [`WorkerPool`] whose worker 0 is the submitting thread). (Upstream's
-//! `local-task` also runs queue operations asynchronously on its task
-//! system; here queue operations complete before the submit returns, which
-//! gives the same results for fence-ordered programs.)
+//! `local-sync` runs each dispatch's workgroups on the calling thread, and
+//! operations whose waits are pending on the thread that later satisfies
+//! them; `local-task` spreads workgroups over its workers (a persistent
+//! [`WorkerPool`] whose worker 0 is the thread running the operation) and
+//! runs operations that became ready later on its queue executor thread.
 
 use std::sync::Arc;
 
 use iree_base::{Result, Status, StatusCode};
-use iree_hal::device::{match_pattern, run_queue_op};
+use iree_hal::device::match_pattern;
 use iree_hal::{
     Allocator, Buffer, BufferParams, CommandBuffer, Device, DeviceInfo, DispatchBinding, Driver,
     Executable, Fence, HeapAllocator,
@@ -21,6 +20,7 @@ use iree_hal::{
 use crate::dispatch::{buffer_bindings, dispatch_grid, dispatch_grid_on_pool};
 use crate::executable::{EmbeddedElfLoader, ExecutableLoader, WorkgroupExecutable};
 use crate::pool::WorkerPool;
+use crate::queue::{DeferredExecution, Queue};
 
 /// The executable format this host's embedded-ELF loader accepts
 /// (`embedded-elf-x86_64` / `embedded-elf-arm_64`).
@@ -108,6 +108,8 @@ pub struct LocalDevice {
     pool: Option<Arc<WorkerPool>>,
     /// Executable loaders, asked in order.
     loaders: Vec<Arc<dyn ExecutableLoader>>,
+    /// Orders queue operations by their fences.
+    queue: Queue,
 }
 
 /// The `local-sync` device (a [`LocalDevice`] with one worker).
@@ -144,6 +146,12 @@ impl LocalDevice {
             workers,
             pool: (workers > 1).then(|| Arc::new(WorkerPool::new(workers))),
             loaders,
+            // One worker means no threads of our own (`local-sync`).
+            queue: Queue::new(if workers > 1 {
+                DeferredExecution::ExecutorThread
+            } else {
+                DeferredExecution::SignalingThread
+            }),
         }
     }
 
@@ -247,14 +255,30 @@ impl Device for LocalDevice {
         params: BufferParams,
         size: u64,
     ) -> Result<Buffer> {
-        run_queue_op(wait, signal, || {
-            self.allocator.allocate_buffer(params, size)
-        })
+        // Host memory is allocated now (the buffer must not be used before
+        // `signal` anyway); the queue orders only the signal.
+        let buffer = match self.allocator.allocate_buffer(params, size) {
+            Ok(buffer) => buffer,
+            Err(status) => {
+                signal.fail(status.clone());
+                return Err(status);
+            }
+        };
+        self.queue.submit(wait, signal, Box::new(|| Ok(())))?;
+        Ok(buffer)
     }
 
-    fn queue_dealloca(&self, wait: &Fence, signal: &Fence, _buffer: &Buffer) -> Result<()> {
-        // Host memory is freed when the last reference drops.
-        run_queue_op(wait, signal, || Ok(()))
+    fn queue_dealloca(&self, wait: &Fence, signal: &Fence, buffer: &Buffer) -> Result<()> {
+        // Host memory is freed when the last reference drops: after the wait.
+        let buffer = buffer.clone();
+        self.queue.submit(
+            wait,
+            signal,
+            Box::new(move || {
+                drop(buffer);
+                Ok(())
+            }),
+        )
     }
 
     fn queue_execute(
@@ -264,9 +288,24 @@ impl Device for LocalDevice {
         command_buffer: Option<&CommandBuffer>,
         binding_table: &[DispatchBinding],
     ) -> Result<()> {
-        run_queue_op(wait, signal, || match command_buffer {
-            Some(cb) => cb.execute_inline(binding_table),
-            None => Ok(()),
-        })
+        let command_buffer = command_buffer.cloned();
+        let binding_table = binding_table.to_vec();
+        self.queue.submit(
+            wait,
+            signal,
+            Box::new(move || match command_buffer {
+                Some(cb) => cb.execute_inline(&binding_table),
+                None => Ok(()),
+            }),
+        )
+    }
+
+    fn queue_host_call(
+        &self,
+        wait: &Fence,
+        signal: &Fence,
+        op: Box<dyn FnOnce() -> Result<()> + Send>,
+    ) -> Result<()> {
+        self.queue.submit(wait, signal, op)
     }
 }

@@ -25,6 +25,7 @@ pub mod elf;
 pub mod executable;
 pub mod library;
 pub mod pool;
+pub mod queue;
 
 use std::ffi::c_void;
 
@@ -40,6 +41,7 @@ pub use library::{
 };
 use library::{DispatchFn, ImportFn, QueryFn};
 pub use pool::WorkerPool;
+pub use queue::{DeferredExecution, Queue, QueueOp};
 
 /// An embedded ELF executable library loaded for this host, queried and
 /// ready to dispatch.

@@ -51,6 +51,20 @@ pub trait Device: Send + Sync {
         command_buffer: Option<&CommandBuffer>,
         binding_table: &[DispatchBinding],
     ) -> Result<()>;
+
+    /// Runs a host-side operation in queue order (`queue.fill`, `copy`,
+    /// `update`, `read`, `write`): once `wait` is reached, then signals
+    /// `signal`. Returns the operation's error if it ran before the call
+    /// returned. The default runs it inline on the calling thread, blocking
+    /// on `wait`.
+    fn queue_host_call(
+        &self,
+        wait: &Fence,
+        signal: &Fence,
+        op: Box<dyn FnOnce() -> Result<()> + Send>,
+    ) -> Result<()> {
+        run_queue_op(wait, signal, op)
+    }
 }
 
 /// Runs `op` in queue order on the calling thread: waits for `wait`, runs,

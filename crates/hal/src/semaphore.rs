@@ -13,15 +13,23 @@
 use std::sync::Arc;
 use std::time::Instant;
 
+use iree_base::sync::{self, atomic::AtomicUsize, atomic::Ordering, Condvar, Mutex};
 use iree_base::{Result, Status, StatusCode};
-use parking_lot::{Condvar, Mutex};
 
 /// When to stop waiting: `None` waits forever.
 pub type Deadline = Option<Instant>;
 
+/// Called once when a timepoint is reached (`Ok`) or its semaphore fails
+/// (`Err` with the root cause). Runs on the thread that signals or fails the
+/// semaphore (or on the registering thread when already resolved), outside
+/// every semaphore lock; it should only hand work off.
+pub type TimepointCallback = Box<dyn FnOnce(Result<()>) + Send>;
+
 struct State {
     value: u64,
     failure: Option<Status>,
+    /// Registered callbacks with the value each waits for.
+    callbacks: Vec<(u64, TimepointCallback)>,
 }
 
 /// A timeline semaphore (`iree_hal_semaphore_t`).
@@ -37,6 +45,7 @@ impl Semaphore {
             state: Mutex::new(State {
                 value: initial_value,
                 failure: None,
+                callbacks: Vec::new(),
             }),
             changed: Condvar::new(),
         })
@@ -44,18 +53,18 @@ impl Semaphore {
 
     /// The current payload, or the failure.
     pub fn query(&self) -> Result<u64> {
-        let state = self.state.lock();
+        let state = sync::lock(&self.state);
         match &state.failure {
             Some(failure) => Err(failure.clone()),
             None => Ok(state.value),
         }
     }
 
-    /// Advances the payload to `value` and wakes waiters it satisfies.
-    /// Fails when `value` does not increase the payload, or when the
-    /// semaphore has failed (returning the failure).
+    /// Advances the payload to `value`, wakes the waiters and runs the
+    /// callbacks it satisfies. Fails when `value` does not increase the
+    /// payload, or when the semaphore has failed (returning the failure).
     pub fn signal(&self, value: u64) -> Result<()> {
-        let mut state = self.state.lock();
+        let mut state = sync::lock(&self.state);
         if let Some(failure) = &state.failure {
             return Err(failure.clone());
         }
@@ -69,27 +78,61 @@ impl Semaphore {
             ));
         }
         state.value = value;
-        drop(state);
-        self.changed.notify_all();
-        Ok(())
-    }
-
-    /// Fails the semaphore with `status` (the first failure wins) and wakes
-    /// every waiter.
-    pub fn fail(&self, status: Status) {
-        let mut state = self.state.lock();
-        if state.failure.is_none() {
-            state.failure = Some(status);
+        let mut ready = Vec::new();
+        let mut index = 0;
+        while index < state.callbacks.len() {
+            if state.callbacks[index].0 <= value {
+                ready.push(state.callbacks.swap_remove(index).1);
+            } else {
+                index += 1;
+            }
         }
         drop(state);
         self.changed.notify_all();
+        for callback in ready {
+            callback(Ok(()));
+        }
+        Ok(())
+    }
+
+    /// Fails the semaphore with `status` (the first failure wins), wakes
+    /// every waiter and runs every callback with the failure.
+    pub fn fail(&self, status: Status) {
+        let mut state = sync::lock(&self.state);
+        if state.failure.is_none() {
+            state.failure = Some(status);
+        }
+        let failure = state.failure.clone().expect("set above");
+        let callbacks = std::mem::take(&mut state.callbacks);
+        drop(state);
+        self.changed.notify_all();
+        for (_, callback) in callbacks {
+            callback(Err(failure.clone()));
+        }
+    }
+
+    /// Calls `callback` once the payload reaches `value` (with `Ok`) or the
+    /// semaphore fails (with the failure); immediately, on this thread, when
+    /// either has already happened. No thread blocks or polls meanwhile.
+    pub fn notify_at(&self, value: u64, callback: TimepointCallback) {
+        let mut state = sync::lock(&self.state);
+        let outcome = if let Some(failure) = &state.failure {
+            Err(failure.clone())
+        } else if state.value >= value {
+            Ok(())
+        } else {
+            state.callbacks.push((value, callback));
+            return;
+        };
+        drop(state);
+        callback(outcome);
     }
 
     /// Waits until the payload reaches `value`. Returns DEADLINE_EXCEEDED if
     /// `deadline` passes first (an already-passed deadline polls), or the
     /// failure that failed the semaphore.
     pub fn wait(&self, value: u64, deadline: Deadline) -> Result<()> {
-        let mut state = self.state.lock();
+        let mut state = sync::lock(&self.state);
         loop {
             if let Some(failure) = &state.failure {
                 return Err(failure
@@ -100,7 +143,7 @@ impl Semaphore {
                 return Ok(());
             }
             match deadline {
-                None => self.changed.wait(&mut state),
+                None => state = sync::wait(&self.changed, state),
                 Some(deadline) => {
                     if Instant::now() >= deadline {
                         return Err(Status::new(
@@ -109,8 +152,32 @@ impl Semaphore {
                         ));
                     }
                     // Woken or timed out: the loop re-checks the state first.
-                    let _ = self.changed.wait_until(&mut state, deadline);
+                    state = sync::wait_until(&self.changed, state, deadline);
                 }
+            }
+        }
+    }
+}
+
+/// The shared countdown of one [`Fence::notify`]: the callback runs once,
+/// when the last timepoint arrives or at the first failure.
+struct FenceJoin {
+    remaining: AtomicUsize,
+    callback: Mutex<Option<TimepointCallback>>,
+}
+
+impl FenceJoin {
+    fn arrive(&self, outcome: Result<()>) {
+        let fire = match &outcome {
+            Ok(()) => self.remaining.fetch_sub(1, Ordering::AcqRel) == 1,
+            Err(_) => true,
+        };
+        if fire {
+            // Taking the callback under the lock makes it run exactly once,
+            // whichever arrival (the last success or the first failure) wins.
+            let callback = sync::lock(&self.callback).take();
+            if let Some(callback) = callback {
+                callback(outcome);
             }
         }
     }
@@ -188,6 +255,23 @@ impl Fence {
     pub fn fail(&self, status: Status) {
         for (semaphore, _) in &self.timepoints {
             semaphore.fail(status.clone());
+        }
+    }
+
+    /// Calls `callback` once every timepoint is reached (`Ok`) or at the
+    /// first failure among them (`Err` with its root cause); immediately when
+    /// already resolved. See [`Semaphore::notify_at`] for where it runs.
+    pub fn notify(&self, callback: TimepointCallback) {
+        if self.timepoints.is_empty() {
+            return callback(Ok(()));
+        }
+        let join = Arc::new(FenceJoin {
+            remaining: AtomicUsize::new(self.timepoints.len()),
+            callback: Mutex::new(Some(callback)),
+        });
+        for (semaphore, value) in &self.timepoints {
+            let join = join.clone();
+            semaphore.notify_at(*value, Box::new(move |outcome| join.arrive(outcome)));
         }
     }
 
@@ -281,5 +365,48 @@ mod tests {
         let c = Fence::with_new_semaphore();
         c.fail(Status::new(StatusCode::Internal, "boom"));
         assert_eq!(c.wait(None).unwrap_err().code(), StatusCode::Internal);
+    }
+
+    #[test]
+    fn callbacks_run_once_when_reached_or_failed() {
+        use std::sync::atomic::{AtomicU32, Ordering};
+        let hits = Arc::new(AtomicU32::new(0));
+        let s = Semaphore::new(0);
+        let t = Semaphore::new(0);
+        let mut fence = Fence::new();
+        fence.insert(s.clone(), 2);
+        fence.insert(t.clone(), 1);
+        let h = hits.clone();
+        fence.notify(Box::new(move |r| {
+            r.unwrap();
+            h.fetch_add(1, Ordering::SeqCst);
+        }));
+        s.signal(1).unwrap();
+        t.signal(1).unwrap();
+        assert_eq!(hits.load(Ordering::SeqCst), 0);
+        s.signal(2).unwrap();
+        assert_eq!(hits.load(Ordering::SeqCst), 1);
+        // Already reached: runs at once.
+        let h = hits.clone();
+        fence.notify(Box::new(move |r| {
+            r.unwrap();
+            h.fetch_add(1, Ordering::SeqCst);
+        }));
+        assert_eq!(hits.load(Ordering::SeqCst), 2);
+
+        // The first failure wins and later arrivals do nothing.
+        let u = Semaphore::new(0);
+        let v = Semaphore::new(0);
+        let mut fence = Fence::new();
+        fence.insert(u.clone(), 1);
+        fence.insert(v.clone(), 1);
+        let h = hits.clone();
+        fence.notify(Box::new(move |r| {
+            assert_eq!(r.unwrap_err().message(), "root cause");
+            h.fetch_add(10, Ordering::SeqCst);
+        }));
+        u.fail(Status::new(StatusCode::DataLoss, "root cause"));
+        v.fail(Status::new(StatusCode::Aborted, "later"));
+        assert_eq!(hits.load(Ordering::SeqCst), 12);
     }
 }

@@ -70,6 +70,7 @@ ref_types! {
 
 /// A `hal.file` over a window of a VM byte buffer (`hal.ex.file.from_memory`):
 /// queue reads copy out of it and queue writes copy into it.
+#[derive(Clone)]
 pub struct MemoryFile {
     /// The `vm.buffer` holding the contents; kept alive by this reference.
     source: Ref,
@@ -561,32 +562,32 @@ fn more(b: Builder) -> Result<Builder> {
         device.queue_execute(&fence_or_empty(&wait)?, &fence_or_empty(&signal)?, Some(&cb), &[])
     })?
     .export("device.queue.fill", "0rIrrrIIIiI_v", |_, (device, _affinity, wait, signal, target, offset, length, pattern, pattern_length, _flags): QueueFillArgs| {
-        device_arg(&device)?;
+        let device = device_arg(&device)?;
         let target = deref::<HalBuffer>(&target, buffer_type(), "target buffer")?.0.clone();
         let pattern = pattern_bytes(pattern, pattern_length)?;
         let (offset, length) = (size(offset, "offset")?, length as u64);
-        iree_hal::device::run_queue_op(&fence_or_empty(&wait)?, &fence_or_empty(&signal)?, || {
+        device.queue_host_call(&fence_or_empty(&wait)?, &fence_or_empty(&signal)?, Box::new(move || {
             let length = iree_hal::buffer::calculate_range(target.byte_length(), offset, length)?;
             target.fill(offset, length, &pattern)
-        })
+        }))
     })?
     .export("device.queue.copy", "0rIrrrIrIII_v", |_, (device, _affinity, wait, signal, source, source_offset, target, target_offset, length, _flags): QueueCopyArgs| {
-        device_arg(&device)?;
+        let device = device_arg(&device)?;
         let source = deref::<HalBuffer>(&source, buffer_type(), "source buffer")?.0.clone();
         let target = deref::<HalBuffer>(&target, buffer_type(), "target buffer")?.0.clone();
         let (source_offset, target_offset, length) = (size(source_offset, "offset")?, size(target_offset, "offset")?, size(length, "length")?);
-        iree_hal::device::run_queue_op(&fence_or_empty(&wait)?, &fence_or_empty(&signal)?, || {
+        device.queue_host_call(&fence_or_empty(&wait)?, &fence_or_empty(&signal)?, Box::new(move || {
             let mut bytes = vec![0u8; length as usize];
             source.read(source_offset, &mut bytes)?;
             target.write(target_offset, &bytes)
-        })
+        }))
     })?
     .export("device.queue.update", "0rIrrrIrIII_v", |_, (device, _affinity, wait, signal, source, source_offset, target, target_offset, length, _flags): QueueCopyArgs| {
-        device_arg(&device)?;
+        let device = device_arg(&device)?;
         let data = vm_bytes(&source, source_offset, length)?;
         let target = deref::<HalBuffer>(&target, buffer_type(), "target buffer")?.0.clone();
         let target_offset = size(target_offset, "offset")?;
-        iree_hal::device::run_queue_op(&fence_or_empty(&wait)?, &fence_or_empty(&signal)?, || target.write(target_offset, &data))
+        device.queue_host_call(&fence_or_empty(&wait)?, &fence_or_empty(&signal)?, Box::new(move || target.write(target_offset, &data)))
     })?
     .export("ex.file.from_memory", "0rIirIIi_r", |_, (device, _affinity, access, buffer, offset, length, _flags): (Option<Ref>, i64, i32, Option<Ref>, i64, i64, i32)| {
         device_arg(&device)?;
@@ -602,8 +603,8 @@ fn more(b: Builder) -> Result<Builder> {
         Ok(Ref::new(HalFile(MemoryFile { source, offset, length, access: access as u32 })))
     })?
     .export("device.queue.read", "0rIrrrIrIII_v", |_, (device, _affinity, wait, signal, file, file_offset, target, target_offset, length, _flags): QueueCopyArgs| {
-        device_arg(&device)?;
-        let file = &deref::<HalFile>(&file, file_type(), "source file")?.0;
+        let device = device_arg(&device)?;
+        let file = deref::<HalFile>(&file, file_type(), "source file")?.0.clone();
         if !MemoryAccess(file.access as u16).contains(MemoryAccess::READ) {
             return Err(Status::new(StatusCode::PermissionDenied, "file was not opened for reading"));
         }
@@ -612,25 +613,25 @@ fn more(b: Builder) -> Result<Builder> {
         let start = file.window(file_offset, length)?;
         // Read when the operation runs (after the wait fence), like the
         // twin `queue.write` below, so earlier queued writes are seen.
-        iree_hal::device::run_queue_op(&fence_or_empty(&wait)?, &fence_or_empty(&signal)?, || {
+        device.queue_host_call(&fence_or_empty(&wait)?, &fence_or_empty(&signal)?, Box::new(move || {
             let data = file.source().read_bytes(start, length as usize)?;
             target.write(target_offset, &data)
-        })
+        }))
     })?
     .export("device.queue.write", "0rIrrrIrIII_v", |_, (device, _affinity, wait, signal, source, source_offset, file, file_offset, length, _flags): QueueCopyArgs| {
-        device_arg(&device)?;
+        let device = device_arg(&device)?;
         let source = deref::<HalBuffer>(&source, buffer_type(), "source buffer")?.0.clone();
-        let file = &deref::<HalFile>(&file, file_type(), "target file")?.0;
+        let file = deref::<HalFile>(&file, file_type(), "target file")?.0.clone();
         if !MemoryAccess(file.access as u16).contains(MemoryAccess::WRITE) {
             return Err(Status::new(StatusCode::PermissionDenied, "file was not opened for writing"));
         }
         let (source_offset, length) = (size(source_offset, "offset")?, size(length, "length")?);
         let start = file.window(file_offset, length)?;
-        iree_hal::device::run_queue_op(&fence_or_empty(&wait)?, &fence_or_empty(&signal)?, || {
+        device.queue_host_call(&fence_or_empty(&wait)?, &fence_or_empty(&signal)?, Box::new(move || {
             let mut bytes = vec![0u8; length as usize];
             source.read(source_offset, &mut bytes)?;
             file.source().write_bytes(start, &bytes)
-        })
+        }))
     })?
     .export("device.queue.flush", "0rI_v", |_, (device, _affinity): (Option<Ref>, i64)| device_arg(&device).map(|_| ()))?
     .export("fence.join", "0ICrD_r", |_, (_flags, fences): (i64, Variadic<(Option<Ref>,)>)| {
