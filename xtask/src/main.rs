@@ -6,7 +6,8 @@
 //! * `conformance`: run every case through upstream and through our
 //!   `iree-run-module` and compare;
 //! * `opcodes`: list which core VM opcodes the `vm` suite's modules contain;
-//! * `bench`: time ours against upstream on `testdata/bench` workloads.
+//! * `bench`: time ours against upstream on `testdata/bench` workloads;
+//! * `loom`: model-check the semaphore, queue and worker-pool protocols.
 //!
 //! The test-data format is described in `testdata/README.md` and implemented
 //! by `iree_tooling::testcases`.
@@ -52,7 +53,33 @@ commands:
   bench [--runs N] [--filter TEXT]
                             wall time of ours vs upstream on testdata/bench
                             workloads, alternating runs; prints the ratio
+  loom                      model-check semaphores, fences, the device queue and the
+                            worker pool with loom (RUSTFLAGS=--cfg loom, own target dir)
 ";
+
+/// Runs every `tests/loom.rs` under `--cfg loom` in `target/loom` (so the
+/// normal build cache survives).
+fn loom() -> Result<bool> {
+    let root = repo_root();
+    let status =
+        std::process::Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+            .current_dir(&root)
+            .env("RUSTFLAGS", "--cfg loom")
+            .env("CARGO_TARGET_DIR", root.join("target").join("loom"))
+            .args([
+                "test",
+                "--release",
+                "-p",
+                "iree-hal",
+                "-p",
+                "iree-hal-local",
+                "--test",
+                "loom",
+            ])
+            .status()
+            .map_err(|e| format!("running cargo: {e}"))?;
+    Ok(status.success())
+}
 
 /// The repository root (the parent of this crate's directory).
 pub fn repo_root() -> PathBuf {
@@ -88,6 +115,7 @@ fn main() -> ExitCode {
         "conformance" => cli::Options::parse(&args).and_then(|o| conformance::run(&o)),
         "opcodes" => cli::Options::parse(&args).and_then(|o| opcodes::run(&o)),
         "bench" => bench::run(&args),
+        "loom" => loom(),
         other => {
             eprint!("unknown command `{other}`\n\n{USAGE}");
             return ExitCode::from(2);

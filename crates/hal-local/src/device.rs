@@ -21,6 +21,7 @@ use crate::dispatch::{buffer_bindings, dispatch_grid, dispatch_grid_on_pool};
 use crate::executable::{EmbeddedElfLoader, ExecutableLoader, WorkgroupExecutable};
 use crate::pool::WorkerPool;
 use crate::queue::{DeferredExecution, Queue};
+use crate::topology::{TaskTopology, TaskTopologyOptions};
 
 /// The executable format this host's embedded-ELF loader accepts
 /// (`embedded-elf-x86_64` / `embedded-elf-arm_64`).
@@ -36,9 +37,19 @@ pub fn host_embedded_elf_format() -> &'static str {
 #[derive(Default)]
 pub struct LocalSyncDriver;
 
-/// Creates `local-task` devices, whose dispatches run on all cores.
+/// Creates `local-task` devices, whose dispatches run on task workers laid
+/// out by the `--task_*` flags (one per physical core by default).
 #[derive(Default)]
-pub struct LocalTaskDriver;
+pub struct LocalTaskDriver {
+    options: TaskTopologyOptions,
+}
+
+impl LocalTaskDriver {
+    /// A driver whose devices use the topology `options` resolve to.
+    pub fn with_options(options: TaskTopologyOptions) -> LocalTaskDriver {
+        LocalTaskDriver { options }
+    }
+}
 
 /// The one device each local driver offers: `driver://` (or `driver://0`).
 fn default_devices() -> Vec<DeviceInfo> {
@@ -74,8 +85,12 @@ impl Driver for LocalTaskDriver {
 
     fn create_device(&self, path: &str) -> Result<Arc<dyn Device>> {
         check_default_path(self.name(), path)?;
-        let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
-        Ok(Arc::new(LocalDevice::with_workers("local-task", workers)))
+        let topology = self.options.resolve()?;
+        Ok(Arc::new(LocalDevice::with_topology(
+            "local-task",
+            &topology,
+            default_loaders(),
+        )))
     }
 }
 
@@ -110,6 +125,8 @@ pub struct LocalDevice {
     loaders: Vec<Arc<dyn ExecutableLoader>>,
     /// Orders queue operations by their fences.
     queue: Queue,
+    /// Largest workgroup-local memory a dispatch may ask for (0: any).
+    local_memory_limit: usize,
 }
 
 /// The `local-sync` device (a [`LocalDevice`] with one worker).
@@ -139,12 +156,23 @@ impl LocalDevice {
         workers: usize,
         loaders: Vec<Arc<dyn ExecutableLoader>>,
     ) -> LocalDevice {
-        let workers = workers.max(1);
+        LocalDevice::with_topology(id, &TaskTopology::unpinned(workers), loaders)
+    }
+
+    /// A device named `id` whose workers are laid out as `topology` says,
+    /// loading executables with `loaders` (asked in order).
+    pub fn with_topology(
+        id: &'static str,
+        topology: &TaskTopology,
+        loaders: Vec<Arc<dyn ExecutableLoader>>,
+    ) -> LocalDevice {
+        let workers = topology.workers().max(1);
         LocalDevice {
             id,
             allocator: HeapAllocator::new(),
             workers,
-            pool: (workers > 1).then(|| Arc::new(WorkerPool::new(workers))),
+            pool: (workers > 1).then(|| Arc::new(WorkerPool::with_topology(topology))),
+            local_memory_limit: topology.local_memory_limit,
             loaders,
             // One worker means no threads of our own (`local-sync`).
             queue: Queue::new(if workers > 1 {
@@ -171,6 +199,8 @@ impl Default for LocalDevice {
 struct LocalExecutable {
     inner: Arc<dyn WorkgroupExecutable>,
     pool: Option<Arc<WorkerPool>>,
+    /// Largest workgroup-local memory a dispatch may ask for (0: any).
+    local_memory_limit: usize,
 }
 
 impl Executable for LocalExecutable {
@@ -189,6 +219,18 @@ impl Executable for LocalExecutable {
         constants: &[u32],
         bindings: &[DispatchBinding],
     ) -> Result<()> {
+        if let Some(export) = self.inner.exports().get(ordinal) {
+            let needed = export.local_memory_size();
+            if self.local_memory_limit != 0 && needed > self.local_memory_limit {
+                return Err(Status::new(
+                    StatusCode::ResourceExhausted,
+                    format!(
+                        "dispatch '{}' requires {needed} bytes of workgroup local memory but workers have {} (--task_worker_local_memory)",
+                        export.name, self.local_memory_limit
+                    ),
+                ));
+            }
+        }
         let bindings = buffer_bindings(bindings);
         match &self.pool {
             Some(pool) => dispatch_grid_on_pool(
@@ -245,6 +287,7 @@ impl Device for LocalDevice {
         Ok(Arc::new(LocalExecutable {
             inner,
             pool: self.pool.clone(),
+            local_memory_limit: self.local_memory_limit,
         }))
     }
 

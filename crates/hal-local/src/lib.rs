@@ -26,6 +26,7 @@ pub mod executable;
 pub mod library;
 pub mod pool;
 pub mod queue;
+pub mod topology;
 
 use std::ffi::c_void;
 
@@ -42,6 +43,7 @@ pub use library::{
 use library::{DispatchFn, ImportFn, QueryFn};
 pub use pool::WorkerPool;
 pub use queue::{DeferredExecution, Queue, QueueOp};
+pub use topology::{TaskTopology, TaskTopologyOptions};
 
 /// An embedded ELF executable library loaded for this host, queried and
 /// ready to dispatch.

@@ -8,8 +8,11 @@
 //! job can never leave `run` waiting forever.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
-use std::thread::JoinHandle;
+use std::sync::Arc;
+
+use iree_base::sync::{self, thread, Condvar, Mutex, MutexGuard};
+
+use crate::topology::TaskTopology;
 
 /// A job: called once per worker with the worker's index.
 type Job = dyn Fn(u32) + Sync;
@@ -43,30 +46,41 @@ impl Shared {
     fn lock(&self) -> MutexGuard<'_, State> {
         // Jobs run outside the lock, so a poisoned lock only means a panic
         // between plain field updates; the state is still consistent.
-        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+        sync::lock(&self.state)
     }
 }
 
 /// Helper threads that run jobs together with the submitting thread.
 pub struct WorkerPool {
     shared: Arc<Shared>,
-    helpers: Vec<JoinHandle<()>>,
+    helpers: Vec<thread::JoinHandle<()>>,
     /// Serializes jobs from different submitting threads.
     submit: Mutex<()>,
 }
 
 impl WorkerPool {
     /// A pool of `workers` workers in all: the submitting thread plus
-    /// `workers - 1` helper threads.
+    /// `workers - 1` unpinned helper threads.
     pub fn new(workers: usize) -> WorkerPool {
+        WorkerPool::with_topology(&TaskTopology::unpinned(workers))
+    }
+
+    /// A pool laid out as `topology` says: worker 0 is the submitting
+    /// thread; helper `i` is pinned to `topology.cpus[i]` when that is set
+    /// (a failed pin leaves the helper unpinned) and gets the topology's
+    /// stack size.
+    pub fn with_topology(topology: &TaskTopology) -> WorkerPool {
         let shared = Arc::new(Shared::default());
-        let helpers = (1..workers.max(1))
+        let helpers = (1..topology.workers())
             .map(|index| {
                 let shared = shared.clone();
-                std::thread::Builder::new()
-                    .name(format!("iree-worker-{index}"))
-                    .spawn(move || helper_loop(&shared, index as u32))
-                    .expect("spawning a worker thread")
+                let cpu = topology.cpu_of(index);
+                spawn_helper(index, topology.stack_size, move || {
+                    if let Some(cpu) = cpu {
+                        crate::topology::pin_current_thread(cpu);
+                    }
+                    helper_loop(&shared, index as u32)
+                })
             })
             .collect();
         WorkerPool {
@@ -88,7 +102,7 @@ impl WorkerPool {
         if self.helpers.is_empty() {
             return job(0);
         }
-        let _one_job_at_a_time = self.submit.lock().unwrap_or_else(PoisonError::into_inner);
+        let _one_job_at_a_time = sync::lock(&self.submit);
         let ptr: *const (dyn Fn(u32) + Sync + '_) = job;
         // SAFETY: only the lifetime changes. The pointer is published below
         // and withdrawn before this function returns, after every helper
@@ -106,11 +120,7 @@ impl WorkerPool {
         let own = catch_unwind(AssertUnwindSafe(|| job(0)));
         let mut state = self.shared.lock();
         while state.active > 0 {
-            state = self
-                .shared
-                .done
-                .wait(state)
-                .unwrap_or_else(PoisonError::into_inner);
+            state = sync::wait(&self.shared.done, state);
         }
         state.job = None;
         drop(state);
@@ -130,16 +140,35 @@ impl Drop for WorkerPool {
     }
 }
 
+#[cfg(not(loom))]
+fn spawn_helper(
+    index: usize,
+    stack_size: usize,
+    f: impl FnOnce() + Send + 'static,
+) -> thread::JoinHandle<()> {
+    let mut builder = thread::Builder::new().name(format!("iree-worker-{index}"));
+    if stack_size > 0 {
+        builder = builder.stack_size(stack_size);
+    }
+    builder.spawn(f).expect("spawning a worker thread")
+}
+
+#[cfg(loom)]
+fn spawn_helper(
+    _index: usize,
+    _stack_size: usize,
+    f: impl FnOnce() + Send + 'static,
+) -> thread::JoinHandle<()> {
+    thread::spawn(f)
+}
+
 fn helper_loop(shared: &Shared, index: u32) {
     let mut seen = 0u64;
     loop {
         let job = {
             let mut state = shared.lock();
             while !state.shutdown && state.generation == seen {
-                state = shared
-                    .work
-                    .wait(state)
-                    .unwrap_or_else(PoisonError::into_inner);
+                state = sync::wait(&shared.work, state);
             }
             if state.shutdown {
                 return;
@@ -158,7 +187,7 @@ fn helper_loop(shared: &Shared, index: u32) {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, not(loom)))]
 mod tests {
     use super::*;
     use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};

@@ -15,6 +15,7 @@ use iree_base::{Result, ResultExt, Status, StatusCode};
 use iree_hal::{
     BufferParams, BufferUsage, BufferView, Device, DriverRegistry, EncodingType, Fence, MemoryType,
 };
+pub use iree_hal_local::TaskTopologyOptions;
 use iree_hal_local::{LocalSyncDriver, LocalTaskDriver};
 use iree_modules_hal::{HalBufferView, HalFence};
 use iree_vm::list::List;
@@ -51,6 +52,8 @@ pub struct RunOptions {
     /// `--print_statistics`: the device allocator's statistics on stderr
     /// after the run.
     pub print_statistics: bool,
+    /// The `--task_*` flags for `local-task` devices.
+    pub task_topology: TaskTopologyOptions,
 }
 
 impl Default for RunOptions {
@@ -65,6 +68,7 @@ impl Default for RunOptions {
             expected_outputs: Vec::new(),
             equality: Equality::default(),
             print_statistics: false,
+            task_topology: TaskTopologyOptions::default(),
         }
     }
 }
@@ -115,12 +119,17 @@ pub fn find_single_export(module: &dyn Module) -> Result<u32> {
     }
 }
 
-/// The drivers this build provides.
+/// The drivers this build provides, with default options.
 pub fn driver_registry() -> DriverRegistry {
+    driver_registry_with(&TaskTopologyOptions::default())
+}
+
+/// The drivers this build provides; `local-task` devices use `task`.
+pub fn driver_registry_with(task: &TaskTopologyOptions) -> DriverRegistry {
     let mut registry = DriverRegistry::new();
     // Registering into an empty registry cannot collide.
     let _ = registry.register(Arc::new(LocalSyncDriver));
-    let _ = registry.register(Arc::new(LocalTaskDriver));
+    let _ = registry.register(Arc::new(LocalTaskDriver::with_options(task.clone())));
     registry
 }
 
@@ -164,7 +173,7 @@ pub fn create_run_context(options: &RunOptions) -> Result<RunContext> {
             .first()
             .map(String::as_str)
             .unwrap_or(DEFAULT_DEVICE);
-        let created = driver_registry()
+        let created = driver_registry_with(&options.task_topology)
             .create_device(uri)
             .annotate("creating VM context")?;
         modules.insert(

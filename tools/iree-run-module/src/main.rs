@@ -6,6 +6,7 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use iree_tooling::compare::Equality;
+use iree_tooling::run::TaskTopologyOptions;
 use iree_tooling::run::{driver_registry, run, RunOptions};
 
 /// Command-line flags, spelled as upstream spells them (`--flag=value`).
@@ -93,6 +94,59 @@ struct Flags {
     /// Flag file with one flag per line.
     #[arg(long = "flagfile")]
     flagfile: Option<String>,
+    /// local-task: the topology mode (`physical_cores`).
+    #[arg(long = "task_topology_mode", default_value = "physical_cores")]
+    task_topology_mode: String,
+    /// local-task: the number of workers (0: decided by the mode).
+    #[arg(long = "task_topology_group_count", default_value_t = 0)]
+    task_topology_group_count: usize,
+    /// local-task: logical CPU ids to pin one worker each to (`0,1,2`).
+    #[arg(long = "task_topology_cpu_ids")]
+    task_topology_cpu_ids: Vec<String>,
+    /// local-task: the most workers the mode may pick.
+    #[arg(long = "task_topology_max_group_count", default_value_t = 64)]
+    task_topology_max_group_count: usize,
+    /// local-task: minimum worker stack size in bytes.
+    #[arg(long = "task_worker_stack_size", default_value_t = 131072)]
+    task_worker_stack_size: usize,
+    /// local-task: per-worker workgroup local memory limit (0: none).
+    #[arg(long = "task_worker_local_memory", default_value_t = 0)]
+    task_worker_local_memory: usize,
+    /// Accepted for compatibility: workers never spin.
+    #[arg(long = "task_worker_spin_us", default_value_t = 0)]
+    task_worker_spin_us: u64,
+    /// Accepted for compatibility: one executor on the current node.
+    #[arg(long = "task_topology_nodes", default_value = "current")]
+    task_topology_nodes: String,
+    /// Accepted for compatibility: every core qualifies.
+    #[arg(long = "task_topology_performance_level", default_value = "any")]
+    task_topology_performance_level: String,
+    /// Accepted for compatibility.
+    #[arg(long = "task_topology_distribution", default_value = "scatter")]
+    task_topology_distribution: String,
+    /// Accepted for compatibility.
+    #[arg(long = "task_topology_favor", default_value = "")]
+    task_topology_favor: String,
+    /// Accepted for compatibility: failures are reported, never aborted on.
+    #[arg(long = "task_abort_on_failure", num_args = 0..=1, default_missing_value = "true")]
+    task_abort_on_failure: Option<String>,
+}
+
+/// Parses one `--task_topology_cpu_ids` value (`0,1,2`).
+fn parse_cpu_ids(text: &str) -> iree_base::Result<Vec<usize>> {
+    if text.is_empty() {
+        return Ok(Vec::new());
+    }
+    text.split(',')
+        .map(|id| {
+            id.trim().parse::<usize>().map_err(|_| {
+                iree_base::Status::new(
+                    iree_base::StatusCode::InvalidArgument,
+                    format!("'{id}' not a valid CPU ID"),
+                )
+            })
+        })
+        .collect()
 }
 
 fn main() -> ExitCode {
@@ -136,7 +190,25 @@ fn main() -> ExitCode {
             }
         };
     }
+    let mut cpu_ids = Vec::new();
+    for text in &flags.task_topology_cpu_ids {
+        match parse_cpu_ids(text) {
+            Ok(ids) => cpu_ids.push(ids),
+            Err(status) => {
+                eprint!("{status}");
+                return ExitCode::from(1);
+            }
+        }
+    }
     let options = RunOptions {
+        task_topology: TaskTopologyOptions {
+            mode: flags.task_topology_mode,
+            group_count: flags.task_topology_group_count,
+            cpu_ids,
+            max_group_count: flags.task_topology_max_group_count,
+            worker_stack_size: flags.task_worker_stack_size,
+            worker_local_memory: flags.task_worker_local_memory,
+        },
         modules: flags.module,
         function: flags.function,
         inputs: flags.input,

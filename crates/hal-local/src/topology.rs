@@ -1,0 +1,261 @@
+//! How many task workers a `local-task` device runs and where: upstream's
+//! `--task_topology_*` and `--task_worker_*` flags.
+//!
+//! Resolution follows upstream's precedence: a non-zero
+//! `--task_topology_group_count` gives that many unpinned workers; otherwise
+//! `--task_topology_cpu_ids` gives one worker pinned to each listed logical
+//! CPU; otherwise the `physical_cores` mode gives one worker per physical
+//! core of the machine, at most `--task_topology_max_group_count`.
+//!
+//! Worker 0 is the thread that runs a queue operation (the submitting thread,
+//! or the queue's executor thread); helper `i` runs on `cpus[i]` when set.
+
+use iree_base::{bail, Result};
+
+/// The most workers one device runs; larger requests are clamped to it.
+pub const MAX_WORKERS: usize = 256;
+
+/// Stacks smaller than this are raised to it: the flag is a minimum, and
+/// Rust code on the workers (the VMVX interpreter) needs more than kernels.
+const MIN_WORKER_STACK_SIZE: usize = 2 << 20;
+
+/// The task flags as given (defaults are upstream's).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TaskTopologyOptions {
+    /// `--task_topology_mode` (only `physical_cores` exists).
+    pub mode: String,
+    /// `--task_topology_group_count` (0: decided by the mode).
+    pub group_count: usize,
+    /// `--task_topology_cpu_ids`, one list per flag occurrence.
+    pub cpu_ids: Vec<Vec<usize>>,
+    /// `--task_topology_max_group_count`.
+    pub max_group_count: usize,
+    /// `--task_worker_stack_size` (a minimum).
+    pub worker_stack_size: usize,
+    /// `--task_worker_local_memory` (0: no limit beyond what kernels declare).
+    pub worker_local_memory: usize,
+}
+
+impl Default for TaskTopologyOptions {
+    fn default() -> TaskTopologyOptions {
+        TaskTopologyOptions {
+            mode: "physical_cores".to_string(),
+            group_count: 0,
+            cpu_ids: Vec::new(),
+            max_group_count: 64,
+            worker_stack_size: 131_072,
+            worker_local_memory: 0,
+        }
+    }
+}
+
+/// A resolved layout: one entry per worker.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TaskTopology {
+    /// The logical CPU each worker is pinned to (`None`: unpinned). Worker 0
+    /// is the thread running the operation and is never pinned by the pool.
+    pub cpus: Vec<Option<usize>>,
+    /// Stack size of helper threads in bytes (0: the platform default).
+    pub stack_size: usize,
+    /// Per-worker local memory limit in bytes (0: none).
+    pub local_memory_limit: usize,
+}
+
+impl TaskTopology {
+    /// `workers` unpinned workers with default stacks.
+    pub fn unpinned(workers: usize) -> TaskTopology {
+        TaskTopology {
+            cpus: vec![None; workers.max(1)],
+            stack_size: 0,
+            local_memory_limit: 0,
+        }
+    }
+
+    /// The number of workers.
+    pub fn workers(&self) -> usize {
+        self.cpus.len()
+    }
+
+    /// The CPU worker `index` is pinned to, if any.
+    pub fn cpu_of(&self, index: usize) -> Option<usize> {
+        self.cpus.get(index).copied().flatten()
+    }
+}
+
+impl TaskTopologyOptions {
+    /// Resolves the flags against this machine.
+    pub fn resolve(&self) -> Result<TaskTopology> {
+        let mut cpus = if self.group_count > 0 {
+            vec![None; self.group_count]
+        } else if !self.cpu_ids.is_empty() {
+            // Upstream makes one executor per set; here the sets together
+            // form the one executor of the device.
+            let logical = std::thread::available_parallelism().map_or(1, |n| n.get());
+            let processors = online_cpu_ids()
+                .into_iter()
+                .max()
+                .map_or(logical, |m| m + 1);
+            let mut cpus = Vec::new();
+            for set in &self.cpu_ids {
+                if set.is_empty() {
+                    bail!(InvalidArgument, "at least one CPU ID must be provided");
+                }
+                for (index, &cpu) in set.iter().enumerate() {
+                    if cpu >= processors {
+                        bail!(
+                            OutOfRange,
+                            "cpu_ids[{index}] {cpu} out of bounds, only {processors} logical processors available"
+                        );
+                    }
+                    cpus.push(Some(cpu));
+                }
+            }
+            cpus
+        } else if self.mode == "physical_cores" {
+            let cores = physical_core_count().min(self.max_group_count);
+            if cores == 0 {
+                bail!(
+                    NotFound,
+                    "--task_topology_nodes=current selected 1 node(s) but none contain any usable cores; no executors created"
+                );
+            }
+            vec![None; cores]
+        } else {
+            bail!(
+                InvalidArgument,
+                "one of --task_topology_group_count or --task_topology_mode must be specified and be a valid value; have --task_topology_mode={}.",
+                self.mode
+            );
+        };
+        cpus.truncate(MAX_WORKERS);
+        Ok(TaskTopology {
+            cpus,
+            stack_size: self.worker_stack_size.max(MIN_WORKER_STACK_SIZE),
+            local_memory_limit: self.worker_local_memory,
+        })
+    }
+}
+
+/// Logical CPU ids that are online (from sysfs; empty when unknown).
+fn online_cpu_ids() -> Vec<usize> {
+    let Ok(text) = std::fs::read_to_string("/sys/devices/system/cpu/online") else {
+        return Vec::new();
+    };
+    parse_cpu_list(text.trim())
+}
+
+/// Parses a Linux CPU list (`0-3,5,7-8`); malformed parts are skipped.
+pub fn parse_cpu_list(text: &str) -> Vec<usize> {
+    let mut cpus = Vec::new();
+    for part in text.split(',').filter(|p| !p.is_empty()) {
+        match part.split_once('-') {
+            Some((a, b)) => {
+                if let (Ok(a), Ok(b)) = (a.trim().parse::<usize>(), b.trim().parse::<usize>()) {
+                    if b >= a && b - a < 4096 {
+                        cpus.extend(a..=b);
+                    }
+                }
+            }
+            None => {
+                if let Ok(cpu) = part.trim().parse() {
+                    cpus.push(cpu);
+                }
+            }
+        }
+    }
+    cpus
+}
+
+/// The number of physical cores: distinct (package, core) pairs among online
+/// CPUs, or the available parallelism where sysfs does not tell.
+pub fn physical_core_count() -> usize {
+    let fallback = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let mut cores = std::collections::BTreeSet::new();
+    for cpu in online_cpu_ids() {
+        let base = format!("/sys/devices/system/cpu/cpu{cpu}/topology");
+        let read = |name: &str| {
+            std::fs::read_to_string(format!("{base}/{name}"))
+                .ok()
+                .and_then(|t| t.trim().parse::<i64>().ok())
+        };
+        match (read("physical_package_id"), read("core_id")) {
+            (Some(package), Some(core)) => {
+                cores.insert((package, core));
+            }
+            _ => return fallback,
+        }
+    }
+    if cores.is_empty() {
+        fallback
+    } else {
+        cores.len()
+    }
+}
+
+/// Pins the calling thread to logical CPU `cpu`; failures leave it unpinned
+/// (pinning is a performance hint, as upstream treats it).
+pub fn pin_current_thread(cpu: usize) {
+    #[cfg(target_os = "linux")]
+    {
+        let mut set = rustix::thread::CpuSet::new();
+        if cpu < rustix::thread::CpuSet::MAX_CPU {
+            set.set(cpu);
+            let _ = rustix::thread::sched_setaffinity(None, &set);
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = cpu;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cpu_lists_parse_like_sysfs() {
+        assert_eq!(parse_cpu_list("0-3,5,7-8"), vec![0, 1, 2, 3, 5, 7, 8]);
+        assert_eq!(parse_cpu_list("0"), vec![0]);
+        assert_eq!(parse_cpu_list("x,2,3-1"), vec![2]);
+    }
+
+    #[test]
+    fn flags_resolve_with_upstream_precedence() {
+        let mut options = TaskTopologyOptions {
+            group_count: 3,
+            cpu_ids: vec![vec![0]],
+            ..Default::default()
+        };
+        assert_eq!(options.resolve().unwrap().cpus, vec![None; 3]);
+        options.group_count = 0;
+        assert_eq!(options.resolve().unwrap().cpus, vec![Some(0)]);
+        options.cpu_ids.push(vec![0, 0]);
+        assert_eq!(options.resolve().unwrap().cpus, vec![Some(0); 3]);
+        options.cpu_ids.push(vec![]);
+        assert_eq!(
+            options.resolve().unwrap_err().code(),
+            iree_base::StatusCode::InvalidArgument
+        );
+        options.cpu_ids.clear();
+        options.max_group_count = 1;
+        assert_eq!(options.resolve().unwrap().workers(), 1);
+        options.max_group_count = 0;
+        assert_eq!(
+            options.resolve().unwrap_err().code(),
+            iree_base::StatusCode::NotFound
+        );
+        options.group_count = 1000;
+        assert_eq!(options.resolve().unwrap().workers(), MAX_WORKERS);
+        options.group_count = 0;
+        options.cpu_ids = vec![vec![100_000]];
+        assert_eq!(
+            options.resolve().unwrap_err().code(),
+            iree_base::StatusCode::OutOfRange
+        );
+        options.cpu_ids.clear();
+        options.mode = "hyperthreads".into();
+        assert_eq!(
+            options.resolve().unwrap_err().code(),
+            iree_base::StatusCode::InvalidArgument
+        );
+    }
+}
