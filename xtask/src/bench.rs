@@ -79,6 +79,28 @@ const WORKLOADS: &[Workload] = &[
             "--expected_output=1024x1024xf32=1024",
         ],
     },
+    Workload {
+        name: "100k tiny dispatches, local-task",
+        suite: "llvm-cpu",
+        args: &[
+            "--device=local-task",
+            "--module=dispatch_loop.vmfb",
+            "--function=step_loop",
+            "--input=4xf32=1 2 3 4",
+            "--input=100000",
+        ],
+    },
+    Workload {
+        name: "100k tiny dispatches, local-sync",
+        suite: "llvm-cpu",
+        args: &[
+            "--device=local-sync",
+            "--module=dispatch_loop.vmfb",
+            "--function=step_loop",
+            "--input=4xf32=1 2 3 4",
+            "--input=100000",
+        ],
+    },
 ];
 
 /// Options: `--runs N` (default 7), `--filter TEXT`.

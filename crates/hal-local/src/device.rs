@@ -331,6 +331,14 @@ impl Device for LocalDevice {
         command_buffer: Option<&CommandBuffer>,
         binding_table: &[DispatchBinding],
     ) -> Result<()> {
+        let run = || match command_buffer {
+            Some(cb) => cb.execute_inline(binding_table),
+            None => Ok(()),
+        };
+        if let Some(outcome) = self.queue.run_if_ready(wait, signal, run) {
+            return outcome;
+        }
+        // Pending: the operation outlives this call, so it owns copies.
         let command_buffer = command_buffer.cloned();
         let binding_table = binding_table.to_vec();
         self.queue.submit(

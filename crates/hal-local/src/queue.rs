@@ -168,6 +168,35 @@ impl Queue {
         Queue { shared, executor }
     }
 
+    /// Runs `op` right away when `wait` is already reached (or fails
+    /// `signal` when `wait` has failed), completing `signal`; returns `None`
+    /// without running it when `wait` is still pending. Lets callers borrow
+    /// what a deferred [`submit`](Self::submit) would have to own.
+    pub fn run_if_ready(
+        &self,
+        wait: &Fence,
+        signal: &Fence,
+        op: impl FnOnce() -> Result<()>,
+    ) -> Option<Result<()>> {
+        match wait.query() {
+            Ok(true) => {
+                let outcome = match catch_unwind(AssertUnwindSafe(op)) {
+                    Ok(outcome) => outcome,
+                    Err(_) => Err(Status::new(
+                        StatusCode::Internal,
+                        "queue operation panicked; its signal fence is failed",
+                    )),
+                };
+                Some(complete(signal, outcome))
+            }
+            Err(status) => {
+                signal.fail(status.clone());
+                Some(Err(status))
+            }
+            Ok(false) => None,
+        }
+    }
+
     /// Runs `op` once `wait` is reached, then signals `signal`; fails
     /// `signal` with the root cause if the wait or the operation fails.
     ///

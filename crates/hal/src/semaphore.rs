@@ -13,7 +13,8 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use iree_base::sync::{self, atomic::AtomicUsize, atomic::Ordering, Condvar, Mutex};
+use iree_base::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use iree_base::sync::{self, Condvar, Mutex};
 use iree_base::{Result, Status, StatusCode};
 
 /// When to stop waiting: `None` waits forever.
@@ -26,16 +27,23 @@ pub type Deadline = Option<Instant>;
 pub type TimepointCallback = Box<dyn FnOnce(Result<()>) + Send>;
 
 struct State {
-    value: u64,
     failure: Option<Status>,
     /// Registered callbacks with the value each waits for.
     callbacks: Vec<(u64, TimepointCallback)>,
+    /// Threads blocked in `wait` (no wake-up syscall when there are none).
+    waiters: usize,
 }
 
 /// A timeline semaphore (`iree_hal_semaphore_t`).
+///
+/// The payload is also published in an atomic so `query` (the common
+/// "already reached?" check of every queue submission) takes no lock; it is
+/// only written under the lock.
 pub struct Semaphore {
     state: Mutex<State>,
     changed: Condvar,
+    value: AtomicU64,
+    failed: AtomicBool,
 }
 
 impl Semaphore {
@@ -43,21 +51,23 @@ impl Semaphore {
     pub fn new(initial_value: u64) -> Arc<Semaphore> {
         Arc::new(Semaphore {
             state: Mutex::new(State {
-                value: initial_value,
                 failure: None,
                 callbacks: Vec::new(),
+                waiters: 0,
             }),
             changed: Condvar::new(),
+            value: AtomicU64::new(initial_value),
+            failed: AtomicBool::new(false),
         })
     }
 
     /// The current payload, or the failure.
     pub fn query(&self) -> Result<u64> {
-        let state = sync::lock(&self.state);
-        match &state.failure {
-            Some(failure) => Err(failure.clone()),
-            None => Ok(state.value),
+        if !self.failed.load(Ordering::Acquire) {
+            return Ok(self.value.load(Ordering::Acquire));
         }
+        let state = sync::lock(&self.state);
+        Err(state.failure.clone().expect("set before `failed`"))
     }
 
     /// Advances the payload to `value`, wakes the waiters and runs the
@@ -68,16 +78,16 @@ impl Semaphore {
         if let Some(failure) = &state.failure {
             return Err(failure.clone());
         }
-        if value <= state.value {
+        let current = self.value.load(Ordering::Relaxed);
+        if value <= current {
             return Err(Status::new(
                 StatusCode::OutOfRange,
                 format!(
-                    "semaphore values must be monotonically increasing; current={}, new={value}",
-                    state.value
+                    "semaphore values must be monotonically increasing; current={current}, new={value}"
                 ),
             ));
         }
-        state.value = value;
+        self.value.store(value, Ordering::Release);
         let mut ready = Vec::new();
         let mut index = 0;
         while index < state.callbacks.len() {
@@ -87,8 +97,11 @@ impl Semaphore {
                 index += 1;
             }
         }
+        let wake = state.waiters > 0;
         drop(state);
-        self.changed.notify_all();
+        if wake {
+            self.changed.notify_all();
+        }
         for callback in ready {
             callback(Ok(()));
         }
@@ -101,11 +114,15 @@ impl Semaphore {
         let mut state = sync::lock(&self.state);
         if state.failure.is_none() {
             state.failure = Some(status);
+            self.failed.store(true, Ordering::Release);
         }
         let failure = state.failure.clone().expect("set above");
         let callbacks = std::mem::take(&mut state.callbacks);
+        let wake = state.waiters > 0;
         drop(state);
-        self.changed.notify_all();
+        if wake {
+            self.changed.notify_all();
+        }
         for (_, callback) in callbacks {
             callback(Err(failure.clone()));
         }
@@ -118,7 +135,7 @@ impl Semaphore {
         let mut state = sync::lock(&self.state);
         let outcome = if let Some(failure) = &state.failure {
             Err(failure.clone())
-        } else if state.value >= value {
+        } else if self.value.load(Ordering::Acquire) >= value {
             Ok(())
         } else {
             state.callbacks.push((value, callback));
@@ -139,22 +156,24 @@ impl Semaphore {
                     .clone()
                     .annotate("while waiting on a failed semaphore"));
             }
-            if state.value >= value {
+            if self.value.load(Ordering::Acquire) >= value {
                 return Ok(());
             }
-            match deadline {
-                None => state = sync::wait(&self.changed, state),
-                Some(deadline) => {
-                    if Instant::now() >= deadline {
-                        return Err(Status::new(
-                            StatusCode::DeadlineExceeded,
-                            "semaphore wait timed out",
-                        ));
-                    }
-                    // Woken or timed out: the loop re-checks the state first.
-                    state = sync::wait_until(&self.changed, state, deadline);
+            if let Some(deadline) = deadline {
+                if Instant::now() >= deadline {
+                    return Err(Status::new(
+                        StatusCode::DeadlineExceeded,
+                        "semaphore wait timed out",
+                    ));
                 }
             }
+            state.waiters += 1;
+            state = match deadline {
+                None => sync::wait(&self.changed, state),
+                // Woken or timed out: the loop re-checks the state first.
+                Some(deadline) => sync::wait_until(&self.changed, state, deadline),
+            };
+            state.waiters -= 1;
         }
     }
 }

@@ -820,7 +820,11 @@ fn implemented(b: Builder) -> Result<Builder> {
         let device = device_arg(&device)?;
         let cb = &deref::<HalCommandBuffer>(&cb, command_buffer_type(), "command buffer")?.0;
         let table = table.0.into_iter().enumerate().map(|(i, (buffer, offset, length))| {
-            let buffer = deref::<HalBuffer>(&buffer, buffer_type(), &format!("binding table slot {i}"))?.0.clone();
+            let buffer = match buffer.as_ref().and_then(|r| r.downcast::<HalBuffer>()) {
+                Some(buffer) => buffer.0.clone(),
+                // Name the slot only on the error path.
+                None => return Err(deref::<HalBuffer>(&buffer, buffer_type(), &format!("binding table slot {i}")).err().expect("not a buffer")),
+            };
             let offset = size(offset, "binding offset")?;
             let length = iree_hal::buffer::calculate_range(buffer.byte_length(), offset, length as u64)?;
             Ok(DispatchBinding { buffer, offset, length })
