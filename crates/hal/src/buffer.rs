@@ -289,11 +289,31 @@ struct AccessState {
 pub struct HostMemory {
     /// The 64-byte aligned start of the usable bytes.
     ptr: std::ptr::NonNull<u8>,
-    /// What the allocator returned (`ptr` lies at most 63 bytes past it).
+    /// What the allocator or `mmap` returned (`ptr` lies past it).
     base: std::ptr::NonNull<u8>,
     len: usize,
+    /// Where the bytes come from.
+    backing: Backing,
     state: Mutex<AccessState>,
 }
+
+/// How a [`HostMemory`]'s bytes were obtained.
+#[derive(Clone, Copy)]
+enum Backing {
+    /// The global allocator (`calloc`), with [`HostMemory::layout`].
+    Heap,
+    /// An anonymous mapping of this many bytes, advised to use transparent
+    /// huge pages (large allocations on Linux).
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+    Mapped(usize),
+}
+
+/// Allocations at least this large are mapped 2 MiB-aligned with
+/// `MADV_HUGEPAGE`: kernels sweeping megabytes of tensor data then take a
+/// fraction of the TLB misses and page faults (the kernel zero-fills each
+/// huge page once). Smaller ones use the heap.
+const HUGE_PAGE_THRESHOLD: usize = 2 << 20;
+const HUGE_PAGE_SIZE: usize = 2 << 20;
 
 // SAFETY: the memory is owned by this value; every access from Rust goes
 // through `map_read`/`map_write`, which hold the access state that excludes
@@ -324,6 +344,12 @@ impl HostMemory {
 
     /// Allocates `len` zeroed bytes (lazily: the OS supplies zero pages).
     pub fn zeroed(len: usize) -> Result<HostMemory> {
+        #[cfg(target_os = "linux")]
+        if len >= HUGE_PAGE_THRESHOLD {
+            if let Some(memory) = Self::mapped(len) {
+                return Ok(memory);
+            }
+        }
         let layout = Self::layout(len)?;
         // SAFETY: `layout` has a non-zero size.
         let raw = unsafe { std::alloc::alloc_zeroed(layout) };
@@ -343,6 +369,42 @@ impl HostMemory {
             ptr,
             base,
             len,
+            backing: Backing::Heap,
+            state: Mutex::new(AccessState::default()),
+        })
+    }
+
+    /// Maps `len` zeroed bytes starting on a huge-page boundary and asks for
+    /// transparent huge pages; `None` when the mapping fails (the caller
+    /// falls back to the heap).
+    #[cfg(target_os = "linux")]
+    fn mapped(len: usize) -> Option<HostMemory> {
+        use rustix::mm::{madvise, mmap_anonymous, Advice, MapFlags, ProtFlags};
+        let map_len = len.checked_add(HUGE_PAGE_SIZE)?;
+        // SAFETY: a fresh private anonymous mapping at an address the kernel
+        // picks aliases nothing.
+        let raw = unsafe {
+            mmap_anonymous(
+                std::ptr::null_mut(),
+                map_len,
+                ProtFlags::READ | ProtFlags::WRITE,
+                MapFlags::PRIVATE,
+            )
+        }
+        .ok()?;
+        let base = std::ptr::NonNull::new(raw.cast::<u8>())?;
+        let padding = base.as_ptr().align_offset(HUGE_PAGE_SIZE);
+        // SAFETY: `padding < HUGE_PAGE_SIZE` and the mapping has
+        // `HUGE_PAGE_SIZE` spare bytes past `len`.
+        let ptr = unsafe { base.add(padding) };
+        // SAFETY: advising a range of our own mapping changes only how the
+        // kernel backs it; failure (THP disabled) is harmless.
+        let _ = unsafe { madvise(ptr.as_ptr().cast(), len, Advice::LinuxHugepage) };
+        Some(HostMemory {
+            ptr,
+            base,
+            len,
+            backing: Backing::Mapped(map_len),
             state: Mutex::new(AccessState::default()),
         })
     }
@@ -436,9 +498,22 @@ impl HostMemory {
 
 impl Drop for HostMemory {
     fn drop(&mut self) {
-        if let Ok(layout) = Self::layout(self.len) {
-            // SAFETY: `base` was allocated in `zeroed` with this same layout.
-            unsafe { std::alloc::dealloc(self.base.as_ptr(), layout) };
+        match self.backing {
+            Backing::Heap => {
+                if let Ok(layout) = Self::layout(self.len) {
+                    // SAFETY: `base` was allocated in `zeroed` with this
+                    // same layout.
+                    unsafe { std::alloc::dealloc(self.base.as_ptr(), layout) };
+                }
+            }
+            #[cfg(target_os = "linux")]
+            Backing::Mapped(map_len) => {
+                // SAFETY: `base` is the start of our own mapping of
+                // `map_len` bytes; nothing refers to it once we drop.
+                let _ = unsafe { rustix::mm::munmap(self.base.as_ptr().cast(), map_len) };
+            }
+            #[cfg(not(target_os = "linux"))]
+            Backing::Mapped(_) => {}
         }
     }
 }
