@@ -1,5 +1,5 @@
-//! Local (CPU) HAL executables: the embedded ELF loader and the executable
-//! library ABI.
+//! Local (CPU) HAL executables: the embedded ELF loader, the system-library
+//! loader and the executable library ABI.
 //!
 //! * [`elf::ElfModule`] parses, maps, relocates and protects an ELF shared
 //!   object from an `embedded-elf-<arch>` executable without running any of
@@ -7,10 +7,14 @@
 //! * [`EmbeddedElfLibrary`] goes on for an image of the host architecture:
 //!   runs its initializers, calls `iree_hal_executable_library_query`, reads
 //!   and checks the library it returns, and dispatches workgroups.
+//! * [`SystemLibrary`] loads a `system-elf-<host arch>` executable (a
+//!   platform shared object) with the platform's dynamic loader, after
+//!   checking every header that loader reads, and then queries and dispatches
+//!   it the same way.
 //!
 //! # Trust
 //!
-//! Parsing and relocation treat the file as hostile: malformed input fails
+//! Parsing, relocation and the system-library checks treat the file as hostile: malformed input fails
 //! with a [`Status`](iree_base::Status). Running the code is different: like
 //! upstream, the loader trusts the machine code it loads once it calls into
 //! it (initializers, `query`, dispatch functions). A kernel that writes past
@@ -26,6 +30,7 @@ pub mod executable;
 pub mod library;
 pub mod pool;
 mod queried;
+pub mod system_library;
 
 use iree_base::{bail, Result};
 
@@ -38,6 +43,7 @@ pub use library::{
     WorkgroupStateV0, LIBRARY_VERSION_LATEST,
 };
 pub use pool::WorkerPool;
+pub use system_library::{host_system_elf_format, SystemLibrary, SystemLibraryLoader};
 
 use queried::QueriedLibrary;
 
