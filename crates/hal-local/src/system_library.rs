@@ -7,8 +7,11 @@
 //! 6) and dispatch ABI as an embedded ELF. Unlike an embedded ELF it may
 //! import symbols from the process (the 3.13 compiler leaves libm calls such
 //! as `fmaf` or `ceilf` undefined), so the platform's dynamic loader maps it:
-//! the payload is written to a memfd (or, where there is none, a temporary
-//! file) and opened with `dlopen(RTLD_NOW | RTLD_LOCAL)`.
+//! the payload is written to a sealed memfd (or a temporary file, where there
+//! is no memfd or the dynamic loader cannot map one) and opened with
+//! `dlopen(RTLD_NOW | RTLD_LOCAL)`, so unresolved imports fail the load
+//! instead of a later call. glibc's libm is first opened into the global
+//! scope (upstream's runtime links it; a Rust binary may not).
 //!
 //! # Checks before `dlopen`
 //!
@@ -16,8 +19,8 @@
 //! payload could crash it. [`check_system_library`] therefore parses the
 //! payload first and refuses, with a [`Status`], anything the loader would
 //! read out of bounds or divide by zero on: the ELF and program headers,
-//! every `PT_LOAD` segment (inside the file, ordered, aligned, at most
-//! [`MAX_IMAGE_SIZE`] in all), the dynamic table (every address inside the
+//! every `PT_LOAD` segment (inside the file, ordered, aligned, ending below
+//! [`MAX_IMAGE_SIZE`]), the other segments the loader reads or protects, the dynamic table (every address inside the
 //! image, every string inside `DT_STRTAB`), the symbol hash tables, the
 //! symbols, every relocation's target and symbol, and the symbol version
 //! tables; and it requires a defined `STT_FUNC` query symbol inside an
@@ -51,7 +54,8 @@ use crate::library::{
 };
 use crate::queried::QueriedLibrary;
 
-/// Largest image (span of all `PT_LOAD` segments) the loader accepts.
+/// Highest end address (file virtual address) of a `PT_LOAD` segment the
+/// loader accepts, which bounds the image's span.
 pub const MAX_IMAGE_SIZE: u64 = 1 << 30;
 
 /// Most dynamic symbols, versions or hash chain steps the checks accept.
@@ -552,6 +556,28 @@ fn check_elf(bytes: &[u8]) -> Result<SystemLibraryLayout> {
         )
     })?;
 
+    let (segments, (dyn_vaddr, dyn_size)) = check_segments(bytes, endian, phdrs)?;
+    let view = FileView {
+        bytes,
+        segments: &segments,
+    };
+    let query_value = check_dynamic(&view, dyn_vaddr, dyn_size)?;
+    Ok(SystemLibraryLayout {
+        machine,
+        query_value,
+        segment_count: segments.len(),
+        segments,
+    })
+}
+
+/// Checks the program headers: every `PT_LOAD` segment (non-empty ones are
+/// returned, in order) and the ranges of the other segments the dynamic
+/// loader reads or protects; returns the `PT_DYNAMIC` range too.
+fn check_segments(
+    bytes: &[u8],
+    endian: Endianness,
+    phdrs: &[elf::ProgramHeader64<Endianness>],
+) -> Result<(Vec<Segment>, (u64, u64))> {
     let mut segments: Vec<Segment> = Vec::new();
     let mut dynamic = None;
     // Other segments the dynamic loader reads or protects: type, start, size.
@@ -663,9 +689,15 @@ fn check_elf(bytes: &[u8]) -> Result<SystemLibraryLayout> {
             view.check_in_image(vaddr, size, what)?;
         }
     }
-    let Some((dyn_vaddr, dyn_size)) = dynamic else {
+    let Some(dynamic) = dynamic else {
         bail!(InvalidArgument, "ELF has no PT_DYNAMIC segment");
     };
+    Ok((segments, dynamic))
+}
+
+/// Checks the dynamic table at `[dyn_vaddr, +dyn_size)` and everything it
+/// points to; returns the query symbol's `st_value`.
+fn check_dynamic(view: &FileView<'_>, dyn_vaddr: u64, dyn_size: u64) -> Result<u64> {
     let d = parse_dynamic(view.slice(dyn_vaddr, dyn_size, "PT_DYNAMIC")?)?;
 
     // Strings.
@@ -686,10 +718,10 @@ fn check_elf(bytes: &[u8]) -> Result<SystemLibraryLayout> {
     };
     let mut symbol_count = 0;
     if let Some(hash) = d.hash {
-        symbol_count = check_sysv_hash(&view, hash)?;
+        symbol_count = check_sysv_hash(view, hash)?;
     }
     if let Some(hash) = d.gnu_hash {
-        symbol_count = symbol_count.max(check_gnu_hash(&view, hash)?);
+        symbol_count = symbol_count.max(check_gnu_hash(view, hash)?);
     }
     if d.hash.is_none() && d.gnu_hash.is_none() {
         bail!(
@@ -739,7 +771,7 @@ fn check_elf(bytes: &[u8]) -> Result<SystemLibraryLayout> {
 
     // Relocations.
     if let Some(rela) = d.rela {
-        check_rela(&view, rela, d.relasz, symbol_count, "DT_RELA")?;
+        check_rela(view, rela, d.relasz, symbol_count, "DT_RELA")?;
     }
     if let Some(jmprel) = d.jmprel {
         if d.pltrel != Some(u64::from(elf::DT_RELA)) {
@@ -748,10 +780,10 @@ fn check_elf(bytes: &[u8]) -> Result<SystemLibraryLayout> {
                 "DT_PLTREL is not DT_RELA; only RELA relocations are supported"
             );
         }
-        check_rela(&view, jmprel, d.pltrelsz, symbol_count, "DT_JMPREL")?;
+        check_rela(view, jmprel, d.pltrelsz, symbol_count, "DT_JMPREL")?;
     }
     if let Some(relr) = d.relr {
-        check_relr(&view, relr, d.relrsz)?;
+        check_relr(view, relr, d.relrsz)?;
     }
 
     // Initializers and finalizers the loader calls.
@@ -780,10 +812,10 @@ fn check_elf(bytes: &[u8]) -> Result<SystemLibraryLayout> {
     // Symbol versions.
     let mut highest_version = 1;
     if let Some(at) = d.verdef {
-        highest_version = highest_version.max(check_verdef(&view, at, strtab)?);
+        highest_version = highest_version.max(check_verdef(view, at, strtab)?);
     }
     if let Some(at) = d.verneed {
-        highest_version = highest_version.max(check_verneed(&view, at, strtab)?);
+        highest_version = highest_version.max(check_verneed(view, at, strtab)?);
     }
     if let Some(at) = d.versym {
         let versym = view.slice(at, 2 * symbol_count, "DT_VERSYM")?;
@@ -798,12 +830,7 @@ fn check_elf(bytes: &[u8]) -> Result<SystemLibraryLayout> {
         }
     }
 
-    Ok(SystemLibraryLayout {
-        machine,
-        query_value,
-        segment_count: segments.len(),
-        segments,
-    })
+    Ok(query_value)
 }
 
 /// The loaded image's segments, by absolute address.
@@ -907,13 +934,20 @@ fn io_status(e: std::io::Error, what: impl std::fmt::Display) -> Status {
 }
 
 impl Backing {
-    fn write(bytes: &[u8]) -> Result<Backing> {
+    /// A sealed memfd holding `bytes`, where there are memfds and
+    /// `/proc/self/fd`; `None` elsewhere.
+    fn memfd(bytes: &[u8]) -> Result<Option<Backing>> {
         #[cfg(any(target_os = "linux", target_os = "android"))]
         if std::path::Path::new("/proc/self/fd").is_dir() {
-            if let Ok(fd) = rustix::fs::memfd_create(
-                "iree-system-library",
-                rustix::fs::MemfdFlags::CLOEXEC | rustix::fs::MemfdFlags::ALLOW_SEALING,
-            ) {
+            use rustix::fs::{memfd_create, MemfdFlags, SealFlags};
+            const NAME: &str = "iree-system-library";
+            let flags = MemfdFlags::CLOEXEC | MemfdFlags::ALLOW_SEALING;
+            // MFD_EXEC (Linux 6.3+) asks for a memfd that may be mapped as
+            // code where `vm.memfd_noexec` makes no-exec the default; older
+            // kernels reject the flag.
+            let fd =
+                memfd_create(NAME, flags | MemfdFlags::EXEC).or_else(|_| memfd_create(NAME, flags));
+            if let Ok(fd) = fd {
                 use std::io::Write;
                 use std::os::fd::AsRawFd;
                 let mut file = std::fs::File::from(fd);
@@ -922,22 +956,22 @@ impl Backing {
                 // Nothing may change the file the library is mapped from.
                 let _ = rustix::fs::fcntl_add_seals(
                     &file,
-                    rustix::fs::SealFlags::WRITE
-                        | rustix::fs::SealFlags::SHRINK
-                        | rustix::fs::SealFlags::GROW
-                        | rustix::fs::SealFlags::SEAL,
+                    SealFlags::WRITE | SealFlags::SHRINK | SealFlags::GROW | SealFlags::SEAL,
                 );
-                return Ok(Backing {
+                return Ok(Some(Backing {
                     path: format!("/proc/self/fd/{}", file.as_raw_fd()).into(),
                     _memfd: Some(file),
                     temporary: false,
-                });
+                }));
             }
         }
-        Self::write_temporary(bytes)
+        let _ = bytes;
+        Ok(None)
     }
 
-    fn write_temporary(bytes: &[u8]) -> Result<Backing> {
+    /// A new file in the temporary directory holding `bytes`, removed when
+    /// the backing is dropped.
+    fn temporary(bytes: &[u8]) -> Result<Backing> {
         use std::io::Write;
         static COUNTER: AtomicU64 = AtomicU64::new(0);
         let n = COUNTER.fetch_add(1, Ordering::Relaxed);
@@ -961,6 +995,26 @@ impl Backing {
     }
 }
 
+/// Writes `bytes` where the dynamic loader can open them and opens them:
+/// from a memfd, or from a temporary file where there is none or the
+/// dynamic loader could not open it (a system that forbids executing memfd
+/// mappings); the temporary file's error is the one reported then.
+fn open_from_memory(bytes: &[u8]) -> Result<(libloading::Library, Backing)> {
+    let memfd_error = match Backing::memfd(bytes)? {
+        Some(backing) => match open_library(&backing.path) {
+            Ok(handle) => return Ok((handle, backing)),
+            Err(e) => Some(e),
+        },
+        None => None,
+    };
+    let backing = match Backing::temporary(bytes) {
+        Ok(backing) => backing,
+        Err(e) => return Err(memfd_error.unwrap_or(e)),
+    };
+    let handle = open_library(&backing.path)?;
+    Ok((handle, backing))
+}
+
 /// A `system-elf-<host arch>` executable opened by the platform's dynamic
 /// loader, queried and ready to dispatch.
 pub struct SystemLibrary {
@@ -969,7 +1023,7 @@ pub struct SystemLibrary {
     image: LoadedImage,
     layout: SystemLibraryLayout,
     /// Unloaded (`dlclose`) on drop, before `backing`.
-    handle: libloading::Library,
+    _handle: libloading::Library,
     backing: Backing,
 }
 
@@ -1046,8 +1100,7 @@ impl SystemLibrary {
             );
         }
         make_libm_global();
-        let backing = Backing::write(strip_footer(data)?)?;
-        let handle = open_library(&backing.path)?;
+        let (handle, backing) = open_from_memory(strip_footer(data)?)?;
         let name = format!("{}\0", library::QUERY_SYMBOL_NAME);
         // SAFETY: the symbol is only read as an address here (a data pointer
         // type, never called through this `Symbol`).
@@ -1086,7 +1139,7 @@ impl SystemLibrary {
             library,
             image,
             layout,
-            handle,
+            _handle: handle,
             backing,
         })
     }
@@ -1117,11 +1170,6 @@ impl SystemLibrary {
     /// Read access to the loaded image's segments.
     pub fn image(&self) -> &dyn ImageMemory {
         &self.image
-    }
-
-    /// The platform library handle.
-    pub fn handle(&self) -> &libloading::Library {
-        &self.handle
     }
 
     /// The library description (name, version, imports, exports).
@@ -1194,5 +1242,48 @@ impl ExecutableLoader for SystemLibraryLoader {
 
     fn load(&self, _format: &str, data: &[u8]) -> Result<Arc<dyn WorkgroupExecutable>> {
         Ok(Arc::new(SystemLibrary::load(data)?))
+    }
+}
+
+#[cfg(all(test, target_os = "linux", target_arch = "x86_64"))]
+mod tests {
+    use super::*;
+
+    fn simple_mul() -> Vec<u8> {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/data/simple_mul_system_x86.so"
+        );
+        std::fs::read(path).unwrap()
+    }
+
+    #[test]
+    fn loads_come_from_a_memfd() {
+        let lib = SystemLibrary::load(&simple_mul()).unwrap();
+        assert!(lib.backing.path.starts_with("/proc/self/fd"));
+        assert!(!lib.backing.temporary);
+    }
+
+    #[test]
+    fn temporary_file_backing_opens_and_is_removed() {
+        let backing = Backing::temporary(&simple_mul()).unwrap();
+        let path = backing.path.clone();
+        assert!(path.exists());
+        let handle = open_library(&path).unwrap();
+        drop(handle);
+        drop(backing);
+        assert!(!path.exists());
+    }
+
+    #[test]
+    fn open_failures_carry_the_dynamic_loader_message() {
+        let backing = Backing::temporary(b"not a library").unwrap();
+        let err = open_library(&backing.path).unwrap_err();
+        assert_eq!(err.code(), StatusCode::NotFound);
+        assert!(
+            err.to_string().contains("failed to load dynamic library"),
+            "{err}"
+        );
+        assert!(err.to_string().contains("iree-system-library"), "{err}");
     }
 }
