@@ -134,7 +134,10 @@ pub type LocalSyncDevice = LocalDevice;
 
 /// The loaders every local device has unless told otherwise.
 pub fn default_loaders() -> Vec<Arc<dyn ExecutableLoader>> {
-    vec![Arc::new(EmbeddedElfLoader)]
+    vec![
+        Arc::new(EmbeddedElfLoader),
+        Arc::new(crate::SystemLibraryLoader),
+    ]
 }
 
 impl LocalDevice {
