@@ -64,7 +64,15 @@ struct Outcome {
 /// The `cargo xtask conformance` command.
 pub fn run(opts: &Options) -> Result<bool> {
     let root = crate::repo_root();
-    let cases = opts.cases(&root)?;
+    let mut cases = opts.cases(&root)?;
+    if opts.device.is_some() {
+        // `--device D` replaces the cases' own devices: both tools use the
+        // first `--device=`, so appending alone would not change anything
+        // for a case that names one.
+        for case in &mut cases {
+            case.args.retain(|a| !a.starts_with("--device="));
+        }
+    }
     let venv = if opts.recorded {
         None
     } else {

@@ -41,7 +41,7 @@ commands:
       --jobs N              parallel runs (default: number of CPUs)
   conformance [options]     run every case through upstream and ours and compare
       --suite S, --group G, --filter TEXT, --jobs N   as above
-      --device D            append --device=D to every case's arguments
+      --device D            run every case on device D (replacing its own --device=)
       --recorded            compare with the recorded expected/ files instead of
                             running upstream (no venv needed)
       -v, --verbose         also list passing cases
