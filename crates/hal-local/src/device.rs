@@ -115,7 +115,10 @@ pub type LocalSyncDevice = LocalDevice;
 
 /// The loaders every local device has unless told otherwise.
 pub fn default_loaders() -> Vec<Arc<dyn ExecutableLoader>> {
-    vec![Arc::new(EmbeddedElfLoader)]
+    vec![
+        Arc::new(EmbeddedElfLoader),
+        Arc::new(crate::vmvx::VmvxLoader::new()),
+    ]
 }
 
 impl LocalDevice {

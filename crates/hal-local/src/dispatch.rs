@@ -15,9 +15,9 @@ use iree_hal::buffer::{calculate_range, DeviceAccess};
 use iree_hal::Buffer;
 use parking_lot::Mutex;
 
+use crate::executable::WorkgroupExecutable;
 use crate::library::{DispatchStateV0, WorkgroupStateV0};
 use crate::pool::WorkerPool;
-use crate::executable::WorkgroupExecutable;
 
 /// One binding of a dispatch: a byte range of a buffer.
 #[derive(Clone, Copy, Debug)]
@@ -245,8 +245,10 @@ impl Grid<'_> {
             // constants and this worker's local memory are live for the call.
             // The kernel's own accesses within its bindings are trusted, as
             // documented in the crate.
-            let result =
-                unsafe { self.library.run_workgroup(self.ordinal, self.state, &workgroup) };
+            let result = unsafe {
+                self.library
+                    .run_workgroup(self.ordinal, self.state, &workgroup)
+            };
             let failure = match result {
                 Ok(0) => continue,
                 Ok(code) => Status::new(

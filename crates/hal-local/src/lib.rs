@@ -1,5 +1,5 @@
-//! Local (CPU) HAL executables: the embedded ELF loader and the executable
-//! library ABI.
+//! Local (CPU) HAL executables: the embedded ELF loader, the executable
+//! library ABI, and VMVX (bytecode) executables with the `vmvx` module.
 //!
 //! * [`elf::ElfModule`] parses, maps, relocates and protects an ELF shared
 //!   object from an `embedded-elf-<arch>` executable without running any of
@@ -7,6 +7,9 @@
 //! * [`EmbeddedElfLibrary`] goes on for an image of the host architecture:
 //!   runs its initializers, calls `iree_hal_executable_library_query`, reads
 //!   and checks the library it returns, and dispatches workgroups.
+//! * [`vmvx::VmvxLoader`] loads `vmvx-bytecode-fb` executables: kernels as
+//!   VM bytecode run by our interpreter, with [`vmvx::module`] providing
+//!   the microkernels they import.
 //!
 //! # Trust
 //!
@@ -25,6 +28,7 @@ pub mod elf;
 pub mod executable;
 pub mod library;
 pub mod pool;
+pub mod vmvx;
 
 use std::ffi::c_void;
 
@@ -40,6 +44,7 @@ pub use library::{
 };
 use library::{DispatchFn, ImportFn, QueryFn};
 pub use pool::WorkerPool;
+pub use vmvx::{VmvxExecutable, VmvxLoader};
 
 /// An embedded ELF executable library loaded for this host, queried and
 /// ready to dispatch.
