@@ -137,6 +137,7 @@ pub fn default_loaders() -> Vec<Arc<dyn ExecutableLoader>> {
     vec![
         Arc::new(EmbeddedElfLoader),
         Arc::new(crate::SystemLibraryLoader),
+        Arc::new(crate::vmvx::VmvxLoader::new()),
     ]
 }
 

@@ -1,5 +1,6 @@
-//! Local (CPU) HAL executables: the embedded ELF loader, the system-library
-//! loader and the executable library ABI.
+//! Local (CPU) HAL executables: the embedded ELF and system-library
+//! loaders, the executable library ABI, and VMVX (bytecode) executables
+//! with the `vmvx` module.
 //!
 //! * [`elf::ElfModule`] parses, maps, relocates and protects an ELF shared
 //!   object from an `embedded-elf-<arch>` executable without running any of
@@ -11,6 +12,9 @@
 //!   platform shared object) with the platform's dynamic loader, after
 //!   checking every header that loader reads, and then queries and dispatches
 //!   it the same way.
+//! * [`vmvx::VmvxLoader`] loads `vmvx-bytecode-fb` executables: kernels as
+//!   VM bytecode run by our interpreter, with [`vmvx::module`] providing
+//!   the microkernels they import.
 //!
 //! # Trust
 //!
@@ -33,6 +37,7 @@ mod queried;
 pub mod queue;
 pub mod system_library;
 pub mod topology;
+pub mod vmvx;
 
 use iree_base::{bail, Result};
 
@@ -50,6 +55,7 @@ pub use system_library::{host_system_elf_format, SystemLibrary, SystemLibraryLoa
 pub use topology::{TaskTopology, TaskTopologyOptions};
 
 use queried::QueriedLibrary;
+pub use vmvx::{VmvxExecutable, VmvxLoader};
 
 /// An embedded ELF executable library loaded for this host, queried and
 /// ready to dispatch.

@@ -763,7 +763,7 @@ fn local_sync_device_runs_simple_mul_in_fence_order() {
     );
     assert_eq!(
         device
-            .query_i64("hal.executable.format", "vmvx-bytecode-fb")
+            .query_i64("hal.executable.format", "cuda-nvptx-fb")
             .unwrap(),
         0
     );
@@ -773,7 +773,7 @@ fn local_sync_device_runs_simple_mul_in_fence_order() {
     );
     assert_eq!(
         device
-            .create_executable("vmvx-bytecode-fb", &[])
+            .create_executable("cuda-nvptx-fb", &[])
             .err()
             .map(|e| e.code())
             .unwrap(),
@@ -841,9 +841,10 @@ fn executable_cache_negotiates_formats_with_the_device() {
     let device = iree_hal_local::LocalSyncDriver.create_device("").unwrap();
     let cache = ExecutableCache::new(device);
     assert!(cache.can_prepare(host_embedded_elf_format()));
-    assert!(!cache.can_prepare("vmvx-bytecode-fb"));
+    assert!(cache.can_prepare("vmvx-bytecode-fb"));
+    assert!(!cache.can_prepare("cuda-nvptx-fb"));
     let err = cache
-        .prepare("vmvx-bytecode-fb", &[])
+        .prepare("cuda-nvptx-fb", &[])
         .err()
         .expect("unsupported format");
     assert_eq!(err.code(), StatusCode::NotFound, "{err}");

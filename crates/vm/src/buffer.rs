@@ -28,7 +28,19 @@
 //! Null operands are the interpreter's to reject, with `INVALID_ARGUMENT` and
 //! a message naming the operand; [`buffer_operand`] builds that error using
 //! the names listed in [`operand_names`].
+//!
+//! # Storage
+//!
+//! A buffer owns its bytes (behind a reader-writer lock), views module
+//! rodata (immutable, lock-free), or wraps **external** memory
+//! ([`Buffer::external`]): bytes owned elsewhere, such as the bindings of a
+//! VMVX dispatch that several workers write at once. External bytes are
+//! only ever touched through relaxed single-byte atomics (one access size,
+//! as Rust's memory model requires of racing atomics), so concurrent users
+//! never race; each access is atomic on its own, and the compiler's contract that
+//! concurrent workgroups write disjoint bytes does the rest.
 
+use std::any::Any;
 use std::fmt;
 use std::ops::{Deref, Range};
 use std::sync::Arc;
@@ -36,6 +48,7 @@ use std::sync::Arc;
 use iree_base::{Result, Status, StatusCode};
 use parking_lot::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 
+use crate::atomic_bytes::AtomicBytes;
 use crate::refs::{Ref, RefObject};
 use crate::types::{RefType, RefTypeDescriptor};
 
@@ -85,11 +98,28 @@ enum Storage {
         bytes: SharedBytes,
         range: Range<usize>,
     },
+    /// Externally owned bytes, accessed only atomically.
+    External(External),
 }
+
+/// The state of an external buffer.
+struct External {
+    bytes: AtomicBytes,
+    writable: bool,
+    /// Whatever keeps the bytes alive (dropped with the buffer).
+    _owner: Box<dyn Any + Send + Sync>,
+}
+
+// SAFETY: the raw pointer inside `bytes` is only dereferenced through atomic
+// operations, and `Buffer::external`'s contract keeps it valid for as long as
+// the buffer lives, whichever thread holds it.
+unsafe impl Send for External {}
+// SAFETY: see `Send`; shared access performs only atomic reads and writes.
+unsafe impl Sync for External {}
 
 /// A `vm.buffer`: a fixed-length byte buffer that may be shared across
 /// threads. Mutable contents sit behind a reader-writer lock; rodata views
-/// are immutable and lock-free.
+/// are immutable and lock-free; external memory is accessed atomically.
 pub struct Buffer {
     storage: Storage,
     len: usize,
@@ -262,11 +292,10 @@ fn element_range(
 macro_rules! load_op {
     ($(#[$doc:meta])* $name:ident, $prim:ty, $width:expr, $ret:ty) => {
         $(#[$doc])*
+        #[inline]
         pub fn $name(&self, offset: i64) -> Result<$ret> {
-            let bytes = self.read();
             let range = element_range(offset, 1, $width, self.len)?;
-            let mut raw = [0u8; $width];
-            raw.copy_from_slice(&bytes[range]);
+            let raw: [u8; $width] = self.load_raw(range.start);
             Ok(<$prim>::from_le_bytes(raw) as $ret)
         }
     };
@@ -275,11 +304,9 @@ macro_rules! load_op {
 macro_rules! store_op {
     ($(#[$doc:meta])* $name:ident, $arg:ty, $prim:ty, $width:expr) => {
         $(#[$doc])*
+        #[inline]
         pub fn $name(&self, offset: i64, value: $arg) -> Result<()> {
-            let mut bytes = self.write()?;
-            let range = element_range(offset, 1, $width, self.len)?;
-            bytes[range].copy_from_slice(&(value as $prim).to_le_bytes());
-            Ok(())
+            self.store_raw(offset, (value as $prim).to_le_bytes())
         }
     };
 }
@@ -288,13 +315,7 @@ macro_rules! fill_op {
     ($(#[$doc:meta])* $name:ident, $arg:ty, $prim:ty, $width:expr) => {
         $(#[$doc])*
         pub fn $name(&self, offset: i64, length: i64, value: $arg) -> Result<()> {
-            let mut bytes = self.write()?;
-            let range = element_range(offset, length, $width, self.len)?;
-            let pattern = (value as $prim).to_le_bytes();
-            for chunk in bytes[range].chunks_exact_mut($width) {
-                chunk.copy_from_slice(&pattern);
-            }
-            Ok(())
+            self.fill_raw(offset, length, (value as $prim).to_le_bytes())
         }
     };
 }
@@ -345,20 +366,64 @@ impl Buffer {
         })
     }
 
+    /// A buffer over `len` externally owned bytes at `ptr`, writable by the
+    /// VM when `writable`, keeping `owner` alive until the buffer drops.
+    ///
+    /// Every access to the bytes goes through relaxed atomics, so the buffer
+    /// may be shared with other threads, and other parties may access the
+    /// same bytes atomically at the same time (several workers running
+    /// kernels over one binding). Accesses are made of single-byte atomic
+    /// operations (see `atomic_bytes.rs` for why), so an element that another
+    /// thread writes concurrently may be observed torn.
+    ///
+    /// # Safety
+    ///
+    /// From this call until the returned buffer (and every [`Ref`] to it) is
+    /// dropped:
+    ///
+    /// * `ptr` must be valid for reads of `len` bytes, and for writes of them
+    ///   when `writable` (`ptr` may be dangling or null when `len` is 0);
+    /// * no access to these bytes that is not atomic may happen concurrently
+    ///   with an access through the buffer (non-atomic Rust references to
+    ///   the bytes, for instance, must not exist while the buffer is used).
+    ///
+    /// `owner` is dropped with the buffer; use it to tie the memory's
+    /// lifetime to the buffer where that is possible.
+    pub unsafe fn external(
+        ptr: *mut u8,
+        len: usize,
+        writable: bool,
+        owner: impl Any + Send + Sync,
+    ) -> Buffer {
+        let ptr = if len == 0 {
+            std::ptr::NonNull::<u64>::dangling().as_ptr().cast()
+        } else {
+            ptr
+        };
+        Buffer {
+            len,
+            storage: Storage::External(External {
+                // SAFETY: this function's contract is the constructor's.
+                bytes: unsafe { AtomicBytes::new(ptr, len) },
+                writable,
+                _owner: Box::new(owner),
+            }),
+        }
+    }
+
     /// `vm.buffer.clone`: copies the byte range `[offset, offset + length)`
     /// into a new mutable buffer (also when the source is read-only).
     ///
     /// The source range is checked first (`OUT_OF_RANGE`, alignment=1 in the
     /// message), then `alignment` as in [`Buffer::alloc`].
     pub fn clone_range(&self, offset: i64, length: i64, alignment: i32) -> Result<Buffer> {
-        let source = self.read();
         let range = byte_range(offset, length, self.len)?;
         check_alignment(alignment)?;
         let mut bytes = Vec::new();
         bytes
             .try_reserve_exact(range.len())
             .map_err(|_| allocation_failed())?;
-        bytes.extend_from_slice(&source[range]);
+        self.with_range(range, |source| bytes.extend_from_slice(source));
         Ok(Buffer::from_vec(bytes))
     }
 
@@ -377,61 +442,198 @@ impl Buffer {
         self.len as i64
     }
 
-    /// True for guest-writable buffers, false for read-only rodata views.
+    /// True for guest-writable buffers, false for read-only rodata views and
+    /// read-only external memory.
     pub fn is_mutable(&self) -> bool {
-        matches!(self.storage, Storage::Owned(_))
+        match &self.storage {
+            Storage::Owned(_) => true,
+            Storage::Shared { .. } => false,
+            Storage::External(external) => external.writable,
+        }
     }
 
-    fn read(&self) -> ReadView<'_> {
+    /// True for buffers over external memory ([`Buffer::external`]).
+    pub fn is_external(&self) -> bool {
+        matches!(self.storage, Storage::External(_))
+    }
+
+    /// Runs `f` over the bytes of `range` (checked by the caller against
+    /// `self.len`): in place for owned and rodata storage, over a copy for
+    /// external memory.
+    fn with_range<R>(&self, range: Range<usize>, f: impl FnOnce(&[u8]) -> R) -> R {
         match &self.storage {
-            Storage::Owned(lock) => ReadView::Locked(lock.read()),
-            Storage::Shared { bytes, range } => {
-                ReadView::Shared(&(**bytes).as_ref()[range.clone()])
+            Storage::Owned(lock) => f(&lock.read()[range]),
+            Storage::Shared {
+                bytes,
+                range: window,
+            } => f(&(**bytes).as_ref()[window.clone()][range]),
+            Storage::External(external) => {
+                let mut copy = vec![0u8; range.len()];
+                // SAFETY: `range` lies within `self.len` (caller), the length
+                // of the external range.
+                unsafe { external.bytes.read(range.start, &mut copy) };
+                f(&copy)
             }
+        }
+    }
+
+    /// Borrows owned or rodata storage for reading (not external memory).
+    fn read(&self) -> Option<ReadView<'_>> {
+        match &self.storage {
+            Storage::Owned(lock) => Some(ReadView::Locked(lock.read())),
+            Storage::Shared { bytes, range } => {
+                Some(ReadView::Shared(&(**bytes).as_ref()[range.clone()]))
+            }
+            Storage::External(_) => None,
         }
     }
 
     fn write(&self) -> Result<RwLockWriteGuard<'_, Box<[u8]>>> {
         match &self.storage {
             Storage::Owned(lock) => Ok(lock.write()),
-            Storage::Shared { .. } => Err(read_only()),
+            Storage::Shared { .. } | Storage::External(_) => Err(read_only()),
         }
     }
 
-    /// Runs `f` over the whole contents (holding a read lock for mutable
-    /// buffers, so keep `f` short and do not touch this buffer's writers).
+    /// Loads `N` bytes at byte `start`; `start + N <= self.len` (checked by
+    /// the caller).
+    #[inline(always)]
+    fn load_raw<const N: usize>(&self, start: usize) -> [u8; N] {
+        let mut raw = [0u8; N];
+        match &self.storage {
+            Storage::Owned(lock) => raw.copy_from_slice(&lock.read()[start..start + N]),
+            Storage::Shared { bytes, range } => {
+                raw.copy_from_slice(&(**bytes).as_ref()[range.clone()][start..start + N])
+            }
+            // SAFETY: `start + N <= self.len` (caller), the external length.
+            Storage::External(external) => raw = unsafe { external.bytes.load::<N>(start) },
+        }
+        raw
+    }
+
+    /// Stores `N` bytes at element `offset` (of width `N`): the write check
+    /// first, then the bounds.
+    #[inline(always)]
+    fn store_raw<const N: usize>(&self, offset: i64, value: [u8; N]) -> Result<()> {
+        match &self.storage {
+            Storage::Owned(lock) => {
+                let mut bytes = lock.write();
+                let range = element_range(offset, 1, N, self.len)?;
+                bytes[range].copy_from_slice(&value);
+                Ok(())
+            }
+            Storage::External(external) if external.writable => {
+                let range = element_range(offset, 1, N, self.len)?;
+                // SAFETY: `range` (N bytes) lies within the external length;
+                // the memory is writable (checked above).
+                unsafe { external.bytes.store::<N>(range.start, value) };
+                Ok(())
+            }
+            Storage::Shared { .. } | Storage::External(_) => Err(read_only()),
+        }
+    }
+
+    /// Fills `length` elements of width `N` from element `offset` with
+    /// `pattern`.
+    fn fill_raw<const N: usize>(&self, offset: i64, length: i64, pattern: [u8; N]) -> Result<()> {
+        match &self.storage {
+            Storage::Owned(lock) => {
+                let mut bytes = lock.write();
+                let range = element_range(offset, length, N, self.len)?;
+                for chunk in bytes[range].chunks_exact_mut(N) {
+                    chunk.copy_from_slice(&pattern);
+                }
+                Ok(())
+            }
+            Storage::External(external) if external.writable => {
+                let range = element_range(offset, length, N, self.len)?;
+                for start in range.step_by(N) {
+                    // SAFETY: every element starts inside `range` and ends
+                    // by its end (whole elements), within the external
+                    // length; the memory is writable (checked above).
+                    unsafe { external.bytes.store::<N>(start, pattern) };
+                }
+                Ok(())
+            }
+            Storage::Shared { .. } | Storage::External(_) => Err(read_only()),
+        }
+    }
+
+    /// Runs `f` over the whole contents: in place (holding a read lock for
+    /// mutable buffers, so keep `f` short and do not touch this buffer's
+    /// writers), or over a snapshot for external memory.
     pub fn with_bytes<R>(&self, f: impl FnOnce(&[u8]) -> R) -> R {
-        f(&self.read())
+        self.with_range(0..self.len, f)
     }
 
     /// Runs `f` over the whole contents for writing; fails with
-    /// `PERMISSION_DENIED` on read-only buffers.
+    /// `PERMISSION_DENIED` on read-only buffers. For external memory `f`
+    /// works on a snapshot and only the bytes it changed are written back.
     pub fn with_bytes_mut<R>(&self, f: impl FnOnce(&mut [u8]) -> R) -> Result<R> {
-        let mut bytes = self.write()?;
-        Ok(f(&mut bytes))
+        match &self.storage {
+            Storage::External(external) if external.writable => {
+                let mut before = vec![0u8; self.len];
+                // SAFETY: the whole external range.
+                unsafe { external.bytes.read(0, &mut before) };
+                let mut after = before.clone();
+                let result = f(&mut after);
+                for (i, (&old, &new)) in before.iter().zip(&after).enumerate() {
+                    if old != new {
+                        // SAFETY: `i < self.len`; the memory is writable.
+                        unsafe { external.bytes.store::<1>(i, [new]) };
+                    }
+                }
+                Ok(result)
+            }
+            _ => {
+                let mut bytes = self.write()?;
+                Ok(f(&mut bytes))
+            }
+        }
     }
 
     /// Copies out `len` bytes at byte `offset` (`OUT_OF_RANGE` when outside).
     pub fn read_bytes(&self, offset: usize, len: usize) -> Result<Vec<u8>> {
-        let bytes = self.read();
         let range = byte_range(offset as i64, len as i64, self.len)?;
-        Ok(bytes[range].to_vec())
+        Ok(self.with_range(range, <[u8]>::to_vec))
+    }
+
+    /// Copies `out.len()` bytes at byte `offset` into `out` (`OUT_OF_RANGE`
+    /// when outside).
+    pub fn read_into(&self, offset: usize, out: &mut [u8]) -> Result<()> {
+        let range = byte_range(offset as i64, out.len() as i64, self.len)?;
+        match &self.storage {
+            // SAFETY: `range` lies within the external length.
+            Storage::External(external) => unsafe { external.bytes.read(range.start, out) },
+            _ => self.with_range(range, |bytes| out.copy_from_slice(bytes)),
+        }
+        Ok(())
     }
 
     /// Writes `data` at byte `offset` (`PERMISSION_DENIED` when read-only,
     /// `OUT_OF_RANGE` when outside).
     pub fn write_bytes(&self, offset: usize, data: &[u8]) -> Result<()> {
-        let mut bytes = self.write()?;
-        let range = byte_range(offset as i64, data.len() as i64, self.len)?;
-        bytes[range].copy_from_slice(data);
-        Ok(())
+        match &self.storage {
+            Storage::External(external) if external.writable => {
+                let range = byte_range(offset as i64, data.len() as i64, self.len)?;
+                // SAFETY: `range` lies within the external length; the memory
+                // is writable.
+                unsafe { external.bytes.write(range.start, data) };
+                Ok(())
+            }
+            _ => {
+                let mut bytes = self.write()?;
+                let range = byte_range(offset as i64, data.len() as i64, self.len)?;
+                bytes[range].copy_from_slice(data);
+                Ok(())
+            }
+        }
     }
 
     /// The whole contents copied into a vector.
     pub fn to_vec(&self) -> Vec<u8> {
-        self.read().to_vec()
+        self.with_bytes(<[u8]>::to_vec)
     }
-
     load_op!(
         /// `vm.buffer.load.i8.u`: the byte at element (= byte) `offset`, zero-extended.
         load_i8u, u8, 1, i32
@@ -538,6 +740,39 @@ impl Buffer {
             return Err(read_only());
         }
         let target_range = byte_range(target_offset, length, target.len)?;
+        match (&source.storage, &target.storage) {
+            (Storage::External(from), Storage::External(to)) => {
+                // SAFETY: both ranges were checked against their buffers'
+                // lengths and the target is writable; `copy` handles ranges
+                // that overlap in memory (the same buffer, or two views of
+                // one allocation).
+                unsafe {
+                    AtomicBytes::copy(
+                        &from.bytes,
+                        source_range.start,
+                        &to.bytes,
+                        target_range.start,
+                        source_range.len(),
+                    )
+                };
+                return Ok(());
+            }
+            (Storage::External(from), _) => {
+                let mut dst = target.write()?;
+                // SAFETY: the source range lies within the external length.
+                unsafe { from.bytes.read(source_range.start, &mut dst[target_range]) };
+                return Ok(());
+            }
+            (_, Storage::External(to)) => {
+                source.with_range(source_range, |bytes| {
+                    // SAFETY: the target range lies within the external length
+                    // and the target is writable (checked above).
+                    unsafe { to.bytes.write(target_range.start, bytes) }
+                });
+                return Ok(());
+            }
+            _ => {}
+        }
         if std::ptr::eq(source, target) {
             let mut bytes = target.write()?;
             bytes.copy_within(source_range, target_range.start);
@@ -551,6 +786,10 @@ impl Buffer {
         } else {
             let dst = target.write()?;
             (source.read(), dst)
+        };
+        let Some(src) = src else {
+            // Only external storage has no read view; handled above.
+            return Err(read_only());
         };
         dst[target_range].copy_from_slice(&src[source_range]);
         Ok(())
@@ -568,9 +807,14 @@ impl Buffer {
     ) -> Result<i32> {
         let lhs_range = byte_range(lhs_offset, length, lhs.len)?;
         let rhs_range = byte_range(rhs_offset, length, rhs.len)?;
+        if lhs.is_external() || rhs.is_external() {
+            let a = lhs.with_range(lhs_range, <[u8]>::to_vec);
+            return Ok(rhs.with_range(rhs_range, |b| a == b) as i32);
+        }
         if std::ptr::eq(lhs, rhs) {
-            let bytes = lhs.read();
-            return Ok((bytes[lhs_range] == bytes[rhs_range]) as i32);
+            return Ok(
+                lhs.with_range(0..lhs.len, |bytes| bytes[lhs_range] == bytes[rhs_range]) as i32,
+            );
         }
         let (a, b) = if (lhs as *const Buffer) < (rhs as *const Buffer) {
             let a = lhs.read();
@@ -579,15 +823,18 @@ impl Buffer {
             let b = rhs.read();
             (lhs.read(), b)
         };
-        Ok((a[lhs_range] == b[rhs_range]) as i32)
+        match (a, b) {
+            (Some(a), Some(b)) => Ok((a[lhs_range] == b[rhs_range]) as i32),
+            // Only external storage has no read view; handled above.
+            _ => Ok(0),
+        }
     }
 
     /// `vm.buffer.hash`: SipHash-2-4 with the key `00 01 02 .. 0f` over the
     /// `length` bytes at byte `offset`, as a signed i64.
     pub fn hash(&self, offset: i64, length: i64) -> Result<i64> {
-        let bytes = self.read();
         let range = byte_range(offset, length, self.len)?;
-        Ok(siphash24(&bytes[range]) as i64)
+        Ok(self.with_range(range, siphash24) as i64)
     }
 }
 

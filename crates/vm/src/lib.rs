@@ -5,6 +5,7 @@
 //! The VM knows nothing of devices: HAL objects enter it as reference types
 //! registered by the `hal` module.
 
+mod atomic_bytes;
 mod atomic_vec;
 pub mod buffer;
 pub mod cconv;
