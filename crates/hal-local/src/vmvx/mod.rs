@@ -160,12 +160,6 @@ impl VmvxExecutable {
         let mut exports = Vec::new();
         let mut entry_ordinals = Vec::new();
         for (ordinal, export) in module.exports().iter().enumerate() {
-            if export.name == "__set_constants" {
-                bail!(
-                    InvalidArgument,
-                    "executable requires executable-level constants but none were provided"
-                );
-            }
             if export.cconv != ENTRY_CCONV {
                 bail!(
                     InvalidArgument,
@@ -189,6 +183,15 @@ impl VmvxExecutable {
             };
             exports.push(ExportInfo::new(export.name.clone(), attrs));
             entry_ordinals.push(ordinal as u32);
+        }
+        // Upstream checks this when it creates the worker contexts, after
+        // verifying every export (so `__set_constants` itself, with its own
+        // calling convention, fails the check above first).
+        if module.lookup_export("__set_constants").is_some() {
+            bail!(
+                InvalidArgument,
+                "executable requires executable-level constants but none were provided"
+            );
         }
         Ok(VmvxExecutable {
             instance,

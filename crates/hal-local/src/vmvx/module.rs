@@ -542,10 +542,10 @@ fn mmt4d(args: &[Value]) -> Result<()> {
     if m <= 0 || n <= 0 || (k == 0 && accumulate) {
         return Ok(());
     }
-    if k < 0 || m0 <= 0 || n0 <= 0 || k0 <= 0 {
+    if k < 0 || m0 < 0 || n0 < 0 || k0 < 0 {
         bail!(
             InvalidArgument,
-            "mmt4d sizes must be positive (K={k}, M0={m0}, N0={n0}, K0={k0})"
+            "mmt4d sizes must not be negative (K={k}, M0={m0}, N0={n0}, K0={k0})"
         );
     }
     let (m0u, n0u, k0u) = (m0 as usize, n0 as usize, k0 as usize);
