@@ -151,6 +151,15 @@ fn exports_without_the_kernel_calling_convention_are_rejected() {
 }
 
 #[test]
+fn imports_are_resolved_when_the_executable_loads() {
+    let Err(err) = VmvxLoader::new().load("vmvx-bytecode-fb", &data("vmvx_bad_import.vmfb")) else {
+        panic!("a module with a mismatched vmvx import loaded");
+    };
+    assert_eq!(err.code(), StatusCode::Internal, "{err}");
+    assert!(err.message().contains("vmvx.fill.2d.x32"), "{err}");
+}
+
+#[test]
 fn grids_run_on_any_number_of_workers() {
     let exe = load("vmvx_kernels.vmfb");
     let count = [7u32, 5, 3];

@@ -193,14 +193,20 @@ impl VmvxExecutable {
                 "executable requires executable-level constants but none were provided"
             );
         }
-        Ok(VmvxExecutable {
+        let mut executable = VmvxExecutable {
             instance,
             vmvx,
             module,
             exports,
             entry_ordinals,
             workers: (0..WORKER_SLOTS).map(|_| Mutex::new(None)).collect(),
-        })
+        };
+        // The first worker's context now: imports that do not resolve (or
+        // resolve to a different signature) fail the load, as upstream's
+        // eagerly created worker contexts do.
+        let first = executable.new_worker()?;
+        *executable.workers[0].get_mut() = Some(first);
+        Ok(executable)
     }
 
     /// A new worker context: the `vmvx` module, then the kernel module.
