@@ -765,6 +765,12 @@ fn local_sync_device_runs_simple_mul_in_fence_order() {
         device
             .query_i64("hal.executable.format", "vmvx-bytecode-fb")
             .unwrap(),
+        1
+    );
+    assert_eq!(
+        device
+            .query_i64("hal.executable.format", "cuda-nvptx-fb")
+            .unwrap(),
         0
     );
     assert_eq!(
@@ -773,11 +779,20 @@ fn local_sync_device_runs_simple_mul_in_fence_order() {
     );
     assert_eq!(
         device
-            .create_executable("vmvx-bytecode-fb", &[])
+            .create_executable("cuda-nvptx-fb", &[])
             .err()
             .map(|e| e.code())
             .unwrap(),
         StatusCode::Unimplemented
+    );
+    // An empty VMVX payload is not a module.
+    assert_eq!(
+        device
+            .create_executable("vmvx-bytecode-fb", &[])
+            .err()
+            .map(|e| e.code())
+            .unwrap(),
+        StatusCode::InvalidArgument
     );
 
     let executable = device
@@ -841,9 +856,10 @@ fn executable_cache_negotiates_formats_with_the_device() {
     let device = iree_hal_local::LocalSyncDriver.create_device("").unwrap();
     let cache = ExecutableCache::new(device);
     assert!(cache.can_prepare(host_embedded_elf_format()));
-    assert!(!cache.can_prepare("vmvx-bytecode-fb"));
+    assert!(cache.can_prepare("vmvx-bytecode-fb"));
+    assert!(!cache.can_prepare("cuda-nvptx-fb"));
     let err = cache
-        .prepare("vmvx-bytecode-fb", &[])
+        .prepare("cuda-nvptx-fb", &[])
         .err()
         .expect("unsupported format");
     assert_eq!(err.code(), StatusCode::NotFound, "{err}");
