@@ -823,3 +823,57 @@ fn query_tile_sizes_answers_matmul_roles() {
         StatusCode::InvalidArgument
     );
 }
+
+/// Calls every export with arguments drawn from edge values (negative,
+/// zero, huge and wrapping sizes, strides, offsets, tile sizes and flags):
+/// each call returns, successfully or with a status, and never panics.
+#[test]
+fn microkernels_survive_hostile_arguments() {
+    const I64S: [i64; 12] = [
+        -2,
+        -1,
+        0,
+        1,
+        2,
+        3,
+        5,
+        1 << 31,
+        1 << 33,
+        1 << 62,
+        i64::MAX,
+        i64::MIN,
+    ];
+    const I32S: [i32; 8] = [-1, 0, 1, 2, 3, 0x101, 0x302, i32::MAX];
+    let vmvx = Vmvx::new();
+    let buffers: Vec<Value> = [0usize, 1, 7, 64]
+        .iter()
+        .map(|&len| buf((0..len as u8).collect()).1)
+        .chain([Value::NULL])
+        .collect();
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let module = module::create();
+    let mut succeeded = 0;
+    for export in module.exports() {
+        let cconv = iree_vm::Cconv::parse(&export.cconv).unwrap();
+        for _ in 0..2000 {
+            let args: Vec<Value> = cconv
+                .args
+                .iter()
+                .map(|t| match t {
+                    iree_vm::CconvType::I32 => i32v(I32S[next() as usize % I32S.len()]),
+                    iree_vm::CconvType::I64 => i(I64S[next() as usize % I64S.len()]),
+                    _ => buffers[next() as usize % buffers.len()].clone(),
+                })
+                .collect();
+            succeeded += usize::from(vmvx.call(&export.name, &args).is_ok());
+        }
+    }
+    // Some argument sets are valid, and run.
+    assert!(succeeded > 100, "{succeeded} calls succeeded");
+}

@@ -359,6 +359,9 @@ fn binary(args: &[Value], op: impl Fn(u32, u32) -> Result<u32>) -> Result<()> {
     let lhs = map_2d(args, 0, "lhs", 4, shape_at(args, 1, size0, size1)?, false)?;
     let rhs = map_2d(args, 4, "rhs", 4, shape_at(args, 5, size0, size1)?, false)?;
     let out = map_2d(args, 8, "out", 4, shape_at(args, 9, size0, size1)?, true)?;
+    if size1 == 0 {
+        return Ok(());
+    }
     for i in 0..size0 as u64 {
         for j in 0..size1 as u64 {
             let x = lhs.buffer.load_i32(lhs.index(i, j))? as u32;
@@ -374,6 +377,9 @@ fn unary(args: &[Value], op: impl Fn(u32) -> u32) -> Result<()> {
     let (size0, size1) = (arg_i64(args, 8)?, arg_i64(args, 9)?);
     let input = map_2d(args, 0, "in", 4, shape_at(args, 1, size0, size1)?, false)?;
     let out = map_2d(args, 4, "out", 4, shape_at(args, 5, size0, size1)?, true)?;
+    if size1 == 0 {
+        return Ok(());
+    }
     for i in 0..size0 as u64 {
         for j in 0..size1 as u64 {
             let x = input.buffer.load_i32(input.index(i, j))? as u32;
@@ -403,6 +409,9 @@ fn copy(args: &[Value], width: Width) -> Result<()> {
     let (size0, size1) = (arg_i64(args, 8)?, arg_i64(args, 9)?);
     let input = map_2d(args, 0, "in", elem, shape_at(args, 1, size0, size1)?, false)?;
     let out = map_2d(args, 4, "out", elem, shape_at(args, 5, size0, size1)?, true)?;
+    if size1 == 0 {
+        return Ok(());
+    }
     for i in 0..size0 as u64 {
         for j in 0..size1 as u64 {
             let (from, to) = (input.index(i, j), out.index(i, j));
@@ -428,11 +437,11 @@ fn fill(args: &[Value]) -> Result<()> {
         size1: arg_i64(args, 5)?,
     };
     let out = map_2d(args, 1, "out", 4, shape, true)?;
+    if shape.size1 == 0 {
+        return Ok(());
+    }
     for i in 0..shape.size0 as u64 {
-        let row = out.index(i, 0);
-        if shape.size1 > 0 {
-            out.buffer.fill_i32(row, shape.size1, value)?;
-        }
+        out.buffer.fill_i32(out.index(i, 0), shape.size1, value)?;
     }
     Ok(())
 }
@@ -533,6 +542,10 @@ fn mmt4d(args: &[Value]) -> Result<()> {
             InvalidArgument,
             "mmt4d sizes must not be negative (K={k}, M0={m0}, N0={n0}, K0={k0})"
         );
+    }
+    if out_tile == 0 {
+        // M0 or N0 is 0: there is no output element to compute.
+        return Ok(());
     }
     let lhs_panel = (k as u64).saturating_mul(lhs_tile as u64);
     let rhs_panel = (k as u64).saturating_mul(rhs_tile as u64);
@@ -845,16 +858,19 @@ fn pack(args: &[Value]) -> Result<()> {
                 .wrapping_add(b.wrapping_mul(stride_b));
             for t0 in 0..tile0 {
                 for t1 in 0..tile1 {
-                    let (r, c) = (a * tile0 + t0, b * tile1 + t1);
+                    let (r, c) = (
+                        a.wrapping_mul(tile0).wrapping_add(t0),
+                        b.wrapping_mul(tile1).wrapping_add(t1),
+                    );
                     let bits = if r < in_size0 && c < in_size1 {
                         load_bits(input.buffer, input.index(r as u64, c as u64), elem)?
                     } else {
                         padding
                     };
                     let inner = if transpose_inner {
-                        t1 * tile0 + t0
+                        t1.wrapping_mul(tile0).wrapping_add(t0)
                     } else {
-                        t0 * tile1 + t1
+                        t0.wrapping_mul(tile1).wrapping_add(t1)
                     };
                     store_bits(out.buffer, tile_base.wrapping_add(inner), elem, bits)?;
                 }
@@ -916,9 +932,9 @@ fn unpack(args: &[Value]) -> Result<()> {
             let (a, t0) = (r / tile0, r % tile0);
             let (b, t1) = (c / tile1, c % tile1);
             let inner = if transpose_inner {
-                t1 * tile0 + t0
+                t1.wrapping_mul(tile0).wrapping_add(t0)
             } else {
-                t0 * tile1 + t1
+                t0.wrapping_mul(tile1).wrapping_add(t1)
             };
             let from = input
                 .base
