@@ -763,6 +763,12 @@ fn local_sync_device_runs_simple_mul_in_fence_order() {
     );
     assert_eq!(
         device
+            .query_i64("hal.executable.format", "vmvx-bytecode-fb")
+            .unwrap(),
+        1
+    );
+    assert_eq!(
+        device
             .query_i64("hal.executable.format", "cuda-nvptx-fb")
             .unwrap(),
         0
@@ -778,6 +784,15 @@ fn local_sync_device_runs_simple_mul_in_fence_order() {
             .map(|e| e.code())
             .unwrap(),
         StatusCode::Unimplemented
+    );
+    // An empty VMVX payload is not a module.
+    assert_eq!(
+        device
+            .create_executable("vmvx-bytecode-fb", &[])
+            .err()
+            .map(|e| e.code())
+            .unwrap(),
+        StatusCode::InvalidArgument
     );
 
     let executable = device

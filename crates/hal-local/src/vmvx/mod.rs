@@ -160,12 +160,6 @@ impl VmvxExecutable {
         let mut exports = Vec::new();
         let mut entry_ordinals = Vec::new();
         for (ordinal, export) in module.exports().iter().enumerate() {
-            if export.name == "__set_constants" {
-                bail!(
-                    InvalidArgument,
-                    "executable requires executable-level constants but none were provided"
-                );
-            }
             if export.cconv != ENTRY_CCONV {
                 bail!(
                     InvalidArgument,
@@ -190,14 +184,29 @@ impl VmvxExecutable {
             exports.push(ExportInfo::new(export.name.clone(), attrs));
             entry_ordinals.push(ordinal as u32);
         }
-        Ok(VmvxExecutable {
+        // Upstream checks this when it creates the worker contexts, after
+        // verifying every export (so `__set_constants` itself, with its own
+        // calling convention, fails the check above first).
+        if module.lookup_export("__set_constants").is_some() {
+            bail!(
+                InvalidArgument,
+                "executable requires executable-level constants but none were provided"
+            );
+        }
+        let mut executable = VmvxExecutable {
             instance,
             vmvx,
             module,
             exports,
             entry_ordinals,
             workers: (0..WORKER_SLOTS).map(|_| Mutex::new(None)).collect(),
-        })
+        };
+        // The first worker's context now: imports that do not resolve (or
+        // resolve to a different signature) fail the load, as upstream's
+        // eagerly created worker contexts do.
+        let first = executable.new_worker()?;
+        *executable.workers[0].get_mut() = Some(first);
+        Ok(executable)
     }
 
     /// A new worker context: the `vmvx` module, then the kernel module.

@@ -326,20 +326,6 @@ fn shape_at(args: &[Value], first: usize, size0: i64, size1: i64) -> Result<Shap
     })
 }
 
-/// Reads `count` elements of `elem` bytes from element `index` of `buffer`.
-fn read_elements(buffer: &Buffer, index: i64, count: u64, elem: usize) -> Result<Vec<u8>> {
-    let range = element_bytes(buffer, index, count, elem)?;
-    let mut bytes = vec![0u8; range.1];
-    buffer.read_into(range.0, &mut bytes)?;
-    Ok(bytes)
-}
-
-/// Writes whole elements from element `index` of `buffer`.
-fn write_elements(buffer: &Buffer, index: i64, elem: usize, bytes: &[u8]) -> Result<()> {
-    let (offset, _) = element_bytes(buffer, index, (bytes.len() / elem) as u64, elem)?;
-    buffer.write_bytes(offset, bytes)
-}
-
 /// The byte offset and length of `count` elements from element `index`,
 /// checked to lie within `buffer` (before anything is allocated for them).
 fn element_bytes(buffer: &Buffer, index: i64, count: u64, elem: usize) -> Result<(usize, usize)> {
@@ -373,6 +359,9 @@ fn binary(args: &[Value], op: impl Fn(u32, u32) -> Result<u32>) -> Result<()> {
     let lhs = map_2d(args, 0, "lhs", 4, shape_at(args, 1, size0, size1)?, false)?;
     let rhs = map_2d(args, 4, "rhs", 4, shape_at(args, 5, size0, size1)?, false)?;
     let out = map_2d(args, 8, "out", 4, shape_at(args, 9, size0, size1)?, true)?;
+    if size1 == 0 {
+        return Ok(());
+    }
     for i in 0..size0 as u64 {
         for j in 0..size1 as u64 {
             let x = lhs.buffer.load_i32(lhs.index(i, j))? as u32;
@@ -388,6 +377,9 @@ fn unary(args: &[Value], op: impl Fn(u32) -> u32) -> Result<()> {
     let (size0, size1) = (arg_i64(args, 8)?, arg_i64(args, 9)?);
     let input = map_2d(args, 0, "in", 4, shape_at(args, 1, size0, size1)?, false)?;
     let out = map_2d(args, 4, "out", 4, shape_at(args, 5, size0, size1)?, true)?;
+    if size1 == 0 {
+        return Ok(());
+    }
     for i in 0..size0 as u64 {
         for j in 0..size1 as u64 {
             let x = input.buffer.load_i32(input.index(i, j))? as u32;
@@ -417,6 +409,9 @@ fn copy(args: &[Value], width: Width) -> Result<()> {
     let (size0, size1) = (arg_i64(args, 8)?, arg_i64(args, 9)?);
     let input = map_2d(args, 0, "in", elem, shape_at(args, 1, size0, size1)?, false)?;
     let out = map_2d(args, 4, "out", elem, shape_at(args, 5, size0, size1)?, true)?;
+    if size1 == 0 {
+        return Ok(());
+    }
     for i in 0..size0 as u64 {
         for j in 0..size1 as u64 {
             let (from, to) = (input.index(i, j), out.index(i, j));
@@ -442,11 +437,11 @@ fn fill(args: &[Value]) -> Result<()> {
         size1: arg_i64(args, 5)?,
     };
     let out = map_2d(args, 1, "out", 4, shape, true)?;
+    if shape.size1 == 0 {
+        return Ok(());
+    }
     for i in 0..shape.size0 as u64 {
-        let row = out.index(i, 0);
-        if shape.size1 > 0 {
-            out.buffer.fill_i32(row, shape.size1, value)?;
-        }
+        out.buffer.fill_i32(out.index(i, 0), shape.size1, value)?;
     }
     Ok(())
 }
@@ -542,43 +537,74 @@ fn mmt4d(args: &[Value]) -> Result<()> {
     if m <= 0 || n <= 0 || (k == 0 && accumulate) {
         return Ok(());
     }
-    if k < 0 || m0 <= 0 || n0 <= 0 || k0 <= 0 {
+    if k < 0 || m0 < 0 || n0 < 0 || k0 < 0 {
         bail!(
             InvalidArgument,
-            "mmt4d sizes must be positive (K={k}, M0={m0}, N0={n0}, K0={k0})"
+            "mmt4d sizes must not be negative (K={k}, M0={m0}, N0={n0}, K0={k0})"
         );
     }
-    let (m0u, n0u, k0u) = (m0 as usize, n0 as usize, k0 as usize);
+    if out_tile == 0 {
+        // M0 or N0 is 0: there is no output element to compute.
+        return Ok(());
+    }
     let lhs_panel = (k as u64).saturating_mul(lhs_tile as u64);
     let rhs_panel = (k as u64).saturating_mul(rhs_tile as u64);
-    let fma = flags & MMT4D_TYPE_MASK == MMT4D_TYPE_F32F32F32 && f32_tile_uses_fma(m0, n0, k0);
-    // One output tile must fit the output buffer before memory is set
-    // aside for it.
-    element_bytes(out.buffer, 0, out_tile as u64, out_elem)?;
-    let mut tile = vec![0u8; out_tile as usize * out_elem];
     let dims = TileDims {
         k: k as usize,
-        m0: m0u,
-        n0: n0u,
-        k0: k0u,
+        m0: m0 as usize,
+        n0: n0 as usize,
+        k0: k0 as usize,
     };
+    // One output tile must fit the output buffer before memory is set
+    // aside for it (panels are checked as they are read).
+    element_bytes(out.buffer, 0, out_tile as u64, out_elem)?;
+    let tile_len = out_tile as usize;
+    let f32_type = flags & MMT4D_TYPE_MASK == MMT4D_TYPE_F32F32F32;
+    let fma = f32_type && f32_tile_uses_fma(m0, n0, k0);
+    let mut bytes = Vec::new();
+    let mut lhs_values = Operand::default();
+    let mut rhs_values = Operand::default();
+    let mut acc = Accumulator::new(f32_type, tile_len);
     for i in 0..m as u64 {
-        let lhs_bytes = read_elements(lhs.buffer, lhs.index(i, 0), lhs_panel, in_elem)?;
+        read_operand(
+            lhs.buffer,
+            lhs.index(i, 0),
+            lhs_panel,
+            in_elem,
+            &mut bytes,
+            &mut lhs_values,
+        )?;
         for j in 0..n as u64 {
-            let rhs_bytes = read_elements(rhs.buffer, rhs.index(j, 0), rhs_panel, in_elem)?;
+            read_operand(
+                rhs.buffer,
+                rhs.index(j, 0),
+                rhs_panel,
+                in_elem,
+                &mut bytes,
+                &mut rhs_values,
+            )?;
             let out_index = out
                 .index(i, 0)
                 .wrapping_add((j as i64).wrapping_mul(out_tile));
+            let (offset, length) = element_bytes(out.buffer, out_index, out_tile as u64, out_elem)?;
+            bytes.resize(length, 0);
             if accumulate {
-                let (offset, _) = element_bytes(out.buffer, out_index, out_tile as u64, out_elem)?;
-                out.buffer.read_into(offset, &mut tile)?;
-            }
-            if in_elem == 4 {
-                tile_f32(&mut tile, &lhs_bytes, &rhs_bytes, dims, accumulate, fma);
+                out.buffer.read_into(offset, &mut bytes)?;
             } else {
-                tile_s8s8s32(&mut tile, &lhs_bytes, &rhs_bytes, dims, accumulate);
+                bytes.fill(0);
             }
-            write_elements(out.buffer, out_index, out_elem, &tile)?;
+            acc.load(&bytes);
+            match (&mut acc, &lhs_values, &rhs_values) {
+                (Accumulator::F32(acc), Operand::F32(l), Operand::F32(r)) => {
+                    tile_f32_dispatch(acc, l, r, dims, fma)
+                }
+                (Accumulator::I32(acc), Operand::S8(l), Operand::S8(r)) => {
+                    tile_s8s8s32(acc, l, r, dims)
+                }
+                _ => bail!(Internal, "mmt4d operand types disagree"),
+            }
+            acc.store(&mut bytes);
+            out.buffer.write_bytes(offset, &bytes)?;
         }
     }
     Ok(())
@@ -593,50 +619,154 @@ struct TileDims {
     k0: usize,
 }
 
-fn le_f32(bytes: &[u8], index: usize) -> f32 {
-    let mut word = [0u8; 4];
-    word.copy_from_slice(&bytes[index * 4..index * 4 + 4]);
-    f32::from_le_bytes(word)
+/// A decoded LHS or RHS panel.
+#[derive(Default)]
+enum Operand {
+    #[default]
+    Empty,
+    F32(Vec<f32>),
+    S8(Vec<i8>),
 }
 
-fn le_i32(bytes: &[u8], index: usize) -> i32 {
-    let mut word = [0u8; 4];
-    word.copy_from_slice(&bytes[index * 4..index * 4 + 4]);
-    i32::from_le_bytes(word)
+/// Reads `count` elements of `elem` bytes (4: f32, 1: s8) from element
+/// `index` of `buffer` into `into`, through the scratch `bytes`.
+fn read_operand(
+    buffer: &Buffer,
+    index: i64,
+    count: u64,
+    elem: usize,
+    bytes: &mut Vec<u8>,
+    into: &mut Operand,
+) -> Result<()> {
+    let (offset, length) = element_bytes(buffer, index, count, elem)?;
+    bytes.resize(length, 0);
+    buffer.read_into(offset, bytes)?;
+    if elem == 4 {
+        let mut values = match std::mem::take(into) {
+            Operand::F32(v) => v,
+            _ => Vec::new(),
+        };
+        values.clear();
+        values.extend(bytes.chunks_exact(4).map(|c| {
+            let mut word = [0u8; 4];
+            word.copy_from_slice(c);
+            f32::from_le_bytes(word)
+        }));
+        *into = Operand::F32(values);
+    } else {
+        let mut values = match std::mem::take(into) {
+            Operand::S8(v) => v,
+            _ => Vec::new(),
+        };
+        values.clear();
+        values.extend(bytes.iter().map(|&b| b as i8));
+        *into = Operand::S8(values);
+    }
+    Ok(())
 }
 
-/// One f32 output tile: `acc = sum_k sum_k0 lhs * rhs`, in upstream's order.
-fn tile_f32(tile: &mut [u8], lhs: &[u8], rhs: &[u8], d: TileDims, accumulate: bool, fma: bool) {
-    for i0 in 0..d.m0 {
-        for j0 in 0..d.n0 {
-            let o = i0 * d.n0 + j0;
-            let mut acc = if accumulate { le_f32(tile, o) } else { 0.0 };
-            for kk in 0..d.k {
-                for kk0 in 0..d.k0 {
-                    let a = le_f32(lhs, kk * d.m0 * d.k0 + i0 * d.k0 + kk0);
-                    let b = le_f32(rhs, kk * d.n0 * d.k0 + j0 * d.k0 + kk0);
-                    acc = if fma { a.mul_add(b, acc) } else { acc + a * b };
-                }
-            }
-            tile[o * 4..o * 4 + 4].copy_from_slice(&acc.to_le_bytes());
+/// One output tile's accumulators.
+enum Accumulator {
+    F32(Vec<f32>),
+    I32(Vec<i32>),
+}
+
+impl Accumulator {
+    fn new(f32_type: bool, len: usize) -> Accumulator {
+        if f32_type {
+            Accumulator::F32(vec![0.0; len])
+        } else {
+            Accumulator::I32(vec![0; len])
+        }
+    }
+
+    /// Decodes little-endian 32-bit values from `bytes`.
+    fn load(&mut self, bytes: &[u8]) {
+        let words = bytes.chunks_exact(4).map(|c| {
+            let mut word = [0u8; 4];
+            word.copy_from_slice(c);
+            word
+        });
+        match self {
+            Accumulator::F32(v) => v
+                .iter_mut()
+                .zip(words)
+                .for_each(|(x, w)| *x = f32::from_le_bytes(w)),
+            Accumulator::I32(v) => v
+                .iter_mut()
+                .zip(words)
+                .for_each(|(x, w)| *x = i32::from_le_bytes(w)),
+        }
+    }
+
+    /// Encodes the values as little-endian bytes into `bytes`.
+    fn store(&self, bytes: &mut [u8]) {
+        let chunks = bytes.chunks_exact_mut(4);
+        match self {
+            Accumulator::F32(v) => chunks
+                .zip(v)
+                .for_each(|(c, x)| c.copy_from_slice(&x.to_le_bytes())),
+            Accumulator::I32(v) => chunks
+                .zip(v)
+                .for_each(|(c, x)| c.copy_from_slice(&x.to_le_bytes())),
         }
     }
 }
 
-/// One s8 x s8 -> s32 output tile (wrapping, as the C arithmetic does).
-fn tile_s8s8s32(tile: &mut [u8], lhs: &[u8], rhs: &[u8], d: TileDims, accumulate: bool) {
-    for i0 in 0..d.m0 {
-        for j0 in 0..d.n0 {
-            let o = i0 * d.n0 + j0;
-            let mut acc = if accumulate { le_i32(tile, o) } else { 0 };
-            for kk in 0..d.k {
-                for kk0 in 0..d.k0 {
-                    let a = i32::from(lhs[kk * d.m0 * d.k0 + i0 * d.k0 + kk0] as i8);
-                    let b = i32::from(rhs[kk * d.n0 * d.k0 + j0 * d.k0 + kk0] as i8);
-                    acc = acc.wrapping_add(a.wrapping_mul(b));
+/// One f32 output tile: for every output element, `acc (+)= lhs * rhs` over
+/// `k` then `k0`, in upstream's order, fused (`FMA`) or not.
+#[inline(always)]
+fn tile_f32<const FMA: bool>(acc: &mut [f32], lhs: &[f32], rhs: &[f32], d: TileDims) {
+    let (lhs_step, rhs_step) = (d.m0 * d.k0, d.n0 * d.k0);
+    for kk in 0..d.k {
+        let l = &lhs[kk * lhs_step..(kk + 1) * lhs_step];
+        let r = &rhs[kk * rhs_step..(kk + 1) * rhs_step];
+        for kk0 in 0..d.k0 {
+            for (i0, row) in acc.chunks_exact_mut(d.n0.max(1)).enumerate().take(d.m0) {
+                let a = l[i0 * d.k0 + kk0];
+                for (j0, o) in row.iter_mut().enumerate() {
+                    let b = r[j0 * d.k0 + kk0];
+                    *o = if FMA { a.mul_add(b, *o) } else { *o + a * b };
                 }
             }
-            tile[o * 4..o * 4 + 4].copy_from_slice(&acc.to_le_bytes());
+        }
+    }
+}
+
+/// [`tile_f32`] compiled with hardware fused multiply-adds.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "fma")]
+fn tile_f32_fma_x86(acc: &mut [f32], lhs: &[f32], rhs: &[f32], d: TileDims) {
+    tile_f32::<true>(acc, lhs, rhs, d)
+}
+
+fn tile_f32_dispatch(acc: &mut [f32], lhs: &[f32], rhs: &[f32], d: TileDims, fma: bool) {
+    if !fma {
+        return tile_f32::<false>(acc, lhs, rhs, d);
+    }
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("fma") {
+        // SAFETY: the CPU supports FMA (checked just above), the only
+        // requirement of a `target_feature(enable = "fma")` function.
+        return unsafe { tile_f32_fma_x86(acc, lhs, rhs, d) };
+    }
+    tile_f32::<true>(acc, lhs, rhs, d)
+}
+
+/// One s8 x s8 -> s32 output tile (wrapping, as the C arithmetic does).
+fn tile_s8s8s32(acc: &mut [i32], lhs: &[i8], rhs: &[i8], d: TileDims) {
+    let (lhs_step, rhs_step) = (d.m0 * d.k0, d.n0 * d.k0);
+    for kk in 0..d.k {
+        let l = &lhs[kk * lhs_step..(kk + 1) * lhs_step];
+        let r = &rhs[kk * rhs_step..(kk + 1) * rhs_step];
+        for kk0 in 0..d.k0 {
+            for (i0, row) in acc.chunks_exact_mut(d.n0.max(1)).enumerate().take(d.m0) {
+                let a = i32::from(l[i0 * d.k0 + kk0]);
+                for (j0, o) in row.iter_mut().enumerate() {
+                    let b = i32::from(r[j0 * d.k0 + kk0]);
+                    *o = o.wrapping_add(a.wrapping_mul(b));
+                }
+            }
         }
     }
 }
@@ -728,16 +858,19 @@ fn pack(args: &[Value]) -> Result<()> {
                 .wrapping_add(b.wrapping_mul(stride_b));
             for t0 in 0..tile0 {
                 for t1 in 0..tile1 {
-                    let (r, c) = (a * tile0 + t0, b * tile1 + t1);
+                    let (r, c) = (
+                        a.wrapping_mul(tile0).wrapping_add(t0),
+                        b.wrapping_mul(tile1).wrapping_add(t1),
+                    );
                     let bits = if r < in_size0 && c < in_size1 {
                         load_bits(input.buffer, input.index(r as u64, c as u64), elem)?
                     } else {
                         padding
                     };
                     let inner = if transpose_inner {
-                        t1 * tile0 + t0
+                        t1.wrapping_mul(tile0).wrapping_add(t0)
                     } else {
-                        t0 * tile1 + t1
+                        t0.wrapping_mul(tile1).wrapping_add(t1)
                     };
                     store_bits(out.buffer, tile_base.wrapping_add(inner), elem, bits)?;
                 }
@@ -799,9 +932,9 @@ fn unpack(args: &[Value]) -> Result<()> {
             let (a, t0) = (r / tile0, r % tile0);
             let (b, t1) = (c / tile1, c % tile1);
             let inner = if transpose_inner {
-                t1 * tile0 + t0
+                t1.wrapping_mul(tile0).wrapping_add(t0)
             } else {
-                t0 * tile1 + t1
+                t0.wrapping_mul(tile1).wrapping_add(t1)
             };
             let from = input
                 .base
