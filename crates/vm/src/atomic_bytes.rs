@@ -35,9 +35,9 @@ impl AtomicBytes {
     /// # Safety
     ///
     /// While this value or any copy of it is used, `ptr` must be valid for
-    /// atomic reads of `len` bytes (and for writes, where the methods that
-    /// write are used), and no non-atomic access may touch those bytes
-    /// concurrently with an access made through this value.
+    /// reads and writes of `len` bytes (`AtomicU8::from_ptr` requires write
+    /// permission even for loads), and no non-atomic access may touch those
+    /// bytes concurrently with an access made through this value.
     pub(crate) unsafe fn new(ptr: *mut u8, len: usize) -> AtomicBytes {
         AtomicBytes { ptr, len }
     }

@@ -381,8 +381,10 @@ impl Buffer {
     /// From this call until the returned buffer (and every [`Ref`] to it) is
     /// dropped:
     ///
-    /// * `ptr` must be valid for reads of `len` bytes, and for writes of them
-    ///   when `writable` (`ptr` may be dangling or null when `len` is 0);
+    /// * `ptr` must be valid for reads and writes of `len` bytes, also when
+    ///   `writable` is false (atomic loads need a pointer that permits
+    ///   writes; `writable` only keeps the VM from storing), and may be
+    ///   dangling or null when `len` is 0;
     /// * no access to these bytes that is not atomic may happen concurrently
     ///   with an access through the buffer (non-atomic Rust references to
     ///   the bytes, for instance, must not exist while the buffer is used).

@@ -23,18 +23,20 @@
 //! Workgroups of one dispatch run concurrently on several workers. Each
 //! worker (`processor_id`) gets its own VM context (the `vmvx` module plus
 //! the kernel module, created on first use and behind a mutex, so two
-//! threads never share one). For each workgroup the bindings, the constants
-//! and the worker's local memory are wrapped as external `vm.buffer`s
+//! threads never share one). For each workgroup the bindings and the
+//! worker's local memory are wrapped as external `vm.buffer`s
 //! ([`Buffer::external`]), whose accesses are atomic: workers writing
-//! (disjoint parts of) the same binding never race. The wrappers must not
-//! outlive the call; a kernel that keeps one (in a global) loses its worker
-//! context, which is rebuilt for the next workgroup, and fails the dispatch.
+//! (disjoint parts of) the same binding never race; the constants are copied
+//! into a read-only buffer. The wrappers must not outlive the call; a kernel
+//! that keeps one (in a global) loses its worker context, which is rebuilt
+//! for the next workgroup, and fails the dispatch.
 
 pub mod module;
 
 use std::sync::Arc;
 
 use iree_base::{bail, Result, ResultExt, Status, StatusCode};
+use iree_vm::buffer::SharedBytes;
 use iree_vm::list::ListElementType;
 use iree_vm::{Buffer, Context, Function, Instance, List, Module, Ref, Stack, Value};
 use iree_vm_bytecode::BytecodeModule;
@@ -319,15 +321,21 @@ impl WorkgroupExecutable for VmvxExecutable {
             bindings.push(Value::Ref(Some(buffer.clone())))?;
             owned.push(buffer);
         }
-        // SAFETY: `constants` points to `constant_count` u32s (caller),
-        // read-only here; dropped before return (checked below).
-        let constants = unsafe {
-            external_ref(
-                dispatch.constants.cast_mut().cast(),
-                usize::from(dispatch.constant_count) * 4,
-                false,
-            )
+        // Constants are copied into a read-only buffer: they are few, and
+        // the ABI hands them over through a shared pointer, which atomic
+        // accesses (they need write permission) may not use.
+        let constant_count = usize::from(dispatch.constant_count);
+        let constant_bytes: Vec<u8> = if constant_count == 0 {
+            Vec::new()
+        } else {
+            // SAFETY: `constants` points to `constant_count` u32s that nothing
+            // writes during the dispatch (caller).
+            let values = unsafe { std::slice::from_raw_parts(dispatch.constants, constant_count) };
+            values.iter().flat_map(|v| v.to_le_bytes()).collect()
         };
+        let constants_length = constant_bytes.len();
+        let constant_bytes: SharedBytes = Arc::new(constant_bytes);
+        let constants = Ref::new(Buffer::rodata(constant_bytes, 0..constants_length)?);
         // SAFETY: `local_memory` is valid for `local_memory_size` bytes and
         // private to this worker for the call (caller); dropped before
         // return (checked below).
@@ -339,7 +347,7 @@ impl WorkgroupExecutable for VmvxExecutable {
             )
         };
         let bindings = Ref::new(bindings);
-        owned.extend([constants.clone(), local_memory.clone()]);
+        owned.push(local_memory.clone());
         let args = [
             Value::Ref(Some(local_memory)),
             Value::Ref(Some(constants)),
