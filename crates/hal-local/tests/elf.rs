@@ -1,41 +1,11 @@
 //! Loads real 3.13 `embedded-elf` kernels (extracted from VMFBs compiled from
 //! `tests/data/*.mlir`; see `tests/data/README.md`) and malformed variants.
 
+mod common;
+use common::*;
 use iree_base::StatusCode;
 use iree_hal_local::library::ImageMemory;
 use iree_hal_local::{ElfModule, EmbeddedElfLibrary, Machine};
-
-const QUERY: &str = "iree_hal_executable_library_query";
-
-fn data(name: &str) -> Vec<u8> {
-    let path = format!("{}/tests/data/{name}", env!("CARGO_MANIFEST_DIR"));
-    std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
-}
-
-fn f32s(b: &[u8]) -> Vec<f32> {
-    b.chunks_exact(4)
-        .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
-        .collect()
-}
-
-fn bytes(v: &[f32]) -> Vec<u8> {
-    v.iter().flat_map(|x| x.to_le_bytes()).collect()
-}
-
-fn u16_at(b: &[u8], o: usize) -> u16 {
-    u16::from_le_bytes(b[o..o + 2].try_into().unwrap())
-}
-fn u64_at(b: &[u8], o: usize) -> u64 {
-    u64::from_le_bytes(b[o..o + 8].try_into().unwrap())
-}
-fn put_u64(b: &mut [u8], o: usize, v: u64) {
-    b[o..o + 8].copy_from_slice(&v.to_le_bytes());
-}
-
-/// File offset of program header `i`.
-fn phdr(b: &[u8], i: usize) -> usize {
-    u64_at(b, 0x20) as usize + i * u16_at(b, 0x36) as usize
-}
 
 /// File offset of the `.dynamic` entry with tag `tag` and its value.
 /// (Test data maps every segment at vaddr - offset equal within a page, and
@@ -44,7 +14,7 @@ fn dynamic_entry(b: &[u8], tag: u64) -> (usize, u64) {
     let n = u16_at(b, 0x38) as usize;
     for i in 0..n {
         let p = phdr(b, i);
-        if u32::from_le_bytes(b[p..p + 4].try_into().unwrap()) == 2 {
+        if u32_at(b, p) == 2 {
             let (off, size) = (u64_at(b, p + 8) as usize, u64_at(b, p + 32) as usize);
             for e in (off..off + size).step_by(16) {
                 if u64_at(b, e) == tag {

@@ -3,6 +3,8 @@
 //! `tests/data/README.md`) through the platform's dynamic loader, and checks
 //! that malformed payloads fail with a status before reaching it.
 
+mod common;
+use common::*;
 use iree_base::StatusCode;
 use iree_hal::Device;
 use iree_hal_local::system_library::check_system_library;
@@ -10,47 +12,6 @@ use iree_hal_local::{
     host_system_elf_format, ExecutableLoader, LocalDevice, Machine, SystemLibrary,
     SystemLibraryLoader,
 };
-
-const QUERY: &str = "iree_hal_executable_library_query";
-
-fn data(name: &str) -> Vec<u8> {
-    let path = format!("{}/tests/data/{name}", env!("CARGO_MANIFEST_DIR"));
-    std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
-}
-
-fn f32s(b: &[u8]) -> Vec<f32> {
-    b.chunks_exact(4)
-        .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
-        .collect()
-}
-
-fn bytes(v: &[f32]) -> Vec<u8> {
-    v.iter().flat_map(|x| x.to_le_bytes()).collect()
-}
-
-fn u16_at(b: &[u8], o: usize) -> u16 {
-    u16::from_le_bytes(b[o..o + 2].try_into().unwrap())
-}
-fn u32_at(b: &[u8], o: usize) -> u32 {
-    u32::from_le_bytes(b[o..o + 4].try_into().unwrap())
-}
-fn u64_at(b: &[u8], o: usize) -> u64 {
-    u64::from_le_bytes(b[o..o + 8].try_into().unwrap())
-}
-fn put_u16(b: &mut [u8], o: usize, v: u16) {
-    b[o..o + 2].copy_from_slice(&v.to_le_bytes());
-}
-fn put_u32(b: &mut [u8], o: usize, v: u32) {
-    b[o..o + 4].copy_from_slice(&v.to_le_bytes());
-}
-fn put_u64(b: &mut [u8], o: usize, v: u64) {
-    b[o..o + 8].copy_from_slice(&v.to_le_bytes());
-}
-
-/// File offset of program header `i`.
-fn phdr(b: &[u8], i: usize) -> usize {
-    u64_at(b, 0x20) as usize + i * u16_at(b, 0x36) as usize
-}
 
 /// Program header indices of type `p_type`.
 fn phdrs_of(b: &[u8], p_type: u32) -> Vec<usize> {

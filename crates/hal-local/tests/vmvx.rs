@@ -6,6 +6,8 @@
 //! Kernels come from `tests/data/vmvx_*.mlir` (VM dialect, see
 //! `tests/data/README.md`).
 
+mod common;
+use common::data;
 use std::sync::Arc;
 
 use iree_base::StatusCode;
@@ -17,11 +19,6 @@ use iree_hal_local::{
 };
 use iree_vm::buffer::SharedBytes;
 use iree_vm::{Context, Instance, Ref, Value};
-
-fn data(name: &str) -> Vec<u8> {
-    let path = format!("{}/tests/data/{name}", env!("CARGO_MANIFEST_DIR"));
-    std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
-}
 
 fn load(name: &str) -> Arc<dyn WorkgroupExecutable> {
     VmvxLoader::new()
