@@ -48,3 +48,31 @@ pub fn wait_until<'a, T>(
         Err(poisoned) => poisoned.into_inner().0,
     }
 }
+
+/// Spawns a named thread (`stack_size` 0: the platform default). Under loom
+/// the name and stack size are ignored. Panics if the OS cannot create the
+/// thread, as `std::thread::spawn` does.
+#[cfg(not(loom))]
+pub fn spawn(
+    name: String,
+    stack_size: usize,
+    f: impl FnOnce() + Send + 'static,
+) -> thread::JoinHandle<()> {
+    let mut builder = thread::Builder::new().name(name.clone());
+    if stack_size > 0 {
+        builder = builder.stack_size(stack_size);
+    }
+    builder
+        .spawn(f)
+        .unwrap_or_else(|e| panic!("spawning thread '{name}': {e}"))
+}
+
+/// Spawns a model thread (loom build; name and stack size are ignored).
+#[cfg(loom)]
+pub fn spawn(
+    _name: String,
+    _stack_size: usize,
+    f: impl FnOnce() + Send + 'static,
+) -> thread::JoinHandle<()> {
+    thread::spawn(f)
+}

@@ -75,12 +75,16 @@ impl WorkerPool {
             .map(|index| {
                 let shared = shared.clone();
                 let cpu = topology.cpu_of(index);
-                spawn_helper(index, topology.stack_size, move || {
-                    if let Some(cpu) = cpu {
-                        crate::topology::pin_current_thread(cpu);
-                    }
-                    helper_loop(&shared, index as u32)
-                })
+                sync::spawn(
+                    format!("iree-worker-{index}"),
+                    topology.stack_size,
+                    move || {
+                        if let Some(cpu) = cpu {
+                            crate::topology::pin_current_thread(cpu);
+                        }
+                        helper_loop(&shared, index as u32)
+                    },
+                )
             })
             .collect();
         WorkerPool {
@@ -138,28 +142,6 @@ impl Drop for WorkerPool {
             let _ = helper.join();
         }
     }
-}
-
-#[cfg(not(loom))]
-fn spawn_helper(
-    index: usize,
-    stack_size: usize,
-    f: impl FnOnce() + Send + 'static,
-) -> thread::JoinHandle<()> {
-    let mut builder = thread::Builder::new().name(format!("iree-worker-{index}"));
-    if stack_size > 0 {
-        builder = builder.stack_size(stack_size);
-    }
-    builder.spawn(f).expect("spawning a worker thread")
-}
-
-#[cfg(loom)]
-fn spawn_helper(
-    _index: usize,
-    _stack_size: usize,
-    f: impl FnOnce() + Send + 'static,
-) -> thread::JoinHandle<()> {
-    thread::spawn(f)
 }
 
 fn helper_loop(shared: &Shared, index: u32) {

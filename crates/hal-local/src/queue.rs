@@ -52,15 +52,21 @@ impl Ready {
     /// Runs the operation and signals or fails the fence; returns the
     /// operation's result.
     fn run(self) -> Result<()> {
-        let outcome = match catch_unwind(AssertUnwindSafe(self.op)) {
-            Ok(outcome) => outcome,
-            Err(_) => Err(Status::new(
-                StatusCode::Internal,
-                "queue operation panicked; its signal fence is failed",
-            )),
-        };
-        complete(&self.signal, outcome)
+        run_and_complete(self.op, &self.signal)
     }
+}
+
+/// Runs `op` (a panic becomes an INTERNAL error) and signals `signal` for
+/// success or fails it with the error; returns the outcome.
+fn run_and_complete(op: impl FnOnce() -> Result<()>, signal: &Fence) -> Result<()> {
+    let outcome = match catch_unwind(AssertUnwindSafe(op)) {
+        Ok(outcome) => outcome,
+        Err(_) => Err(Status::new(
+            StatusCode::Internal,
+            "queue operation panicked; its signal fence is failed",
+        )),
+    };
+    complete(signal, outcome)
 }
 
 /// Signals `signal` for a successful outcome or fails it with the error.
@@ -163,7 +169,7 @@ impl Queue {
         });
         let executor = (mode == DeferredExecution::ExecutorThread).then(|| {
             let shared = shared.clone();
-            spawn_named("iree-queue", move || shared.executor_loop())
+            sync::spawn("iree-queue".to_string(), 0, move || shared.executor_loop())
         });
         Queue { shared, executor }
     }
@@ -179,16 +185,7 @@ impl Queue {
         op: impl FnOnce() -> Result<()>,
     ) -> Option<Result<()>> {
         match wait.query() {
-            Ok(true) => {
-                let outcome = match catch_unwind(AssertUnwindSafe(op)) {
-                    Ok(outcome) => outcome,
-                    Err(_) => Err(Status::new(
-                        StatusCode::Internal,
-                        "queue operation panicked; its signal fence is failed",
-                    )),
-                };
-                Some(complete(signal, outcome))
-            }
+            Ok(true) => Some(run_and_complete(op, signal)),
             Err(status) => {
                 signal.fail(status.clone());
                 Some(Err(status))
@@ -203,26 +200,19 @@ impl Queue {
     /// Returns the operation's error when it ran (or its wait failed) before
     /// this call returned; otherwise `Ok` and the outcome reaches `signal`.
     pub fn submit(&self, wait: &Fence, signal: &Fence, op: QueueOp) -> Result<()> {
-        match wait.query() {
-            Ok(true) => Ready {
-                op,
-                signal: signal.clone(),
-            }
-            .run(),
-            Err(status) => {
-                signal.fail(status.clone());
-                Err(status)
-            }
-            Ok(false) => {
-                let shared = self.shared.clone();
-                let signal = signal.clone();
-                wait.notify(Box::new(move |outcome| match outcome {
-                    Ok(()) => shared.ready(Ready { op, signal }),
-                    Err(status) => signal.fail(status),
-                }));
-                Ok(())
-            }
+        let mut op = Some(op);
+        let run_now = || (op.take().expect("runs at most once"))();
+        if let Some(outcome) = self.run_if_ready(wait, signal, run_now) {
+            return outcome;
         }
+        let op = op.expect("not run while its wait is pending");
+        let shared = self.shared.clone();
+        let signal = signal.clone();
+        wait.notify(Box::new(move |outcome| match outcome {
+            Ok(()) => shared.ready(Ready { op, signal }),
+            Err(status) => signal.fail(status),
+        }));
+        Ok(())
     }
 }
 
@@ -234,19 +224,6 @@ impl Drop for Queue {
             let _ = executor.join();
         }
     }
-}
-
-#[cfg(not(loom))]
-fn spawn_named(name: &str, f: impl FnOnce() + Send + 'static) -> thread::JoinHandle<()> {
-    thread::Builder::new()
-        .name(name.to_string())
-        .spawn(f)
-        .expect("spawning the queue executor thread")
-}
-
-#[cfg(loom)]
-fn spawn_named(_name: &str, f: impl FnOnce() + Send + 'static) -> thread::JoinHandle<()> {
-    thread::spawn(f)
 }
 
 #[cfg(all(test, not(loom)))]
