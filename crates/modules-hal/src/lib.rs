@@ -130,7 +130,12 @@ opaque_types! {
 }
 
 /// Borrows a `T` out of a ref argument, failing as upstream's `check_deref`.
-fn deref<'a, T: RefObject>(value: &'a Option<Ref>, ty: RefType, what: &str) -> Result<&'a T> {
+/// `what` names the argument in errors; it is formatted only on failure.
+fn deref<T: RefObject>(
+    value: &Option<Ref>,
+    ty: RefType,
+    what: impl std::fmt::Display,
+) -> Result<&T> {
     match value {
         Some(r) => r.downcast::<T>().ok_or_else(|| {
             Status::new(
@@ -820,11 +825,7 @@ fn implemented(b: Builder) -> Result<Builder> {
         let device = device_arg(&device)?;
         let cb = &deref::<HalCommandBuffer>(&cb, command_buffer_type(), "command buffer")?.0;
         let table = table.0.into_iter().enumerate().map(|(i, (buffer, offset, length))| {
-            let buffer = match buffer.as_ref().and_then(|r| r.downcast::<HalBuffer>()) {
-                Some(buffer) => buffer.0.clone(),
-                // Name the slot only on the error path.
-                None => return Err(deref::<HalBuffer>(&buffer, buffer_type(), &format!("binding table slot {i}")).err().expect("not a buffer")),
-            };
+            let buffer = deref::<HalBuffer>(&buffer, buffer_type(), format_args!("binding table slot {i}"))?.0.clone();
             let offset = size(offset, "binding offset")?;
             let length = iree_hal::buffer::calculate_range(buffer.byte_length(), offset, length as u64)?;
             Ok(DispatchBinding { buffer, offset, length })
