@@ -8,7 +8,9 @@ use std::sync::Arc;
 use iree_base::{Result, Status, StatusCode};
 use parking_lot::Mutex;
 
-use crate::buffer::{Buffer, BufferUsage, MemoryAccess, MemoryType, HOST_ALLOCATION_ALIGNMENT};
+use crate::buffer::{
+    Buffer, BufferUsage, ExternalHostMemory, MemoryAccess, MemoryType, HOST_ALLOCATION_ALIGNMENT,
+};
 
 /// How a buffer will be used (`iree_hal_buffer_params_t`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -165,6 +167,21 @@ pub trait Allocator: Send + Sync {
     /// Allocates a zeroed buffer of `allocation_size` bytes.
     fn allocate_buffer(&self, params: BufferParams, allocation_size: u64) -> Result<Buffer>;
 
+    /// Wraps external host memory in a buffer without copying
+    /// (`iree_hal_allocator_import_buffer`). Allocators that cannot use
+    /// host memory directly return UNAVAILABLE, and callers copy instead.
+    fn import_host_memory(
+        &self,
+        params: BufferParams,
+        memory: ExternalHostMemory,
+    ) -> Result<Buffer> {
+        let _ = (params, memory);
+        Err(Status::new(
+            StatusCode::Unavailable,
+            "this allocator cannot import host memory",
+        ))
+    }
+
     /// Current statistics.
     fn statistics(&self) -> AllocatorStatistics;
 }
@@ -250,6 +267,24 @@ impl Allocator for HeapAllocator {
             params.access,
             Some(self.statistics.clone()),
         )
+    }
+
+    fn import_host_memory(
+        &self,
+        params: BufferParams,
+        memory: ExternalHostMemory,
+    ) -> Result<Buffer> {
+        let mut params = params.canonicalize();
+        if !self
+            .query_buffer_compatibility(&mut params, memory.len() as u64)
+            .contains(BufferCompatibility::IMPORTABLE)
+        {
+            return Err(Status::new(
+                StatusCode::InvalidArgument,
+                "allocator cannot import a buffer with the given parameters",
+            ));
+        }
+        Buffer::import_host(memory, params.memory_type, params.usage, params.access)
     }
 
     fn statistics(&self) -> AllocatorStatistics {

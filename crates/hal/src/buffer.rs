@@ -298,7 +298,6 @@ pub struct HostMemory {
 }
 
 /// How a [`HostMemory`]'s bytes were obtained.
-#[derive(Clone, Copy)]
 enum Backing {
     /// The global allocator (`calloc`), with [`HostMemory::layout`].
     Heap,
@@ -306,6 +305,53 @@ enum Backing {
     /// huge pages (large allocations on Linux).
     #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
     Mapped(usize),
+    /// Memory owned by someone else (a file mapping, say), kept alive by
+    /// the owner until the allocation drops.
+    External(#[allow(dead_code)] Box<dyn Send + Sync>),
+}
+
+/// Host memory owned elsewhere and lent to a buffer without a copy
+/// (`IREE_HAL_EXTERNAL_BUFFER_TYPE_HOST_ALLOCATION`), for example a private
+/// mapping of a parameter file. The owner value keeps the bytes alive and
+/// is dropped when the last buffer using them drops.
+pub struct ExternalHostMemory {
+    ptr: std::ptr::NonNull<u8>,
+    len: usize,
+    owner: Box<dyn Send + Sync>,
+}
+
+impl ExternalHostMemory {
+    /// Wraps `len` bytes at `ptr`, kept alive by `owner`.
+    ///
+    /// # Safety
+    ///
+    /// `[ptr, ptr + len)` must be valid for reads and writes for as long as
+    /// `owner` lives, and nothing outside the buffers made from this value
+    /// may access those bytes while it lives.
+    pub unsafe fn new(ptr: *mut u8, len: usize, owner: Box<dyn Send + Sync>) -> Result<Self> {
+        let ptr = std::ptr::NonNull::new(ptr).ok_or_else(|| {
+            Status::new(
+                StatusCode::InvalidArgument,
+                "external host memory must not be null",
+            )
+        })?;
+        Ok(ExternalHostMemory { ptr, len, owner })
+    }
+
+    /// The address of the first byte.
+    pub fn as_ptr(&self) -> *const u8 {
+        self.ptr.as_ptr()
+    }
+
+    /// The size in bytes.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// True for zero bytes.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
 }
 
 /// Allocations at least this large are mapped 2 MiB-aligned with
@@ -419,6 +465,28 @@ impl HostMemory {
         self.len == 0
     }
 
+    /// Adopts external memory. Buffers may assume
+    /// [`HOST_ALLOCATION_ALIGNMENT`], so a less aligned start is refused
+    /// (callers then allocate and copy).
+    pub fn external(memory: ExternalHostMemory) -> Result<HostMemory> {
+        if memory.ptr.as_ptr().align_offset(HOST_ALLOCATION_ALIGNMENT) != 0 {
+            return Err(Status::new(
+                StatusCode::InvalidArgument,
+                format!(
+                    "imported host memory at {:p} is not {HOST_ALLOCATION_ALIGNMENT}-byte aligned",
+                    memory.ptr
+                ),
+            ));
+        }
+        Ok(HostMemory {
+            ptr: memory.ptr,
+            base: memory.ptr,
+            len: memory.len,
+            backing: Backing::External(memory.owner),
+            state: Mutex::new(AccessState::default()),
+        })
+    }
+
     fn in_use() -> Status {
         Status::new(
             StatusCode::FailedPrecondition,
@@ -499,6 +567,7 @@ impl HostMemory {
 impl Drop for HostMemory {
     fn drop(&mut self) {
         match self.backing {
+            Backing::External(_) => {}
             Backing::Heap => {
                 if let Ok(layout) = Self::layout(self.len) {
                     // SAFETY: `base` was allocated in `zeroed` with this
@@ -612,6 +681,30 @@ impl Buffer {
                 allowed_usage,
                 allowed_access,
                 statistics,
+            }),
+            offset: 0,
+            length,
+        })
+    }
+
+    /// A buffer over external host memory (`iree_hal_allocator_import_buffer`
+    /// of a host allocation): no copy, and the memory's owner lives until
+    /// the last buffer sharing it drops.
+    pub fn import_host(
+        memory: ExternalHostMemory,
+        memory_type: MemoryType,
+        allowed_usage: BufferUsage,
+        allowed_access: MemoryAccess,
+    ) -> Result<Buffer> {
+        let memory = HostMemory::external(memory)?;
+        let length = memory.len() as u64;
+        Ok(Buffer {
+            allocation: Arc::new(Allocation {
+                memory,
+                memory_type,
+                allowed_usage,
+                allowed_access,
+                statistics: None,
             }),
             offset: 0,
             length,

@@ -20,7 +20,7 @@ pub mod semaphore;
 pub use allocator::{
     Allocator, AllocatorStatistics, BufferCompatibility, BufferParams, HeapAllocator, MemoryHeap,
 };
-pub use buffer::{Buffer, BufferUsage, MemoryAccess, MemoryType, WHOLE_BUFFER};
+pub use buffer::{Buffer, BufferUsage, ExternalHostMemory, MemoryAccess, MemoryType, WHOLE_BUFFER};
 pub use buffer_view::BufferView;
 pub use buffer_view_text::{
     compute_view_size, format_buffer_elements, format_buffer_view, format_element, format_shape,

@@ -131,7 +131,9 @@ opaque_types! {
 
 /// Borrows a `T` out of a ref argument, failing as upstream's `check_deref`.
 /// `what` names the argument in errors; it is formatted only on failure.
-fn deref<T: RefObject>(
+/// Other modules built on HAL objects (`io_parameters`) check their
+/// arguments with it too.
+pub fn deref<T: RefObject>(
     value: &Option<Ref>,
     ty: RefType,
     what: impl std::fmt::Display,
@@ -171,13 +173,17 @@ fn string_arg(value: &Option<Ref>, what: &str) -> Result<String> {
     Ok(buffer.with_bytes(|bytes| String::from_utf8_lossy(bytes).into_owned()))
 }
 
-fn device_arg(value: &Option<Ref>) -> Result<Arc<dyn Device>> {
+/// The device behind a `!hal.device` argument (INVALID_ARGUMENT if null or
+/// of another type).
+pub fn device_arg(value: &Option<Ref>) -> Result<Arc<dyn Device>> {
     Ok(deref::<HalDevice>(value, device_type(), "device")?
         .0
         .clone())
 }
 
-fn fence_or_empty(value: &Option<Ref>) -> Result<Fence> {
+/// The fence behind a `!hal.fence` argument; null is an empty fence
+/// (already reached), as upstream treats a null semaphore list.
+pub fn fence_or_empty(value: &Option<Ref>) -> Result<Fence> {
     match value {
         None => Ok(Fence::new()),
         Some(_) => Ok(deref::<HalFence>(value, fence_type(), "fence")?.0.clone()),

@@ -17,6 +17,7 @@ use iree_hal::{
 };
 pub use iree_hal_local::TaskTopologyOptions;
 use iree_hal_local::{LocalSyncDriver, LocalTaskDriver};
+use iree_io_parameters::FileMode;
 use iree_modules_hal::{HalBufferView, HalFence};
 use iree_vm::list::List;
 use iree_vm::{CconvType, Context, Function, Instance, Module, Ref, Value};
@@ -54,6 +55,10 @@ pub struct RunOptions {
     pub print_statistics: bool,
     /// The `--task_*` flags for `local-task` devices.
     pub task_topology: TaskTopologyOptions,
+    /// `--parameters=` values (`scope=path` or `path`), in order.
+    pub parameters: Vec<String>,
+    /// `--parameter_mode=`: `file` (map) or `preload` (read up front).
+    pub parameter_mode: String,
 }
 
 impl Default for RunOptions {
@@ -69,6 +74,8 @@ impl Default for RunOptions {
             equality: Equality::default(),
             print_statistics: false,
             task_topology: TaskTopologyOptions::default(),
+            parameters: Vec::new(),
+            parameter_mode: "file".to_string(),
         }
     }
 }
@@ -163,25 +170,43 @@ pub fn create_run_context(options: &RunOptions) -> Result<RunContext> {
             "no user module specified; use --module=file.vmfb to load from a file or --module=- to load from stdin",
         )
     })?;
-    let needs_hal = modules
-        .iter()
-        .any(|m| m.dependencies().iter().any(|d| d.name == "hal"));
+    // System modules the user modules depend on, created in the order
+    // their dependencies are first named (as upstream resolves them).
     let mut device = None;
-    if needs_hal {
-        let uri = options
-            .devices
-            .first()
-            .map(String::as_str)
-            .unwrap_or(DEFAULT_DEVICE);
-        let created = driver_registry_with(&options.task_topology)
-            .create_device(uri)
-            .annotate("creating VM context")?;
-        modules.insert(
-            0,
-            iree_modules_hal::create_hal_module(vec![created.clone()])?,
-        );
-        device = Some(created);
+    let mut system: Vec<Arc<dyn Module>> = Vec::new();
+    let mut resolved: Vec<String> = Vec::new();
+    for dependency in modules.iter().flat_map(|m| m.dependencies()) {
+        if resolved.contains(&dependency.name)
+            || modules.iter().any(|m| m.name() == dependency.name)
+        {
+            continue;
+        }
+        match dependency.name.as_str() {
+            "hal" => {
+                let uri = options
+                    .devices
+                    .first()
+                    .map(String::as_str)
+                    .unwrap_or(DEFAULT_DEVICE);
+                let created = driver_registry_with(&options.task_topology)
+                    .create_device(uri)
+                    .annotate("creating VM context")?;
+                system.push(iree_modules_hal::create_hal_module(vec![created.clone()])?);
+                device = Some(created);
+            }
+            "io_parameters" => {
+                let mode =
+                    FileMode::parse(&options.parameter_mode).annotate("creating VM context")?;
+                let providers = iree_io_parameters::providers_from_flags(&options.parameters, mode)
+                    .annotate("creating VM context")?;
+                system.push(iree_io_parameters::create_io_parameters_module(providers)?);
+            }
+            _ => continue,
+        }
+        resolved.push(dependency.name.clone());
     }
+    system.extend(modules);
+    let modules = system;
     let context = Context::with_modules(instance, modules).annotate("creating VM context")?;
     let instance = context
         .modules()

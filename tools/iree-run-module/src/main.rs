@@ -82,6 +82,15 @@ struct Flags {
     /// Prints the device allocator's memory statistics to stderr at exit.
     #[arg(long = "print_statistics", num_args = 0..=1, default_missing_value = "true")]
     print_statistics: Option<String>,
+    /// A parameter file to make available, `scope=path` or just `path`
+    /// (the unscoped form); repeatable. Formats by extension: .irpa, .gguf,
+    /// .safetensors.
+    #[arg(long = "parameters")]
+    parameters: Vec<String>,
+    /// `file` (map parameter files and read them as used) or `preload`
+    /// (read whole files at startup).
+    #[arg(long = "parameter_mode", default_value = "file")]
+    parameter_mode: String,
     /// Lists the HAL drivers compiled into the binary and exits.
     #[arg(long = "list_drivers")]
     list_drivers: bool,
@@ -209,6 +218,8 @@ fn main() -> ExitCode {
             worker_stack_size: flags.task_worker_stack_size,
             worker_local_memory: flags.task_worker_local_memory,
         },
+        parameters: flags.parameters,
+        parameter_mode: flags.parameter_mode,
         modules: flags.module,
         function: flags.function,
         inputs: flags.input,
