@@ -26,22 +26,27 @@ pub fn our_binary(root: &Path) -> Result<PathBuf> {
             .canonicalize()
             .map_err(|e| format!("{OVERRIDE_ENV}={}: {e}", p.display()));
     }
+    build_release_tool(root, "iree-run-module")
+}
+
+/// Builds one of our tools in release mode and returns its path.
+pub fn build_release_tool(root: &Path, package: &str) -> Result<PathBuf> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
     let status = Command::new(cargo)
-        .args(["build", "--release", "-p", "iree-run-module"])
+        .args(["build", "--release", "-p", package])
         .current_dir(root)
         .status()
         .map_err(|e| format!("cannot run cargo: {e}"))?;
     if !status.success() {
         return Err(format!(
-            "cargo build --release -p iree-run-module failed ({status})"
+            "cargo build --release -p {package} failed ({status})"
         ));
     }
     let target = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
         .map(|t| if t.is_absolute() { t } else { root.join(t) })
         .unwrap_or_else(|| root.join("target"));
-    let bin = target.join("release").join("iree-run-module");
+    let bin = target.join("release").join(package);
     if !bin.exists() {
         return Err(format!("{} was not built", bin.display()));
     }

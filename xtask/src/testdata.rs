@@ -86,6 +86,31 @@ pub fn run_upstream(venv: &Venv, case: &Case, extra: &[String]) -> Result<proc::
     )
 }
 
+/// A suite's data generator, run with the venv's Python in the suite
+/// directory before compiling (`testdata/params` writes its parameter
+/// files with it).
+const GENERATOR: &str = "generate.py";
+
+/// Runs `<dir>/generate.py` with the venv's Python, handing it upstream's
+/// and our (freshly built) `iree-create-parameters`.
+fn generate(venv: &Venv, root: &Path, dir: &Path) -> Result<()> {
+    let ours = crate::conformance::build_release_tool(root, "iree-create-parameters")?;
+    let status = std::process::Command::new(venv.python())
+        .arg(GENERATOR)
+        .current_dir(dir)
+        .env(
+            "IREE_CREATE_PARAMETERS_UPSTREAM",
+            venv.iree_create_parameters(),
+        )
+        .env("IREE_CREATE_PARAMETERS_OURS", ours)
+        .status()
+        .map_err(|e| format!("cannot run {}: {e}", venv.python().display()))?;
+    if !status.success() {
+        return Err(format!("{}/{GENERATOR} failed ({status})", dir.display()));
+    }
+    Ok(())
+}
+
 /// The `cargo xtask testdata` command.
 pub fn run(opts: &Options) -> Result<bool> {
     let root = crate::repo_root();
@@ -97,6 +122,11 @@ pub fn run(opts: &Options) -> Result<bool> {
             .and_then(|s| s.to_str())
             .unwrap_or("?")
             .to_string();
+        // 0. Generate the suite's data files (parameter files), if it
+        //    has a generator.
+        if dir.join(GENERATOR).exists() && opts.filter.is_none() {
+            generate(&venv, &root, &dir)?;
+        }
         // 1. Compile.
         let mut failed_groups = BTreeSet::new();
         let mut compiled = 0;

@@ -1,7 +1,8 @@
 //! The pinned upstream IREE Python venv at `<repo>/.iree-venv`.
 //!
 //! It holds exactly `iree-base-compiler==3.13.0 iree-base-runtime==3.13.0
-//! numpy`. When it is missing and a venv with the right versions already
+//! numpy`, plus `safetensors==0.7.0 gguf==0.19.0`, which write the
+//! `testdata/params` parameter files. When it is missing and a venv with the right versions already
 //! exists at `$IREE_RS_SHARED_VENV` or next to the repository
 //! (`<repo>/../.iree-venv`), a symlink to that one is made instead of
 //! installing; otherwise `python3 -m venv` and a pinned `pip install` build it.
@@ -15,11 +16,16 @@ use crate::Result;
 pub const IREE_VERSION: &str = "3.13.0";
 
 /// The pip requirements installed into the venv.
-pub const REQUIREMENTS: [&str; 3] = [
+pub const REQUIREMENTS: [&str; 5] = [
     "iree-base-compiler==3.13.0",
     "iree-base-runtime==3.13.0",
     "numpy",
+    "safetensors==0.7.0",
+    "gguf==0.19.0",
 ];
+
+/// Versions of the parameter-file writers (`REQUIREMENTS`).
+const WRITER_VERSIONS: [(&str, &str); 2] = [("safetensors", "0.7.0"), ("gguf", "0.19.0")];
 
 /// A verified venv and the upstream tools in it.
 #[derive(Debug, Clone)]
@@ -50,6 +56,16 @@ impl Venv {
         self.runtime_libs.join("iree-as-module")
     }
 
+    /// The venv's Python (with numpy, safetensors and gguf).
+    pub fn python(&self) -> PathBuf {
+        self.dir.join("bin").join("python")
+    }
+
+    /// The native `iree-create-parameters` binary.
+    pub fn iree_create_parameters(&self) -> PathBuf {
+        self.runtime_libs.join("iree-create-parameters")
+    }
+
     /// The native `iree-dump-module` binary.
     pub fn iree_dump_module(&self) -> PathBuf {
         self.runtime_libs.join("iree-dump-module")
@@ -58,7 +74,7 @@ impl Venv {
 
 const PROBE: &str = "\
 import importlib.metadata as m, importlib.util as u, os
-for p in ('iree-base-compiler', 'iree-base-runtime', 'numpy'):
+for p in ('iree-base-compiler', 'iree-base-runtime', 'numpy', 'safetensors', 'gguf'):
     try:
         print(m.version(p))
     except Exception:
@@ -88,7 +104,7 @@ fn probe(dir: &Path) -> Result<Venv> {
     }
     let text = String::from_utf8_lossy(&out.stdout);
     let lines: Vec<&str> = text.lines().collect();
-    if lines.len() != 5 {
+    if lines.len() != 7 {
         return Err(format!(
             "unexpected probe output from {}: {text}",
             dir.display()
@@ -103,13 +119,22 @@ fn probe(dir: &Path) -> Result<Venv> {
             lines[2]
         ));
     }
-    let libs = PathBuf::from(lines[3]);
+    for (i, (package, version)) in WRITER_VERSIONS.iter().enumerate() {
+        if lines[3 + i] != *version {
+            return Err(format!(
+                "{} has {package} {} (want {version})",
+                dir.display(),
+                lines[3 + i]
+            ));
+        }
+    }
+    let libs = PathBuf::from(lines[5]);
     for tool in ["iree-run-module", "iree-dump-module", "iree-as-module"] {
         if !libs.join(tool).exists() {
             return Err(format!("{} lacks {tool}", libs.display()));
         }
     }
-    let compiler_libs = PathBuf::from(lines[4]);
+    let compiler_libs = PathBuf::from(lines[6]);
     if !compiler_libs.join("iree-compile").exists() {
         return Err(format!("{} lacks iree-compile", compiler_libs.display()));
     }
