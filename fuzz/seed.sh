@@ -53,3 +53,14 @@ for target in load_module parse_format verify_bytecode; do
   done
   [ ${#extra[@]} -eq 0 ] || echo "seed.sh: ${#extra[@]} hand-made/regression inputs -> corpus/$target"
 done
+# Parameter files: testdata/params/*.{irpa,gguf,safetensors} (small ones).
+for fmt in irpa gguf safetensors; do
+  dir="$here/corpus/parse_$fmt"
+  mkdir -p "$dir"
+  n=0
+  for f in "$root"/testdata/params/*."$fmt" "$here"/seeds/parse_"$fmt"/* "$here"/regressions/parse_"$fmt"/*; do
+    cp "$f" "$dir/seed-$(sha1sum "$f" | cut -c1-16)"
+    n=$((n + 1))
+  done
+  echo "seed.sh: $n seeds -> corpus/parse_$fmt"
+done

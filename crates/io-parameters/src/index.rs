@@ -158,7 +158,7 @@ impl ScopeMap {
     }
 
     /// The index of `scope`, created empty on first use.
-    pub fn index_mut(&mut self, scope: &str) -> &mut ParameterIndex {
+    pub fn scope_index(&mut self, scope: &str) -> &mut ParameterIndex {
         let position = match self.scopes.iter().position(|(s, _)| s == scope) {
             Some(position) => position,
             None => {

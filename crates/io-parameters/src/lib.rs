@@ -45,7 +45,7 @@ pub fn providers_from_flags(
     let mut scopes = ScopeMap::new();
     for flag in flags {
         let (scope, path) = split_parameters_flag(flag);
-        append_file_to_index(path, mode, scopes.index_mut(scope))?;
+        append_file_to_index(path, mode, scopes.scope_index(scope))?;
     }
     Ok(scopes
         .into_scopes()

@@ -69,7 +69,7 @@ impl SpanTable {
         let key_table: &VmBuffer = deref(key_table, iree_vm::buffer::buffer_type(), "key table")?;
         let key_data: &VmBuffer = deref(key_data, iree_vm::buffer::buffer_type(), "key data")?;
         let spans: &VmBuffer = deref(spans, iree_vm::buffer::buffer_type(), "span table")?;
-        if spans.len() % SPAN_ENTRY_SIZE != 0 {
+        if !spans.len().is_multiple_of(SPAN_ENTRY_SIZE) {
             return Err(Status::new(
                 StatusCode::InvalidArgument,
                 "buffer span storage must be aligned to iree_io_parameters_span_entry_t",

@@ -88,6 +88,7 @@ enum Transfer {
     /// Fill a buffer range with a pattern.
     Fill {
         pattern: Vec<u8>,
+        phase: usize,
         target: Buffer,
         target_offset: u64,
         length: u64,
@@ -117,10 +118,11 @@ impl Transfer {
             }
             Transfer::Fill {
                 pattern,
+                phase,
                 target,
                 target_offset,
                 length,
-            } => fill(&target, target_offset, length, &pattern),
+            } => fill(&target, target_offset, length, &pattern, phase),
             Transfer::Write {
                 source,
                 source_offset,
@@ -134,23 +136,16 @@ impl Transfer {
     }
 }
 
-/// Fills `[offset, offset + length)` with a 1 to 16 byte pattern.
-fn fill(target: &Buffer, offset: u64, length: u64, pattern: &[u8]) -> Result<()> {
-    if matches!(pattern.len(), 1 | 2 | 4) {
+/// Fills `[offset, offset + length)` with a 1 to 16 byte pattern that
+/// starts `phase` bytes in (a span may begin and end mid-pattern).
+fn fill(target: &Buffer, offset: u64, length: u64, pattern: &[u8], phase: usize) -> Result<()> {
+    let whole = phase == 0 && length.is_multiple_of(pattern.len() as u64);
+    if whole && matches!(pattern.len(), 1 | 2 | 4) {
         return target.fill(offset, length, pattern);
     }
-    if length % pattern.len() as u64 != 0 {
-        return Err(Status::new(
-            StatusCode::InvalidArgument,
-            format!(
-                "fill length {length} is not a multiple of the {}-byte pattern",
-                pattern.len()
-            ),
-        ));
-    }
     target.map_write(offset, length, |bytes| {
-        for chunk in bytes.chunks_exact_mut(pattern.len()) {
-            chunk.copy_from_slice(pattern);
+        for (i, byte) in bytes.iter_mut().enumerate() {
+            *byte = pattern[(phase + i) % pattern.len()];
         }
     })
 }
@@ -243,11 +238,22 @@ impl IndexProvider {
         target_offset: u64,
     ) -> Result<Transfer> {
         Ok(match &entry.storage {
+            EntryStorage::Splat { pattern_length, .. } if !(1..=16).contains(pattern_length) => {
+                return Err(Status::new(
+                    StatusCode::InvalidArgument,
+                    format!(
+                        "splat parameter `{}` has a {pattern_length}-byte pattern (1 to 16 allowed)",
+                        entry.key_str()
+                    ),
+                ))
+            }
             EntryStorage::Splat {
                 pattern,
                 pattern_length,
             } => Transfer::Fill {
                 pattern: pattern[..usize::from(*pattern_length)].to_vec(),
+                // Lengths are 1 to 16 (checked when parsed).
+                phase: (span.parameter_offset % u64::from(*pattern_length)) as usize,
                 target,
                 target_offset,
                 length: span.length,

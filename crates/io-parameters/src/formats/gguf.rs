@@ -210,7 +210,17 @@ pub fn parse(bytes: &[u8]) -> Result<Vec<ParsedEntry>> {
     let data_offset = (reader.position() as u64)
         .div_ceil(alignment)
         .saturating_mul(alignment);
-    let data_size = (bytes.len() as u64).saturating_sub(data_offset);
+    let data_size = (bytes.len() as u64)
+        .checked_sub(data_offset)
+        .ok_or_else(|| {
+            Status::new(
+                StatusCode::OutOfRange,
+                format!(
+                    "tensor data would start at offset {data_offset}, past the end of the {}-byte file; the file may be truncated",
+                    bytes.len()
+                ),
+            )
+        })?;
     let mut entries = Vec::with_capacity(infos.len());
     for info in infos {
         let name = String::from_utf8_lossy(info.name);
