@@ -47,6 +47,12 @@ pub trait Executable: Send + Sync {
         bindings: &[DispatchBinding],
     ) -> Result<()>;
 
+    /// The concrete executable, for drivers that run their own executables
+    /// from recorded command buffers (GPU kernels); `None` by default.
+    fn as_any(&self) -> Option<&dyn std::any::Any> {
+        None
+    }
+
     /// Finds an export by name (`hal.executable.lookup.function`).
     fn lookup_export(&self, name: &str) -> Option<usize> {
         (0..self.export_count()).find(|&i| self.export_name(i) == Some(name))

@@ -117,8 +117,14 @@ mod tests {
         let code = |data: &[u8]| read_flatbuffer_header(data, b"CDA1").unwrap_err().code();
         assert_eq!(code(&[]), StatusCode::InvalidArgument);
         assert_eq!(code(&[b'C'; 63]), StatusCode::InvalidArgument);
-        assert_eq!(code(&framed(b"HIP1", 0, 1, &[0])), StatusCode::InvalidArgument);
-        assert_eq!(code(&framed(b"CDA1", 0, 0, &[0])), StatusCode::InvalidArgument);
+        assert_eq!(
+            code(&framed(b"HIP1", 0, 1, &[0])),
+            StatusCode::InvalidArgument
+        );
+        assert_eq!(
+            code(&framed(b"CDA1", 0, 0, &[0])),
+            StatusCode::InvalidArgument
+        );
         assert_eq!(code(&framed(b"CDA1", 1, 1, &[0])), StatusCode::Incompatible);
         assert_eq!(code(&framed(b"CDA1", 0, 2, &[0])), StatusCode::OutOfRange);
         assert_eq!(
