@@ -30,7 +30,9 @@ fn verifier_options(len: usize) -> VerifierOptions {
 /// checked later against a device ([`ExecutableInfo::validate`]).
 pub fn parse(data: &[u8]) -> Result<ExecutableInfo<'_>> {
     let (_, flatbuffer) = read_flatbuffer_header(data, IDENTIFIER)?;
-    if !schema::executable_def_buffer_has_identifier(flatbuffer) {
+    // The identifier check needs the root offset and the identifier (the
+    // flatbuffers crate asserts on shorter input).
+    if flatbuffer.len() < 8 || !schema::executable_def_buffer_has_identifier(flatbuffer) {
         return Err(Status::new(
             StatusCode::InvalidArgument,
             "flatbuffer verification failed: file identifier is not `HIP1`",
