@@ -245,9 +245,9 @@ impl Symbols {
             let symbol = CString::new(name).ok()?;
             let mut address: *mut c_void = null_mut();
             if let Some(v2) = v2 {
-                // SAFETY: `cuGetProcAddress_v2` has this signature in every
-                // driver that exports it (CUDA 12.0+).
                 let f =
+                    // SAFETY: `cuGetProcAddress_v2` has this signature in every
+                    // driver that exports it (CUDA 12.0+).
                     unsafe { std::mem::transmute::<*mut c_void, GetProcAddressV2>(v2.as_ptr()) };
                 let mut status: c_int = 0;
                 // SAFETY: all pointers are valid for the call; the driver
@@ -265,8 +265,8 @@ impl Symbols {
                     return NonNull::new(address);
                 }
             } else if let Some(v1) = v1 {
-                // SAFETY: `cuGetProcAddress` has this signature (CUDA 11.3+).
                 let f =
+                    // SAFETY: `cuGetProcAddress` has this signature (CUDA 11.3+).
                     unsafe { std::mem::transmute::<*mut c_void, GetProcAddressV1>(v1.as_ptr()) };
                 // SAFETY: all pointers are valid for the call.
                 let result = unsafe { f(symbol.as_ptr(), &mut address, 11030, 0) };
@@ -344,8 +344,8 @@ impl Symbols {
 
     fn device(&self, ordinal: i32) -> Result<CuDevice> {
         let mut device: CuDevice = 0;
-        // SAFETY: `device` is valid for writing.
         self.check(
+            // SAFETY: `device` is valid for writing.
             unsafe { (self.cuDeviceGet)(&mut device, ordinal) },
             "cuDeviceGet",
         )?;
@@ -354,15 +354,14 @@ impl Symbols {
 
     fn device_name(&self, device: CuDevice) -> Result<String> {
         let mut name = [0 as c_char; 256];
-        // SAFETY: the buffer holds `name.len()` bytes; the driver writes a
-        // NUL-terminated string that fits.
         self.check(
+            // SAFETY: the buffer holds `name.len()` bytes; the driver writes a
+            // NUL-terminated string that fits.
             unsafe { (self.cuDeviceGetName)(name.as_mut_ptr(), name.len() as c_int, device) },
             "cuDeviceGetName",
         )?;
-        // SAFETY: NUL-terminated within the buffer (the last byte stays 0
-        // if the driver filled it).
         name[name.len() - 1] = 0;
+        // SAFETY: NUL-terminated within the buffer (the last byte is 0).
         Ok(unsafe { CStr::from_ptr(name.as_ptr()) }
             .to_string_lossy()
             .into_owned())
@@ -370,8 +369,8 @@ impl Symbols {
 
     fn attribute(&self, attribute: c_int, device: CuDevice) -> Result<i32> {
         let mut value: c_int = 0;
-        // SAFETY: `value` is valid for writing.
         self.check(
+            // SAFETY: `value` is valid for writing.
             unsafe { (self.cuDeviceGetAttribute)(&mut value, attribute, device) },
             "cuDeviceGetAttribute",
         )?;
@@ -420,20 +419,20 @@ impl CudaBackend {
             .unwrap_or(0)
             != 0;
         let mut context: CuHandle = null_mut();
-        // SAFETY: `context` is valid for writing.
         symbols.check(
+            // SAFETY: `context` is valid for writing.
             unsafe { (symbols.cuDevicePrimaryCtxRetain)(&mut context, device) },
             "cuDevicePrimaryCtxRetain",
         )?;
-        // SAFETY: `context` was just retained.
         let current = symbols.check(
+            // SAFETY: `context` was just retained.
             unsafe { (symbols.cuCtxSetCurrent)(context) },
             "cuCtxSetCurrent",
         );
         let mut stream: CuHandle = null_mut();
         let created = current.and_then(|()| {
-            // SAFETY: `stream` is valid for writing; the context is current.
             symbols.check(
+                // SAFETY: `stream` is valid for writing; the context is current.
                 unsafe { (symbols.cuStreamCreate)(&mut stream, CU_STREAM_NON_BLOCKING) },
                 "cuStreamCreate",
             )
@@ -458,8 +457,8 @@ impl CudaBackend {
 
     /// Makes the device's context current on the calling thread.
     fn current(&self) -> Result<()> {
-        // SAFETY: the context is retained for the life of `self`.
         self.symbols.check(
+            // SAFETY: the context is retained for the life of `self`.
             unsafe { (self.symbols.cuCtxSetCurrent)(self.context.0) },
             "cuCtxSetCurrent",
         )
@@ -552,8 +551,8 @@ impl Backend for CudaBackend {
     fn alloc_device(&self, size: u64) -> Result<u64> {
         self.current()?;
         let mut address: CuDevicePtr = 0;
-        // SAFETY: `address` is valid for writing.
         self.symbols.check(
+            // SAFETY: `address` is valid for writing.
             unsafe { (self.symbols.cuMemAlloc)(&mut address, size as usize) },
             "cuMemAlloc",
         )?;
@@ -563,8 +562,8 @@ impl Backend for CudaBackend {
     fn alloc_device_async(&self, size: u64) -> Result<u64> {
         self.current()?;
         let mut address: CuDevicePtr = 0;
-        // SAFETY: `address` is valid for writing; the stream is ours.
         self.symbols.check(
+            // SAFETY: `address` is valid for writing; the stream is ours.
             unsafe { (self.symbols.cuMemAllocAsync)(&mut address, size as usize, self.stream.0) },
             "cuMemAllocAsync",
         )?;
@@ -589,8 +588,8 @@ impl Backend for CudaBackend {
     fn alloc_host(&self, size: usize) -> Result<HostMemory> {
         self.current()?;
         let mut host: *mut c_void = null_mut();
-        // SAFETY: `host` is valid for writing.
         self.symbols.check(
+            // SAFETY: `host` is valid for writing.
             unsafe {
                 (self.symbols.cuMemHostAlloc)(
                     &mut host,
@@ -601,8 +600,8 @@ impl Backend for CudaBackend {
             "cuMemHostAlloc",
         )?;
         let mut device_address: CuDevicePtr = 0;
-        // SAFETY: `host` is a mapped pinned allocation of this context.
         let mapped = self.symbols.check(
+            // SAFETY: `host` is a mapped pinned allocation of this context.
             unsafe { (self.symbols.cuMemHostGetDevicePointer)(&mut device_address, host, 0) },
             "cuMemHostGetDevicePointer",
         );
@@ -638,9 +637,9 @@ impl Backend for CudaBackend {
 
     fn copy_to_device(&self, address: u64, data: &[u8]) -> Result<()> {
         self.current()?;
-        // SAFETY: `data` is valid for reads of its length; the range at
-        // `address` was checked against the allocation by the caller.
         self.symbols.check(
+            // SAFETY: `data` is valid for reads of its length; the range at
+            // `address` was checked against the allocation by the caller.
             unsafe { (self.symbols.cuMemcpyHtoD)(address, data.as_ptr().cast(), data.len()) },
             "cuMemcpyHtoD",
         )
@@ -648,9 +647,9 @@ impl Backend for CudaBackend {
 
     fn copy_from_device(&self, out: &mut [u8], address: u64) -> Result<()> {
         self.current()?;
-        // SAFETY: `out` is valid for writes of its length; the device range
-        // was checked by the caller.
         self.symbols.check(
+            // SAFETY: `out` is valid for writes of its length; the device range
+            // was checked by the caller.
             unsafe { (self.symbols.cuMemcpyDtoH)(out.as_mut_ptr().cast(), address, out.len()) },
             "cuMemcpyDtoH",
         )
@@ -699,8 +698,8 @@ impl Backend for CudaBackend {
             )
         })?;
         let mut function: CuHandle = null_mut();
-        // SAFETY: the module is loaded; `symbol` is NUL-terminated.
         self.symbols.check(
+            // SAFETY: the module is loaded; `symbol` is NUL-terminated.
             unsafe {
                 (self.symbols.cuModuleGetFunction)(&mut function, module.module.0, symbol.as_ptr())
             },
@@ -712,8 +711,8 @@ impl Backend for CudaBackend {
                 format!("kernel `{name}` not found"),
             ));
         }
-        // SAFETY: `function` is a valid kernel handle.
         self.symbols.check(
+            // SAFETY: `function` is a valid kernel handle.
             unsafe {
                 (self.symbols.cuFuncSetAttribute)(
                     function,
@@ -759,9 +758,9 @@ impl Backend for CudaBackend {
 
     fn copy(&self, target: u64, source: u64, length: u64) -> Result<()> {
         self.current()?;
-        // SAFETY: both ranges were checked by the caller and address memory
-        // this device can reach (device or mapped pinned memory).
         self.symbols.check(
+            // SAFETY: both ranges were checked by the caller and address memory
+            // this device can reach (device or mapped pinned memory).
             unsafe { (self.symbols.cuMemcpyAsync)(target, source, length as usize, self.stream.0) },
             "cuMemcpyAsync",
         )
@@ -776,12 +775,12 @@ impl Backend for CudaBackend {
         params: &mut KernelParams,
     ) -> Result<()> {
         self.current()?;
-        // SAFETY: `params` packs exactly the kernel's declared bindings and
-        // constants (one 8-byte slot each) and lives across the call; the
-        // driver copies the argument values before returning. The binding
-        // addresses lie in buffers the caller keeps alive until the stream
-        // is synchronized.
         self.symbols.check(
+            // SAFETY: `params` packs exactly the kernel's declared bindings and
+            // constants (one 8-byte slot each) and lives across the call; the
+            // driver copies the argument values before returning. The binding
+            // addresses lie in buffers the caller keeps alive until the stream
+            // is synchronized.
             unsafe {
                 (self.symbols.cuLaunchKernel)(
                     function.0,
@@ -803,8 +802,8 @@ impl Backend for CudaBackend {
 
     fn begin_capture(&self) -> Result<()> {
         self.current()?;
-        // SAFETY: our stream is not the legacy stream and not capturing.
         self.symbols.check(
+            // SAFETY: our stream is not the legacy stream and not capturing.
             unsafe {
                 (self.symbols.cuStreamBeginCapture)(self.stream.0, CU_STREAM_CAPTURE_MODE_RELAXED)
             },
@@ -815,14 +814,14 @@ impl Backend for CudaBackend {
     fn end_capture(&self) -> Result<CudaGraph> {
         self.current()?;
         let mut graph: CuHandle = null_mut();
-        // SAFETY: `graph` is valid for writing; the stream is capturing.
         self.symbols.check(
+            // SAFETY: `graph` is valid for writing; the stream is capturing.
             unsafe { (self.symbols.cuStreamEndCapture)(self.stream.0, &mut graph) },
             "cuStreamEndCapture",
         )?;
         let mut exec: CuHandle = null_mut();
-        // SAFETY: `graph` was just captured; `exec` is valid for writing.
         let instantiated = self.symbols.check(
+            // SAFETY: `graph` was just captured; `exec` is valid for writing.
             unsafe { (self.symbols.cuGraphInstantiateWithFlags)(&mut exec, graph, 0) },
             "cuGraphInstantiateWithFlags",
         );
@@ -840,9 +839,9 @@ impl Backend for CudaBackend {
 
     fn launch_graph(&self, graph: &CudaGraph) -> Result<()> {
         self.current()?;
-        // SAFETY: the graph is instantiated and outlives the launch (the
-        // caller synchronizes before dropping it).
         self.symbols.check(
+            // SAFETY: the graph is instantiated and outlives the launch (the
+            // caller synchronizes before dropping it).
             unsafe { (self.symbols.cuGraphLaunch)(graph.exec.0, self.stream.0) },
             "cuGraphLaunch",
         )
@@ -850,8 +849,8 @@ impl Backend for CudaBackend {
 
     fn synchronize(&self) -> Result<()> {
         self.current()?;
-        // SAFETY: waits on our stream.
         self.symbols.check(
+            // SAFETY: waits on our stream.
             unsafe { (self.symbols.cuStreamSynchronize)(self.stream.0) },
             "cuStreamSynchronize",
         )

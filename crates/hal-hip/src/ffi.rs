@@ -270,9 +270,9 @@ impl Symbols {
 
     fn device_name(&self, ordinal: c_int) -> Result<String> {
         let mut name = [0 as c_char; 256];
-        // SAFETY: the buffer holds `name.len()` bytes; the runtime writes a
-        // NUL-terminated string that fits.
         self.check(
+            // SAFETY: the buffer holds `name.len()` bytes; the runtime writes a
+            // NUL-terminated string that fits.
             unsafe { (self.hipDeviceGetName)(name.as_mut_ptr(), name.len() as c_int, ordinal) },
             "hipDeviceGetName",
         )?;
@@ -315,8 +315,8 @@ impl HipBackend {
         // SAFETY: selects the device for this thread.
         symbols.check(unsafe { (symbols.hipSetDevice)(ordinal) }, "hipSetDevice")?;
         let mut stream: HipHandle = null_mut();
-        // SAFETY: `stream` is valid for writing.
         symbols.check(
+            // SAFETY: `stream` is valid for writing.
             unsafe { (symbols.hipStreamCreateWithFlags)(&mut stream, HIP_STREAM_NON_BLOCKING) },
             "hipStreamCreateWithFlags",
         )?;
@@ -340,8 +340,8 @@ impl HipBackend {
 
     /// Makes the device current on the calling thread.
     fn current(&self) -> Result<()> {
-        // SAFETY: selects a device that exists.
         self.symbols.check(
+            // SAFETY: selects a device that exists.
             unsafe { (self.symbols.hipSetDevice)(self.ordinal) },
             "hipSetDevice",
         )
@@ -424,8 +424,8 @@ impl Backend for HipBackend {
     fn alloc_device(&self, size: u64) -> Result<u64> {
         self.current()?;
         let mut address: HipHandle = null_mut();
-        // SAFETY: `address` is valid for writing.
         self.symbols.check(
+            // SAFETY: `address` is valid for writing.
             unsafe { (self.symbols.hipMalloc)(&mut address, size as usize) },
             "hipMalloc",
         )?;
@@ -435,8 +435,8 @@ impl Backend for HipBackend {
     fn alloc_device_async(&self, size: u64) -> Result<u64> {
         self.current()?;
         let mut address: HipHandle = null_mut();
-        // SAFETY: `address` is valid for writing; the stream is ours.
         self.symbols.check(
+            // SAFETY: `address` is valid for writing; the stream is ours.
             unsafe { (self.symbols.hipMallocAsync)(&mut address, size as usize, self.stream.0) },
             "hipMallocAsync",
         )?;
@@ -461,8 +461,8 @@ impl Backend for HipBackend {
     fn alloc_host(&self, size: usize) -> Result<HostMemory> {
         self.current()?;
         let mut host: HipHandle = null_mut();
-        // SAFETY: `host` is valid for writing.
         self.symbols.check(
+            // SAFETY: `host` is valid for writing.
             unsafe {
                 (self.symbols.hipHostMalloc)(
                     &mut host,
@@ -473,8 +473,8 @@ impl Backend for HipBackend {
             "hipHostMalloc",
         )?;
         let mut device: HipHandle = null_mut();
-        // SAFETY: `host` is a mapped pinned allocation.
         let mapped = self.symbols.check(
+            // SAFETY: `host` is a mapped pinned allocation.
             unsafe { (self.symbols.hipHostGetDevicePointer)(&mut device, host, 0) },
             "hipHostGetDevicePointer",
         );
@@ -506,9 +506,9 @@ impl Backend for HipBackend {
 
     fn copy_to_device(&self, address: u64, data: &[u8]) -> Result<()> {
         self.current()?;
-        // SAFETY: `data` is valid for reads of its length; the range at
-        // `address` was checked against the allocation by the caller.
         self.symbols.check(
+            // SAFETY: `data` is valid for reads of its length; the range at
+            // `address` was checked against the allocation by the caller.
             unsafe { (self.symbols.hipMemcpyHtoD)(ptr(address), data.as_ptr().cast(), data.len()) },
             "hipMemcpyHtoD",
         )
@@ -516,9 +516,9 @@ impl Backend for HipBackend {
 
     fn copy_from_device(&self, out: &mut [u8], address: u64) -> Result<()> {
         self.current()?;
-        // SAFETY: `out` is valid for writes of its length; the device range
-        // was checked by the caller.
         self.symbols.check(
+            // SAFETY: `out` is valid for writes of its length; the device range
+            // was checked by the caller.
             unsafe {
                 (self.symbols.hipMemcpyDtoH)(out.as_mut_ptr().cast(), ptr(address), out.len())
             },
@@ -534,9 +534,9 @@ impl Backend for HipBackend {
         let mut copy = image.to_vec();
         copy.resize(image.len() + 64, 0);
         let mut module: HipHandle = null_mut();
-        // SAFETY: `copy` lives across the call; the runtime copies the code
-        // object while loading.
         self.symbols.check(
+            // SAFETY: `copy` lives across the call; the runtime copies the code
+            // object while loading.
             unsafe { (self.symbols.hipModuleLoadData)(&mut module, copy.as_ptr().cast()) },
             "hipModuleLoadData",
         )?;
@@ -555,8 +555,8 @@ impl Backend for HipBackend {
             )
         })?;
         let mut function: HipHandle = null_mut();
-        // SAFETY: the module is loaded; `symbol` is NUL-terminated.
         self.symbols.check(
+            // SAFETY: the module is loaded; `symbol` is NUL-terminated.
             unsafe {
                 (self.symbols.hipModuleGetFunction)(&mut function, module.module.0, symbol.as_ptr())
             },
@@ -604,9 +604,9 @@ impl Backend for HipBackend {
 
     fn copy(&self, target: u64, source: u64, length: u64) -> Result<()> {
         self.current()?;
-        // SAFETY: both ranges were checked by the caller and address memory
-        // this device can reach (device or mapped pinned memory).
         self.symbols.check(
+            // SAFETY: both ranges were checked by the caller and address memory
+            // this device can reach (device or mapped pinned memory).
             unsafe {
                 (self.symbols.hipMemcpyAsync)(
                     ptr(target),
@@ -629,12 +629,12 @@ impl Backend for HipBackend {
         params: &mut KernelParams,
     ) -> Result<()> {
         self.current()?;
-        // SAFETY: `params` packs exactly the kernel's declared bindings and
-        // constants (one 8-byte slot each) and lives across the call; the
-        // runtime copies the argument values before returning. The binding
-        // addresses lie in buffers the caller keeps alive until the stream
-        // is synchronized.
         self.symbols.check(
+            // SAFETY: `params` packs exactly the kernel's declared bindings and
+            // constants (one 8-byte slot each) and lives across the call; the
+            // runtime copies the argument values before returning. The binding
+            // addresses lie in buffers the caller keeps alive until the stream
+            // is synchronized.
             unsafe {
                 (self.symbols.hipModuleLaunchKernel)(
                     function.0,
@@ -656,8 +656,8 @@ impl Backend for HipBackend {
 
     fn begin_capture(&self) -> Result<()> {
         self.current()?;
-        // SAFETY: our stream is not the null stream and not capturing.
         self.symbols.check(
+            // SAFETY: our stream is not the null stream and not capturing.
             unsafe {
                 (self.symbols.hipStreamBeginCapture)(self.stream.0, HIP_STREAM_CAPTURE_MODE_RELAXED)
             },
@@ -668,15 +668,15 @@ impl Backend for HipBackend {
     fn end_capture(&self) -> Result<HipGraph> {
         self.current()?;
         let mut graph: HipHandle = null_mut();
-        // SAFETY: `graph` is valid for writing; the stream is capturing.
         self.symbols.check(
+            // SAFETY: `graph` is valid for writing; the stream is capturing.
             unsafe { (self.symbols.hipStreamEndCapture)(self.stream.0, &mut graph) },
             "hipStreamEndCapture",
         )?;
         let mut exec: HipHandle = null_mut();
-        // SAFETY: `graph` was just captured; `exec` is valid for writing;
-        // no error node or log buffer is requested.
         let instantiated = self.symbols.check(
+            // SAFETY: `graph` was just captured; `exec` is valid for writing;
+            // no error node or log buffer is requested.
             unsafe {
                 (self.symbols.hipGraphInstantiate)(&mut exec, graph, null_mut(), null_mut(), 0)
             },
@@ -696,9 +696,9 @@ impl Backend for HipBackend {
 
     fn launch_graph(&self, graph: &HipGraph) -> Result<()> {
         self.current()?;
-        // SAFETY: the graph is instantiated and outlives the launch (the
-        // caller synchronizes before dropping it).
         self.symbols.check(
+            // SAFETY: the graph is instantiated and outlives the launch (the
+            // caller synchronizes before dropping it).
             unsafe { (self.symbols.hipGraphLaunch)(graph.exec.0, self.stream.0) },
             "hipGraphLaunch",
         )
@@ -706,8 +706,8 @@ impl Backend for HipBackend {
 
     fn synchronize(&self) -> Result<()> {
         self.current()?;
-        // SAFETY: waits on our stream.
         self.symbols.check(
+            // SAFETY: waits on our stream.
             unsafe { (self.symbols.hipStreamSynchronize)(self.stream.0) },
             "hipStreamSynchronize",
         )
