@@ -294,6 +294,8 @@ pub struct HostMemory {
     len: usize,
     /// Where the bytes come from.
     backing: Backing,
+    /// For [`Backing::Foreign`]: the value that frees the bytes on drop.
+    owner: Option<Box<dyn std::any::Any + Send + Sync>>,
     state: Mutex<AccessState>,
 }
 
@@ -305,9 +307,9 @@ enum Backing {
     /// huge pages (large allocations on Linux).
     #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
     Mapped(usize),
-    /// Memory owned by someone else (a file mapping, say), kept alive by
-    /// the owner until the allocation drops.
-    External(#[allow(dead_code)] Box<dyn Send + Sync>),
+    /// Memory owned by someone else (a GPU driver's pinned host memory, a
+    /// private file mapping), released when the owner is dropped.
+    Foreign,
 }
 
 /// Host memory owned elsewhere and lent to a buffer without a copy
@@ -416,6 +418,7 @@ impl HostMemory {
             base,
             len,
             backing: Backing::Heap,
+            owner: None,
             state: Mutex::new(AccessState::default()),
         })
     }
@@ -451,8 +454,39 @@ impl HostMemory {
             base,
             len,
             backing: Backing::Mapped(map_len),
+            owner: None,
             state: Mutex::new(AccessState::default()),
         })
+    }
+
+    /// Wraps `len` bytes at `ptr` that `owner` keeps alive and frees when
+    /// dropped (a GPU driver's pinned host allocation). The bytes are
+    /// reached through the same host/device access tracking as heap memory.
+    ///
+    /// # Safety
+    ///
+    /// `ptr` must be valid for reads and writes of `len` bytes until `owner`
+    /// is dropped, and nothing else may access those bytes from Rust while
+    /// this value lives.
+    pub unsafe fn from_foreign(
+        ptr: std::ptr::NonNull<u8>,
+        len: usize,
+        owner: Box<dyn std::any::Any + Send + Sync>,
+    ) -> HostMemory {
+        HostMemory {
+            ptr,
+            base: ptr,
+            len,
+            backing: Backing::Foreign,
+            owner: Some(owner),
+            state: Mutex::new(AccessState::default()),
+        }
+    }
+
+    /// The owner passed to [`HostMemory::from_foreign`], if any: drivers
+    /// check it to recognize memory they allocated.
+    pub fn owner(&self) -> Option<&(dyn std::any::Any + Send + Sync)> {
+        self.owner.as_deref()
     }
 
     /// The size in bytes.
@@ -478,13 +512,10 @@ impl HostMemory {
                 ),
             ));
         }
-        Ok(HostMemory {
-            ptr: memory.ptr,
-            base: memory.ptr,
-            len: memory.len,
-            backing: Backing::External(memory.owner),
-            state: Mutex::new(AccessState::default()),
-        })
+        let owner: Box<dyn std::any::Any + Send + Sync> = Box::new(memory.owner);
+        // SAFETY: `ExternalHostMemory::new`'s contract: the bytes stay valid
+        // while the owner lives, and only buffers made from it touch them.
+        Ok(unsafe { HostMemory::from_foreign(memory.ptr, memory.len, owner) })
     }
 
     fn in_use() -> Status {
@@ -567,7 +598,6 @@ impl HostMemory {
 impl Drop for HostMemory {
     fn drop(&mut self) {
         match self.backing {
-            Backing::External(_) => {}
             Backing::Heap => {
                 if let Ok(layout) = Self::layout(self.len) {
                     // SAFETY: `base` was allocated in `zeroed` with this
@@ -583,6 +613,8 @@ impl Drop for HostMemory {
             }
             #[cfg(not(target_os = "linux"))]
             Backing::Mapped(_) => {}
+            // The owner frees the bytes when it is dropped with `self`.
+            Backing::Foreign => {}
         }
     }
 }
@@ -615,9 +647,49 @@ impl Drop for DeviceAccess<'_> {
     }
 }
 
+/// Memory only a device can address (GPU device-local memory). The host
+/// reaches it by synchronous transfers, which is how [`Buffer::map_read`],
+/// [`Buffer::map_write`] and the byte helpers built on them work for such
+/// buffers (upstream's tools move results to the host the same way).
+pub trait DeviceMemory: Send + Sync {
+    /// The allocation size in bytes.
+    fn len(&self) -> u64;
+    /// True for an empty allocation.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// The device address of the first byte.
+    fn device_address(&self) -> u64;
+    /// Copies `out.len()` bytes starting at `offset` to the host; the
+    /// range has been checked against [`DeviceMemory::len`].
+    fn read(&self, offset: u64, out: &mut [u8]) -> Result<()>;
+    /// Copies `data` to the device starting at `offset`; the range has been
+    /// checked against [`DeviceMemory::len`].
+    fn write(&self, offset: u64, data: &[u8]) -> Result<()>;
+    /// The concrete type, for drivers that recognize their own memory.
+    fn as_any(&self) -> &dyn std::any::Any;
+}
+
+/// Where an allocation's bytes live.
+enum Storage {
+    /// Host-addressable memory (heap, mapped, or a driver's pinned memory).
+    Host(HostMemory),
+    /// Device-only memory.
+    Device(Arc<dyn DeviceMemory>),
+}
+
+impl Storage {
+    fn len(&self) -> u64 {
+        match self {
+            Storage::Host(memory) => memory.len() as u64,
+            Storage::Device(memory) => memory.len(),
+        }
+    }
+}
+
 /// One allocation shared by a buffer and its subspans.
 pub struct Allocation {
-    memory: HostMemory,
+    memory: Storage,
     memory_type: MemoryType,
     allowed_usage: BufferUsage,
     allowed_access: MemoryAccess,
@@ -630,7 +702,7 @@ impl Drop for Allocation {
         if let Some(statistics) = &self.statistics {
             statistics
                 .lock()
-                .record_free(self.memory_type, self.memory.len() as u64);
+                .record_free(self.memory_type, self.memory.len());
         }
     }
 }
@@ -670,7 +742,7 @@ impl Buffer {
                 format!("cannot allocate {length} bytes"),
             )
         })?;
-        let memory = HostMemory::zeroed(len)?;
+        let memory = Storage::Host(HostMemory::zeroed(len)?);
         if let Some(statistics) = &statistics {
             statistics.lock().record_alloc(memory_type, length);
         }
@@ -696,19 +768,13 @@ impl Buffer {
         allowed_usage: BufferUsage,
         allowed_access: MemoryAccess,
     ) -> Result<Buffer> {
-        let memory = HostMemory::external(memory)?;
-        let length = memory.len() as u64;
-        Ok(Buffer {
-            allocation: Arc::new(Allocation {
-                memory,
-                memory_type,
-                allowed_usage,
-                allowed_access,
-                statistics: None,
-            }),
-            offset: 0,
-            length,
-        })
+        Ok(Self::from_host_memory(
+            HostMemory::external(memory)?,
+            memory_type,
+            allowed_usage,
+            allowed_access,
+            None,
+        ))
     }
 
     /// The byte length of this buffer (a subspan's own length).
@@ -723,7 +789,7 @@ impl Buffer {
 
     /// The size of the underlying allocation.
     pub fn allocation_size(&self) -> u64 {
-        self.allocation.memory.len() as u64
+        self.allocation.memory.len()
     }
 
     /// The memory type.
@@ -757,11 +823,22 @@ impl Buffer {
         })
     }
 
+    /// Resolves `(offset, length)` of this buffer to an absolute range of
+    /// its allocation. Host memory must be HOST_VISIBLE; device-only memory
+    /// is reached by transfers, which need no mapping.
     fn host_range(&self, offset: u64, length: u64) -> Result<(usize, usize)> {
-        validate_memory_type(self.memory_type(), MemoryType::HOST_VISIBLE)?;
+        if matches!(self.allocation.memory, Storage::Host(_)) {
+            validate_memory_type(self.memory_type(), MemoryType::HOST_VISIBLE)?;
+        }
         let length = calculate_range(self.length, offset, length)?;
-        // Both fit in usize: the allocation does and the range lies inside it.
-        Ok(((self.offset + offset) as usize, length as usize))
+        let start = self.offset + offset;
+        match (usize::try_from(start), usize::try_from(length)) {
+            (Ok(start), Ok(length)) => Ok((start, length)),
+            _ => Err(Status::new(
+                StatusCode::OutOfRange,
+                format!("range (offset={start}, length={length}) is not addressable by the host"),
+            )),
+        }
     }
 
     /// Copies bytes out (`iree_hal_buffer_map_read`).
@@ -777,15 +854,24 @@ impl Buffer {
     }
 
     /// Runs `f` over the bytes `[offset, offset + length)` mapped for
-    /// reading (a scoped `iree_hal_buffer_map_range`), without copying.
+    /// reading (a scoped `iree_hal_buffer_map_range`), without copying for
+    /// host memory; device-only memory is copied to a staging vector first.
     pub fn map_read<R>(&self, offset: u64, length: u64, f: impl FnOnce(&[u8]) -> R) -> Result<R> {
         validate_access(self.allowed_access(), MemoryAccess::READ)?;
         let (start, len) = self.host_range(offset, length)?;
-        self.allocation.memory.map_read(start, len, f)
+        match &self.allocation.memory {
+            Storage::Host(memory) => memory.map_read(start, len, f),
+            Storage::Device(memory) => {
+                let mut staging = vec![0u8; len];
+                memory.read(start as u64, &mut staging)?;
+                Ok(f(&staging))
+            }
+        }
     }
 
     /// Runs `f` over the bytes `[offset, offset + length)` mapped for
-    /// writing, without copying.
+    /// writing, without copying for host memory; device-only memory is read
+    /// into a staging vector and written back after `f`.
     pub fn map_write<R>(
         &self,
         offset: u64,
@@ -794,7 +880,16 @@ impl Buffer {
     ) -> Result<R> {
         validate_access(self.allowed_access(), MemoryAccess::WRITE)?;
         let (start, len) = self.host_range(offset, length)?;
-        self.allocation.memory.map_write(start, len, f)
+        match &self.allocation.memory {
+            Storage::Host(memory) => memory.map_write(start, len, f),
+            Storage::Device(memory) => {
+                let mut staging = vec![0u8; len];
+                memory.read(start as u64, &mut staging)?;
+                let result = f(&mut staging);
+                memory.write(start as u64, &staging)?;
+                Ok(result)
+            }
+        }
     }
 
     /// Fills `[offset, offset + length)` with a repeated 1, 2 or 4 byte
@@ -820,18 +915,108 @@ impl Buffer {
                 ),
             ));
         }
-        self.allocation.memory.map_write(start, len, |bytes| {
+        let fill = |bytes: &mut [u8]| {
             for chunk in bytes.chunks_exact_mut(pattern.len()) {
                 chunk.copy_from_slice(pattern);
             }
-        })
+        };
+        match &self.allocation.memory {
+            Storage::Host(memory) => memory.map_write(start, len, fill),
+            Storage::Device(memory) => {
+                let mut staging = vec![0u8; len];
+                fill(&mut staging);
+                memory.write(start as u64, &staging)
+            }
+        }
     }
 
     /// Begins device use of the whole allocation; the returned guard gives
     /// the base pointer, and this buffer's range is
-    /// `[byte_offset, byte_offset + byte_length)` from it.
+    /// `[byte_offset, byte_offset + byte_length)` from it. Device-only
+    /// memory has no host pointer: FAILED_PRECONDITION (drivers use
+    /// [`Buffer::device_memory`]).
     pub fn begin_device_access(&self) -> Result<DeviceAccess<'_>> {
-        self.allocation.memory.begin_device_access()
+        match &self.allocation.memory {
+            Storage::Host(memory) => memory.begin_device_access(),
+            Storage::Device(_) => Err(Status::new(
+                StatusCode::FailedPrecondition,
+                "device-only memory has no host address",
+            )),
+        }
+    }
+
+    /// Wraps host memory a driver allocated (pinned memory) as a buffer.
+    pub fn from_host_memory(
+        memory: HostMemory,
+        memory_type: MemoryType,
+        allowed_usage: BufferUsage,
+        allowed_access: MemoryAccess,
+        statistics: Option<SharedStatistics>,
+    ) -> Buffer {
+        Self::from_storage(
+            Storage::Host(memory),
+            memory_type,
+            allowed_usage,
+            allowed_access,
+            statistics,
+        )
+    }
+
+    /// Wraps device-only memory as a buffer.
+    pub fn from_device_memory(
+        memory: Arc<dyn DeviceMemory>,
+        memory_type: MemoryType,
+        allowed_usage: BufferUsage,
+        allowed_access: MemoryAccess,
+        statistics: Option<SharedStatistics>,
+    ) -> Buffer {
+        Self::from_storage(
+            Storage::Device(memory),
+            memory_type,
+            allowed_usage,
+            allowed_access,
+            statistics,
+        )
+    }
+
+    fn from_storage(
+        memory: Storage,
+        memory_type: MemoryType,
+        allowed_usage: BufferUsage,
+        allowed_access: MemoryAccess,
+        statistics: Option<SharedStatistics>,
+    ) -> Buffer {
+        let length = memory.len();
+        if let Some(statistics) = &statistics {
+            statistics.lock().record_alloc(memory_type, length);
+        }
+        Buffer {
+            allocation: Arc::new(Allocation {
+                memory,
+                memory_type,
+                allowed_usage,
+                allowed_access,
+                statistics,
+            }),
+            offset: 0,
+            length,
+        }
+    }
+
+    /// The device-only memory behind this buffer, if that is where it lives.
+    pub fn device_memory(&self) -> Option<&Arc<dyn DeviceMemory>> {
+        match &self.allocation.memory {
+            Storage::Device(memory) => Some(memory),
+            Storage::Host(_) => None,
+        }
+    }
+
+    /// The host memory behind this buffer, if that is where it lives.
+    pub fn host_memory(&self) -> Option<&HostMemory> {
+        match &self.allocation.memory {
+            Storage::Host(memory) => Some(memory),
+            Storage::Device(_) => None,
+        }
     }
 }
 

@@ -47,6 +47,12 @@ pub trait Executable: Send + Sync {
         bindings: &[DispatchBinding],
     ) -> Result<()>;
 
+    /// The concrete executable, for drivers that run their own executables
+    /// from recorded command buffers (GPU kernels); `None` by default.
+    fn as_any(&self) -> Option<&dyn std::any::Any> {
+        None
+    }
+
     /// Finds an export by name (`hal.executable.lookup.function`).
     fn lookup_export(&self, name: &str) -> Option<usize> {
         (0..self.export_count()).find(|&i| self.export_name(i) == Some(name))
@@ -78,40 +84,60 @@ pub enum BindingRef {
     },
 }
 
-/// One recorded command.
 /// Where a dispatch's workgroup count comes from.
 #[derive(Clone)]
-enum WorkgroupCount {
+pub enum WorkgroupCount {
     /// Fixed at record time.
     Direct([u32; 3]),
     /// Three little-endian `u32`s read from a buffer at execution.
     Indirect(BindingRef),
 }
 
+/// One recorded command, as drivers that translate command buffers into
+/// their own (GPU streams, graphs) see it through [`CommandBuffer::commands`].
 #[derive(Clone)]
-enum Command {
+pub enum Command {
+    /// Runs export `ordinal` of `executable` over a workgroup grid.
     Dispatch {
+        /// The executable.
         executable: Arc<dyn Executable>,
+        /// The export ordinal (checked against the executable).
         ordinal: usize,
+        /// The grid size.
         workgroup_count: WorkgroupCount,
+        /// 32-bit push constants.
         constants: Vec<u32>,
+        /// Buffer bindings in binding order.
         bindings: Vec<BindingRef>,
     },
+    /// Fills a range with a 1, 2 or 4 byte pattern.
     Fill {
+        /// The range written.
         target: BindingRef,
+        /// The pattern.
         pattern: Vec<u8>,
     },
+    /// Writes bytes captured at record time.
     Update {
+        /// The bytes.
         data: Vec<u8>,
+        /// The range written.
         target: BindingRef,
     },
+    /// Copies between ranges of equal length.
     Copy {
+        /// The range read.
         source: BindingRef,
+        /// The range written.
         target: BindingRef,
     },
+    /// An execution barrier.
     Barrier,
+    /// Signals an event.
     SignalEvent(Arc<Event>),
+    /// Resets an event.
     ResetEvent(Arc<Event>),
+    /// Waits for events.
     WaitEvents(Vec<Arc<Event>>),
 }
 
@@ -329,6 +355,11 @@ impl CommandBuffer {
         Ok(())
     }
 
+    /// The recorded commands, in order.
+    pub fn commands(&self) -> &[Command] {
+        &self.commands
+    }
+
     /// Ends recording.
     pub fn finalize(&mut self) -> Result<()> {
         self.check_recording()?;
@@ -437,7 +468,9 @@ impl CommandBuffer {
 }
 
 /// Resolves a recorded binding to a concrete buffer range.
-fn resolve(binding: &BindingRef, table: &[DispatchBinding]) -> Result<DispatchBinding> {
+/// Resolves a recorded binding to a concrete buffer range, looking slots up
+/// in `table` (`execute.indirect`'s binding table).
+pub fn resolve(binding: &BindingRef, table: &[DispatchBinding]) -> Result<DispatchBinding> {
     match binding {
         BindingRef::Direct {
             buffer,

@@ -14,13 +14,17 @@ pub mod device;
 pub mod element_type;
 pub mod event;
 pub mod executable_cache;
+pub mod executable_header;
 pub mod math;
 pub mod semaphore;
 
 pub use allocator::{
     Allocator, AllocatorStatistics, BufferCompatibility, BufferParams, HeapAllocator, MemoryHeap,
 };
-pub use buffer::{Buffer, BufferUsage, ExternalHostMemory, MemoryAccess, MemoryType, WHOLE_BUFFER};
+pub use buffer::{
+    Buffer, BufferUsage, DeviceMemory, ExternalHostMemory, HostMemory, MemoryAccess, MemoryType,
+    WHOLE_BUFFER,
+};
 pub use buffer_view::BufferView;
 pub use buffer_view_text::{
     compute_view_size, format_buffer_elements, format_buffer_view, format_element, format_shape,
@@ -28,7 +32,9 @@ pub use buffer_view_text::{
     parse_buffer_view_text, parse_element, parse_shape, parse_shape_and_element_type,
     BufferViewLiteral,
 };
-pub use command_buffer::{BindingRef, CommandBuffer, DispatchBinding, Executable};
+pub use command_buffer::{
+    BindingRef, Command, CommandBuffer, DispatchBinding, Executable, WorkgroupCount,
+};
 pub use device::{Device, DeviceInfo, Driver, DriverRegistry};
 pub use element_type::{ElementType, EncodingType, NumericalType};
 pub use event::Event;

@@ -134,7 +134,10 @@ pub fn driver_registry() -> DriverRegistry {
 /// The drivers this build provides; `local-task` devices use `task`.
 pub fn driver_registry_with(task: &TaskTopologyOptions) -> DriverRegistry {
     let mut registry = DriverRegistry::new();
-    // Registering into an empty registry cannot collide.
+    // Registering into an empty registry cannot collide. Drivers are listed
+    // in name order, as upstream lists them.
+    let _ = registry.register(Arc::new(iree_hal_cuda::CudaDriver::default()));
+    let _ = registry.register(Arc::new(iree_hal_hip::HipDriver::default()));
     let _ = registry.register(Arc::new(LocalSyncDriver));
     let _ = registry.register(Arc::new(LocalTaskDriver::with_options(task.clone())));
     registry

@@ -91,6 +91,18 @@ struct Flags {
     /// (read whole files at startup).
     #[arg(long = "parameter_mode", default_value = "file")]
     parameter_mode: String,
+    /// cuda: run command buffers on CUDA streams (true) or as CUDA graphs.
+    #[arg(long = "cuda_use_streams", num_args = 0..=1, default_missing_value = "true", default_value = "true")]
+    cuda_use_streams: String,
+    /// cuda: allocate queue allocations from stream-ordered memory pools.
+    #[arg(long = "cuda_async_allocations", num_args = 0..=1, default_missing_value = "true", default_value = "true")]
+    cuda_async_allocations: String,
+    /// hip: run command buffers on HIP streams (true) or as HIP graphs.
+    #[arg(long = "hip_use_streams", num_args = 0..=1, default_missing_value = "true", default_value = "true")]
+    hip_use_streams: String,
+    /// hip: allocate queue allocations from stream-ordered memory pools.
+    #[arg(long = "hip_async_allocations", num_args = 0..=1, default_missing_value = "true", default_value = "true")]
+    hip_async_allocations: String,
     /// Lists the HAL drivers compiled into the binary and exits.
     #[arg(long = "list_drivers")]
     list_drivers: bool,
@@ -172,6 +184,7 @@ fn main() -> ExitCode {
             };
         }
     };
+    set_gpu_options(&flags);
     if flags.list_drivers {
         print!("{}", list_drivers());
         return ExitCode::SUCCESS;
@@ -257,6 +270,27 @@ fn main() -> ExitCode {
     }
 }
 
+/// Applies the `--cuda_*` / `--hip_*` flags to devices created later.
+fn set_gpu_options(flags: &Flags) {
+    let on = |v: &str| v != "false" && v != "0";
+    let options = |streams: &str, async_allocations: &str| iree_hal_gpu::GpuOptions {
+        recording: if on(streams) {
+            iree_hal_gpu::Recording::Stream
+        } else {
+            iree_hal_gpu::Recording::Graph
+        },
+        async_allocations: on(async_allocations),
+    };
+    iree_hal_cuda::set_default_options(options(
+        &flags.cuda_use_streams,
+        &flags.cuda_async_allocations,
+    ));
+    iree_hal_hip::set_default_options(options(
+        &flags.hip_use_streams,
+        &flags.hip_async_allocations,
+    ));
+}
+
 /// `--list_drivers` output, in upstream's layout.
 fn list_drivers() -> String {
     let rule = format!("# {}\n", "=".repeat(76));
@@ -288,7 +322,15 @@ fn list_devices(only: &str) -> iree_base::Result<String> {
     };
     let mut text = String::new();
     for driver in drivers {
-        for device in driver.devices()? {
+        // Listing every driver skips those that cannot enumerate (a GPU
+        // driver without its library), as upstream does; naming one
+        // reports its error.
+        let devices = match driver.devices() {
+            Ok(devices) => devices,
+            Err(_) if only.is_empty() => continue,
+            Err(status) => return Err(status),
+        };
+        for device in devices {
             text.push_str(&format!("{}://{}\n", driver.name(), device.path));
         }
     }
@@ -309,7 +351,16 @@ fn dump_devices(only: &str, out: &mut impl Write) -> iree_base::Result<()> {
     let device_rule = format!("# ==={}===\n", "-".repeat(70));
     let dump_one = |driver: &std::sync::Arc<dyn iree_hal::Driver>, out: &mut dyn Write| {
         let mut text = header(driver.name());
-        for device in driver.devices()? {
+        // Dumping every driver shows an unavailable one with no devices.
+        let devices = match driver.devices() {
+            Ok(devices) => devices,
+            Err(_) if only.is_empty() => Vec::new(),
+            Err(status) => {
+                out.write_all(text.as_bytes()).map_err(io)?;
+                return Err(status);
+            }
+        };
+        for device in devices {
             text.push_str(&format!(
                 "{device_rule}# --device={}://{}\n#   {}\n{device_rule}",
                 driver.name(),

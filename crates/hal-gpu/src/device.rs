@@ -1,0 +1,650 @@
+//! The HAL device, allocator and executable over a [`Backend`].
+//!
+//! Queue operations run in fence order on the submitting thread: wait for
+//! the wait fence, issue the work on the device's stream (directly, or
+//! captured into a graph and launched), wait for the stream, then signal the
+//! signal fence, or fail it with the error so every waiter sees the root
+//! cause. Buffers the device uses stay referenced until the stream is idle.
+
+use std::any::Any;
+use std::sync::Arc;
+
+use iree_base::{Result, Status, StatusCode};
+use iree_hal::allocator::SharedStatistics;
+use iree_hal::buffer::DeviceAccess;
+use iree_hal::command_buffer::resolve;
+use iree_hal::device::{match_pattern, run_queue_op};
+use iree_hal::{
+    Allocator, AllocatorStatistics, BindingRef, Buffer, BufferCompatibility, BufferParams,
+    BufferUsage, Command, CommandBuffer, Device, DeviceMemory, DispatchBinding, Event, Executable,
+    Fence, MemoryAccess, MemoryHeap, MemoryType, WorkgroupCount,
+};
+use parking_lot::Mutex;
+
+use crate::backend::{Backend, Recording};
+use crate::executable::ExportInfo;
+use crate::params::KernelParams;
+
+/// Driver options (upstream's `--cuda_*` / `--hip_*` flags).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GpuOptions {
+    /// How command buffers run (`--cuda_use_streams`, default true).
+    pub recording: Recording,
+    /// Use stream-ordered pool allocations for `queue.alloca` when the
+    /// device supports them (`--cuda_async_allocations`, default true).
+    pub async_allocations: bool,
+}
+
+impl Default for GpuOptions {
+    fn default() -> GpuOptions {
+        GpuOptions {
+            recording: Recording::Stream,
+            async_allocations: true,
+        }
+    }
+}
+
+/// Device memory from [`Backend::alloc_device`]; freed on drop.
+struct GpuMemory<B: Backend> {
+    backend: Arc<B>,
+    address: u64,
+    len: u64,
+    stream_ordered: bool,
+}
+
+impl<B: Backend> DeviceMemory for GpuMemory<B> {
+    fn len(&self) -> u64 {
+        self.len
+    }
+
+    fn device_address(&self) -> u64 {
+        self.address
+    }
+
+    fn read(&self, offset: u64, out: &mut [u8]) -> Result<()> {
+        self.backend.copy_from_device(out, self.address + offset)
+    }
+
+    fn write(&self, offset: u64, data: &[u8]) -> Result<()> {
+        self.backend.copy_to_device(self.address + offset, data)
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+impl<B: Backend> Drop for GpuMemory<B> {
+    fn drop(&mut self) {
+        if self.len > 0 {
+            self.backend.free_device(self.address, self.stream_ordered);
+        }
+    }
+}
+
+/// The device's allocator: device-local memory, and pinned host memory for
+/// anything the host must see.
+pub struct GpuAllocator<B: Backend> {
+    backend: Arc<B>,
+    statistics: SharedStatistics,
+}
+
+impl<B: Backend> GpuAllocator<B> {
+    /// Resolves `params` to where the memory will live and what it allows.
+    fn resolve(params: &BufferParams) -> (bool, MemoryType, BufferUsage) {
+        let host_visible = params.memory_type.contains(MemoryType::HOST_VISIBLE);
+        if host_visible {
+            let memory_type = MemoryType(
+                (params.memory_type | MemoryType::HOST_COHERENT | MemoryType::DEVICE_VISIBLE).0
+                    & !MemoryType::OPTIMAL.0,
+            );
+            let usage = params.usage
+                | BufferUsage::TRANSFER
+                | BufferUsage::MAPPING_SCOPED
+                | BufferUsage::MAPPING_PERSISTENT
+                | BufferUsage::MAPPING_ACCESS_RANDOM;
+            (true, memory_type, usage)
+        } else {
+            (
+                false,
+                MemoryType::DEVICE_LOCAL,
+                params.usage | BufferUsage::TRANSFER,
+            )
+        }
+    }
+
+    /// Allocates, optionally from the stream's pool.
+    fn allocate(&self, params: BufferParams, size: u64, stream_ordered: bool) -> Result<Buffer> {
+        let params = params.canonicalize();
+        let (host, memory_type, usage) = Self::resolve(&params);
+        if host {
+            let len = usize::try_from(size).map_err(|_| {
+                Status::new(
+                    StatusCode::ResourceExhausted,
+                    format!("cannot allocate {size} bytes"),
+                )
+            })?;
+            let memory = self.backend.alloc_host(len)?;
+            return Ok(Buffer::from_host_memory(
+                memory,
+                memory_type,
+                usage,
+                params.access,
+                Some(self.statistics.clone()),
+            ));
+        }
+        let stream_ordered = stream_ordered && self.backend.properties().memory_pools;
+        let address = match size {
+            0 => 0,
+            _ if stream_ordered => self.backend.alloc_device_async(size)?,
+            _ => self.backend.alloc_device(size)?,
+        };
+        let memory = Arc::new(GpuMemory {
+            backend: self.backend.clone(),
+            address,
+            len: size,
+            stream_ordered,
+        });
+        Ok(Buffer::from_device_memory(
+            memory,
+            memory_type,
+            usage,
+            params.access,
+            Some(self.statistics.clone()),
+        ))
+    }
+}
+
+impl<B: Backend> Allocator for GpuAllocator<B> {
+    fn memory_heaps(&self) -> Vec<MemoryHeap> {
+        vec![
+            MemoryHeap {
+                memory_type: MemoryType::DEVICE_LOCAL,
+                allowed_usage: BufferUsage::TRANSFER | BufferUsage::DISPATCH,
+                max_allocation_size: u64::MAX,
+                min_alignment: 256,
+            },
+            MemoryHeap {
+                memory_type: MemoryType::HOST_LOCAL | MemoryType::DEVICE_VISIBLE,
+                allowed_usage: BufferUsage::TRANSFER
+                    | BufferUsage::DISPATCH
+                    | BufferUsage::MAPPING_SCOPED
+                    | BufferUsage::MAPPING_PERSISTENT
+                    | BufferUsage::MAPPING_ACCESS_RANDOM,
+                max_allocation_size: u64::MAX,
+                min_alignment: 64,
+            },
+        ]
+    }
+
+    fn query_buffer_compatibility(
+        &self,
+        params: &mut BufferParams,
+        _allocation_size: u64,
+    ) -> BufferCompatibility {
+        let (_, memory_type, usage) = Self::resolve(params);
+        let mut compatibility = BufferCompatibility::ALLOCATABLE.0;
+        if usage.intersects(BufferUsage::TRANSFER) {
+            compatibility |= BufferCompatibility::QUEUE_TRANSFER.0;
+        }
+        if usage.intersects(BufferUsage::DISPATCH) {
+            compatibility |= BufferCompatibility::QUEUE_DISPATCH.0;
+        }
+        params.memory_type = memory_type;
+        params.usage = usage;
+        BufferCompatibility(compatibility)
+    }
+
+    fn allocate_buffer(&self, params: BufferParams, allocation_size: u64) -> Result<Buffer> {
+        self.allocate(params, allocation_size, false)
+    }
+
+    fn statistics(&self) -> AllocatorStatistics {
+        *self.statistics.lock()
+    }
+}
+
+/// A loaded executable: modules, kernels and their launch metadata.
+pub struct GpuExecutable<B: Backend> {
+    /// Keeps the modules loaded while kernels may run.
+    _modules: Vec<B::Module>,
+    exports: Vec<ExportInfo>,
+    functions: Vec<B::Function>,
+}
+
+impl<B: Backend> GpuExecutable<B> {
+    /// Parses, validates against the device's limits, loads every module and
+    /// looks up every kernel.
+    pub fn load(backend: &B, data: &[u8]) -> Result<GpuExecutable<B>> {
+        let info = backend.parse_executable(data)?;
+        info.validate(&backend.properties().limits)?;
+        let modules = info
+            .modules
+            .iter()
+            .enumerate()
+            .map(|(i, image)| {
+                backend
+                    .load_module(image)
+                    .map_err(|e| e.annotate(format!("loading modules[{i}]")))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let functions = info
+            .exports
+            .iter()
+            .enumerate()
+            .map(|(i, export)| {
+                backend
+                    .get_function(
+                        &modules[export.module_ordinal as usize],
+                        &export.name,
+                        export.block_shared_memory_size,
+                    )
+                    .map_err(|e| {
+                        e.annotate(format!(
+                            "exports[{i}] kernel `{}` in modules[{}]",
+                            export.name, export.module_ordinal
+                        ))
+                    })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(GpuExecutable {
+            _modules: modules,
+            exports: info.exports,
+            functions,
+        })
+    }
+
+    /// The launch metadata of every export.
+    pub fn exports(&self) -> &[ExportInfo] {
+        &self.exports
+    }
+}
+
+impl<B: Backend> Executable for GpuExecutable<B> {
+    fn export_count(&self) -> usize {
+        self.exports.len()
+    }
+
+    fn export_name(&self, ordinal: usize) -> Option<&str> {
+        self.exports.get(ordinal).map(|e| e.name.as_str())
+    }
+
+    fn dispatch(
+        &self,
+        _ordinal: usize,
+        _workgroup_count: [u32; 3],
+        _constants: &[u32],
+        _bindings: &[DispatchBinding],
+    ) -> Result<()> {
+        Err(Status::new(
+            StatusCode::Unimplemented,
+            format!(
+                "{} kernels run only from command buffers submitted to their device",
+                B::DRIVER
+            ),
+        ))
+    }
+
+    fn as_any(&self) -> Option<&dyn Any> {
+        Some(self)
+    }
+}
+
+/// A GPU device over a backend.
+pub struct GpuDevice<B: Backend> {
+    backend: Arc<B>,
+    allocator: Arc<GpuAllocator<B>>,
+    options: GpuOptions,
+    /// Serializes use of the stream (captures must not interleave).
+    queue: Mutex<()>,
+}
+
+impl<B: Backend> GpuDevice<B> {
+    /// Wraps an opened backend.
+    pub fn new(backend: B, options: GpuOptions) -> Arc<GpuDevice<B>> {
+        let backend = Arc::new(backend);
+        Arc::new(GpuDevice {
+            allocator: Arc::new(GpuAllocator {
+                backend: backend.clone(),
+                statistics: SharedStatistics::default(),
+            }),
+            backend,
+            options,
+            queue: Mutex::new(()),
+        })
+    }
+
+    /// The backend.
+    pub fn backend(&self) -> &B {
+        &self.backend
+    }
+
+    /// The device address of `length` bytes at `offset` of `buffer`.
+    fn address(&self, buffer: &Buffer, offset: u64) -> Result<u64> {
+        let base = if let Some(memory) = buffer.device_memory() {
+            memory.device_address()
+        } else {
+            buffer
+                .host_memory()
+                .and_then(|m| self.backend.host_device_address(m))
+                .ok_or_else(|| {
+                    Status::new(
+                        StatusCode::InvalidArgument,
+                        format!(
+                            "buffer was not allocated by a {} device allocator",
+                            B::DRIVER
+                        ),
+                    )
+                })?
+        };
+        Ok(base + buffer.byte_offset() + offset)
+    }
+
+    /// Runs a command buffer on the stream and waits for it.
+    fn execute(&self, command_buffer: &CommandBuffer, table: &[DispatchBinding]) -> Result<()> {
+        if !command_buffer.is_finalized() {
+            return Err(Status::new(
+                StatusCode::FailedPrecondition,
+                "command buffer must be finalized before execution",
+            ));
+        }
+        // Every buffer the commands touch, resolved up front, so host
+        // mappings are excluded while the device uses them.
+        let mut used: Vec<Buffer> = Vec::new();
+        let mut note = |binding: &BindingRef| -> Result<()> {
+            used.push(resolve(binding, table)?.buffer);
+            Ok(())
+        };
+        for command in command_buffer.commands() {
+            match command {
+                Command::Dispatch {
+                    bindings,
+                    workgroup_count,
+                    ..
+                } => {
+                    bindings.iter().try_for_each(&mut note)?;
+                    if let WorkgroupCount::Indirect(params) = workgroup_count {
+                        note(params)?;
+                    }
+                }
+                Command::Fill { target, .. } | Command::Update { target, .. } => note(target)?,
+                Command::Copy { source, target } => {
+                    note(source)?;
+                    note(target)?;
+                }
+                _ => {}
+            }
+        }
+        let _queue = self.queue.lock();
+        // Indirect workgroup counts are read before the device takes the
+        // buffers (a host transfer).
+        let mut counts = Vec::new();
+        for command in command_buffer.commands() {
+            if let Command::Dispatch {
+                workgroup_count: WorkgroupCount::Indirect(params),
+                ..
+            } = command
+            {
+                let params = resolve(params, table)?;
+                let mut bytes = [0u8; 12];
+                if params.length < 12 {
+                    return Err(Status::new(
+                        StatusCode::OutOfRange,
+                        format!(
+                            "indirect dispatch parameters need 12 bytes; the binding has {}",
+                            params.length
+                        ),
+                    ));
+                }
+                params.buffer.read(params.offset, &mut bytes)?;
+                let word = |i: usize| {
+                    u32::from_le_bytes([
+                        bytes[4 * i],
+                        bytes[4 * i + 1],
+                        bytes[4 * i + 2],
+                        bytes[4 * i + 3],
+                    ])
+                };
+                counts.push([word(0), word(1), word(2)]);
+            }
+        }
+        let guards: Vec<DeviceAccess<'_>> = used
+            .iter()
+            .filter(|b| b.host_memory().is_some())
+            .map(Buffer::begin_device_access)
+            .collect::<Result<_>>()?;
+        let mut staging: Vec<Buffer> = Vec::new();
+        let mut events: Vec<(Arc<Event>, bool)> = Vec::new();
+        let graph = self.options.recording == Recording::Graph;
+        if graph {
+            self.backend.begin_capture()?;
+        }
+        let issued = self.issue(command_buffer, table, &counts, &mut staging, &mut events);
+        let result = if graph {
+            // Always end the capture, so the stream leaves capture mode.
+            let captured = self.backend.end_capture();
+            issued
+                .and(captured)
+                .and_then(|graph| self.backend.launch_graph(&graph))
+        } else {
+            issued
+        };
+        let synchronized = self.backend.synchronize();
+        drop(guards);
+        drop(staging);
+        result?;
+        synchronized?;
+        for (event, signal) in events {
+            if signal {
+                event.signal();
+            } else {
+                event.reset();
+            }
+        }
+        Ok(())
+    }
+
+    /// Issues the commands on the stream (or into the capture).
+    fn issue(
+        &self,
+        command_buffer: &CommandBuffer,
+        table: &[DispatchBinding],
+        counts: &[[u32; 3]],
+        staging: &mut Vec<Buffer>,
+        events: &mut Vec<(Arc<Event>, bool)>,
+    ) -> Result<()> {
+        let mut indirect = counts.iter();
+        for command in command_buffer.commands() {
+            match command {
+                Command::Dispatch {
+                    executable,
+                    ordinal,
+                    workgroup_count,
+                    constants,
+                    bindings,
+                } => {
+                    let executable = executable
+                        .as_any()
+                        .and_then(|e| e.downcast_ref::<GpuExecutable<B>>())
+                        .ok_or_else(|| {
+                            Status::new(
+                                StatusCode::InvalidArgument,
+                                format!("executable was not created by a {} device", B::DRIVER),
+                            )
+                        })?;
+                    let export = executable.exports.get(*ordinal).ok_or_else(|| {
+                        Status::new(
+                            StatusCode::OutOfRange,
+                            format!(
+                                "function id {ordinal} out of range; executable contains {} exports",
+                                executable.exports.len()
+                            ),
+                        )
+                    })?;
+                    let grid = match workgroup_count {
+                        WorkgroupCount::Direct(count) => *count,
+                        WorkgroupCount::Indirect(_) => *indirect.next().ok_or_else(|| {
+                            Status::new(StatusCode::Internal, "indirect count missing")
+                        })?,
+                    };
+                    if grid.contains(&0) {
+                        continue;
+                    }
+                    let addresses = bindings
+                        .iter()
+                        .map(|b| {
+                            let b = resolve(b, table)?;
+                            self.address(&b.buffer, b.offset)
+                        })
+                        .collect::<Result<Vec<u64>>>()?;
+                    let mut params = KernelParams::pack(export, &addresses, constants)?;
+                    self.backend.launch(
+                        executable.functions[*ordinal],
+                        grid,
+                        export.block_dims,
+                        export.block_shared_memory_size,
+                        &mut params,
+                    )?;
+                }
+                Command::Fill { target, pattern } => {
+                    let target = resolve(target, table)?;
+                    let address = self.address(&target.buffer, target.offset)?;
+                    let width = pattern.len() as u64;
+                    if address % width != 0 || target.length % width != 0 {
+                        return Err(Status::new(
+                            StatusCode::InvalidArgument,
+                            format!(
+                                "fill offset and length must be aligned to the {width} byte pattern"
+                            ),
+                        ));
+                    }
+                    if target.length > 0 {
+                        self.backend.fill(address, target.length, pattern)?;
+                    }
+                }
+                Command::Update { data, target } => {
+                    let target = resolve(target, table)?;
+                    let length = (data.len() as u64).min(target.length);
+                    if length == 0 {
+                        continue;
+                    }
+                    let host = self.allocator.allocate(
+                        BufferParams {
+                            memory_type: MemoryType::HOST_LOCAL,
+                            usage: BufferUsage::TRANSFER,
+                            access: MemoryAccess::ALL,
+                            ..Default::default()
+                        },
+                        length,
+                        false,
+                    )?;
+                    host.write(0, &data[..length as usize])?;
+                    let source = self.address(&host, 0)?;
+                    let address = self.address(&target.buffer, target.offset)?;
+                    self.backend.copy(address, source, length)?;
+                    staging.push(host);
+                }
+                Command::Copy { source, target } => {
+                    let source = resolve(source, table)?;
+                    let target = resolve(target, table)?;
+                    if source.length != target.length {
+                        return Err(Status::new(
+                            StatusCode::InvalidArgument,
+                            format!(
+                                "copy lengths differ (source {}, target {})",
+                                source.length, target.length
+                            ),
+                        ));
+                    }
+                    if source.length > 0 {
+                        self.backend.copy(
+                            self.address(&target.buffer, target.offset)?,
+                            self.address(&source.buffer, source.offset)?,
+                            source.length,
+                        )?;
+                    }
+                }
+                // One stream runs everything in order: barriers and event
+                // waits are implied; event states are published after the
+                // stream is idle.
+                Command::Barrier | Command::WaitEvents(_) => {}
+                Command::SignalEvent(event) => events.push((event.clone(), true)),
+                Command::ResetEvent(event) => events.push((event.clone(), false)),
+            }
+        }
+        Ok(())
+    }
+}
+
+impl<B: Backend> Device for GpuDevice<B> {
+    fn id(&self) -> &str {
+        B::DRIVER
+    }
+
+    fn allocator(&self) -> Arc<dyn Allocator> {
+        self.allocator.clone()
+    }
+
+    fn query_i64(&self, category: &str, key: &str) -> Result<i64> {
+        match (category, key) {
+            ("hal.device.id", pattern) => Ok(i64::from(match_pattern(B::DRIVER, pattern))),
+            ("hal.executable.format", format) => Ok(i64::from(format == B::FORMAT)),
+            _ => Err(Status::new(
+                StatusCode::NotFound,
+                format!("unknown device configuration key value '{category} :: {key}'"),
+            )),
+        }
+    }
+
+    fn create_executable(&self, format: &str, data: &[u8]) -> Result<Arc<dyn Executable>> {
+        if format != B::FORMAT {
+            return Err(Status::new(
+                StatusCode::Unimplemented,
+                format!(
+                    "no executable loader for format '{format}' on {} (supported: {})",
+                    B::DRIVER,
+                    B::FORMAT
+                ),
+            ));
+        }
+        let executable = GpuExecutable::<B>::load(&self.backend, data)
+            .map_err(|e| e.annotate(format!("while loading a '{format}' executable")))?;
+        Ok(Arc::new(executable))
+    }
+
+    fn queue_alloca(
+        &self,
+        wait: &Fence,
+        signal: &Fence,
+        params: BufferParams,
+        size: u64,
+    ) -> Result<Buffer> {
+        run_queue_op(wait, signal, || {
+            let _queue = self.queue.lock();
+            let buffer = self
+                .allocator
+                .allocate(params, size, self.options.async_allocations)?;
+            self.backend.synchronize()?;
+            Ok(buffer)
+        })
+    }
+
+    fn queue_dealloca(&self, wait: &Fence, signal: &Fence, _buffer: &Buffer) -> Result<()> {
+        // The memory is released with its last reference (stream-ordered
+        // for pool allocations); the operation only orders the fences.
+        run_queue_op(wait, signal, || Ok(()))
+    }
+
+    fn queue_execute(
+        &self,
+        wait: &Fence,
+        signal: &Fence,
+        command_buffer: Option<&CommandBuffer>,
+        binding_table: &[DispatchBinding],
+    ) -> Result<()> {
+        run_queue_op(wait, signal, || match command_buffer {
+            Some(command_buffer) => self.execute(command_buffer, binding_table),
+            None => Ok(()),
+        })
+    }
+}

@@ -1,0 +1,172 @@
+//! Executable descriptions shared by `cuda-nvptx-fb` and `rocm-hsaco-fb`.
+
+use iree_base::{Result, Status, StatusCode};
+
+use crate::backend::GpuLimits;
+
+/// Upstream's per-dispatch binding limit for the GPU drivers
+/// (`IREE_HAL_CUDA_MAX_DISPATCH_BINDING_COUNT`).
+pub const MAX_BINDING_COUNT: usize = 16;
+/// Upstream's per-dispatch constant limit for the GPU drivers.
+pub const MAX_CONSTANT_COUNT: u32 = 64;
+
+/// The flags of one binding (`BindingBits` in the schemas).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BindingFlags(pub u64);
+
+impl BindingFlags {
+    /// The kernel only reads the binding.
+    pub const READ_ONLY: BindingFlags = BindingFlags(1 << 0);
+    /// The binding is passed indirectly.
+    pub const INDIRECT: BindingFlags = BindingFlags(1 << 1);
+
+    /// True when every bit of `other` is set.
+    pub fn contains(self, other: BindingFlags) -> bool {
+        self.0 & other.0 == other.0
+    }
+}
+
+/// One exported kernel.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExportInfo {
+    /// The kernel's symbol name in its module.
+    pub name: String,
+    /// Which module holds the kernel.
+    pub module_ordinal: u32,
+    /// Threads per block (x, y, z).
+    pub block_dims: [u32; 3],
+    /// Dynamic shared memory per block, in bytes.
+    pub block_shared_memory_size: u32,
+    /// 32-bit constants passed after the bindings.
+    pub constant_count: u32,
+    /// One entry per binding, in binding order.
+    pub binding_flags: Vec<BindingFlags>,
+}
+
+impl ExportInfo {
+    /// The number of buffer bindings.
+    pub fn binding_count(&self) -> usize {
+        self.binding_flags.len()
+    }
+}
+
+/// A parsed executable: its exports and its module images (PTX text or
+/// HSACO code objects), borrowed from the executable data.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExecutableInfo<'a> {
+    /// Exports in ordinal order.
+    pub exports: Vec<ExportInfo>,
+    /// Module images in ordinal order.
+    pub modules: Vec<&'a [u8]>,
+}
+
+fn invalid(message: String) -> Status {
+    Status::new(StatusCode::InvalidArgument, message)
+}
+
+impl ExecutableInfo<'_> {
+    /// Checks what the flatbuffer verifier cannot: non-empty modules and
+    /// names, module ordinals in range, block dims and shared memory within
+    /// `limits`, constant and binding counts within upstream's maxima. The
+    /// messages follow upstream's.
+    pub fn validate(&self, limits: &GpuLimits) -> Result<()> {
+        for (i, module) in self.modules.iter().enumerate() {
+            if module.is_empty() {
+                return Err(invalid(format!("modules[{i}] contents are empty")));
+            }
+        }
+        for (i, export) in self.exports.iter().enumerate() {
+            if export.module_ordinal as usize >= self.modules.len() {
+                return Err(invalid(format!(
+                    "exports[{i}] module_ordinal {} is out of bounds {}",
+                    export.module_ordinal,
+                    self.modules.len()
+                )));
+            }
+            if export.name.is_empty() {
+                return Err(invalid(format!("exports[{i}] name is empty")));
+            }
+            let [x, y, z] = export.block_dims;
+            let [mx, my, mz] = limits.max_block_dims;
+            if x > mx || y > my || z > mz {
+                return Err(invalid(format!(
+                    "exports[{i}] block dims {x}x{y}x{z} exceeds device maximum {mx}x{my}x{mz}"
+                )));
+            }
+            if export.block_shared_memory_size > limits.max_block_shared_memory_size {
+                return Err(invalid(format!(
+                    "exports[{i}] requires {}B of shared memory and exceeds the device maximum of {}B per block",
+                    export.block_shared_memory_size, limits.max_block_shared_memory_size
+                )));
+            }
+            if export.constant_count > MAX_CONSTANT_COUNT {
+                return Err(invalid(format!(
+                    "exports[{i}] constant_count {} exceeds maximum of {MAX_CONSTANT_COUNT}",
+                    export.constant_count
+                )));
+            }
+            if export.binding_flags.len() > MAX_BINDING_COUNT {
+                return Err(invalid(format!(
+                    "exports[{i}] binding_flags count {} exceeds maximum of {MAX_BINDING_COUNT}",
+                    export.binding_flags.len()
+                )));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Fails with a missing-field error naming the export (upstream: "blocks
+/// dims are missing").
+pub fn missing_block_dims(ordinal: usize) -> Status {
+    invalid(format!("exports[{ordinal}] blocks dims are missing"))
+}
+
+/// Turns a flatbuffer verifier error into upstream's status.
+pub fn verification_failed(error: impl std::fmt::Display) -> Status {
+    invalid(format!("flatbuffer verification failed: {error}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn info() -> ExecutableInfo<'static> {
+        ExecutableInfo {
+            exports: vec![ExportInfo {
+                name: "k".into(),
+                module_ordinal: 0,
+                block_dims: [64, 1, 1],
+                block_shared_memory_size: 0,
+                constant_count: 2,
+                binding_flags: vec![BindingFlags::READ_ONLY, BindingFlags(0)],
+            }],
+            modules: vec![b"image"],
+        }
+    }
+
+    #[test]
+    fn validation_checks_limits_and_ordinals() {
+        let limits = GpuLimits::default();
+        info().validate(&limits).unwrap();
+        let message = |f: fn(&mut ExecutableInfo<'static>)| {
+            let mut i = info();
+            f(&mut i);
+            let e = i.validate(&limits).unwrap_err();
+            assert_eq!(e.code(), StatusCode::InvalidArgument);
+            e.message().to_string()
+        };
+        assert!(message(|i| i.exports[0].module_ordinal = 1).contains("out of bounds"));
+        assert!(message(|i| i.exports[0].name.clear()).contains("name is empty"));
+        assert!(message(|i| i.exports[0].block_dims = [2048, 1, 1]).contains("block dims"));
+        assert!(
+            message(|i| i.exports[0].block_shared_memory_size = 1 << 30).contains("shared memory")
+        );
+        assert!(message(|i| i.exports[0].constant_count = 65).contains("constant_count"));
+        assert!(
+            message(|i| i.exports[0].binding_flags = vec![BindingFlags(0); 17])
+                .contains("binding_flags")
+        );
+        assert!(message(|i| i.modules[0] = b"").contains("contents are empty"));
+    }
+}
