@@ -7,7 +7,9 @@
 //!   `iree-run-module` and compare;
 //! * `opcodes`: list which core VM opcodes the `vm` suite's modules contain;
 //! * `bench`: time ours against upstream on `testdata/bench` workloads;
-//! * `loom`: model-check the semaphore, queue and worker-pool protocols.
+//! * `loom`: model-check the semaphore, queue and worker-pool protocols;
+//! * `param-rss`: peak memory of loading a large parameter file, ours
+//!   against upstream.
 //!
 //! The test-data format is described in `testdata/README.md` and implemented
 //! by `iree_tooling::testcases`.
@@ -17,6 +19,7 @@ mod cli;
 mod conformance;
 mod diff;
 mod opcodes;
+mod param_rss;
 mod proc;
 mod testdata;
 mod venv;
@@ -53,6 +56,9 @@ commands:
   bench [--runs N] [--filter TEXT]
                             wall time of ours vs upstream on testdata/bench
                             workloads, alternating runs; prints the ratio
+  param-rss [--mib N]       peak RSS (and anonymous / file-backed RSS) and wall time of
+                            loading an N MiB (default 1024) parameter file, ours vs
+                            upstream, on local-sync/local-task, --parameter_mode=file/preload
   loom                      model-check semaphores, fences, the device queue and the
                             worker pool with loom (RUSTFLAGS=--cfg loom, own target dir)
 ";
@@ -116,6 +122,7 @@ fn main() -> ExitCode {
         "opcodes" => cli::Options::parse(&args).and_then(|o| opcodes::run(&o)),
         "bench" => bench::run(&args),
         "loom" => loom(),
+        "param-rss" => param_rss::run(&args),
         other => {
             eprint!("unknown command `{other}`\n\n{USAGE}");
             return ExitCode::from(2);
