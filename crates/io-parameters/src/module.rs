@@ -61,14 +61,8 @@ impl SpanTable {
     /// Reads and checks the three tables, as upstream does: the span table
     /// must hold whole entries, the key table at least one entry per span,
     /// and every key must lie inside the key data.
-    fn read(
-        key_table: &Option<Ref>,
-        key_data: &Option<Ref>,
-        spans: &Option<Ref>,
-    ) -> Result<SpanTable> {
-        let key_table: &VmBuffer = deref(key_table, iree_vm::buffer::buffer_type(), "key table")?;
-        let key_data: &VmBuffer = deref(key_data, iree_vm::buffer::buffer_type(), "key data")?;
-        let spans: &VmBuffer = deref(spans, iree_vm::buffer::buffer_type(), "span table")?;
+    fn read(tables: [&VmBuffer; 3]) -> Result<SpanTable> {
+        let [key_table, key_data, spans] = tables;
         if !spans.len().is_multiple_of(SPAN_ENTRY_SIZE) {
             return Err(Status::new(
                 StatusCode::InvalidArgument,
@@ -139,6 +133,20 @@ impl SpanTable {
     }
 }
 
+/// The key table, key data and span table arguments, type-checked (before
+/// the provider is looked up, as upstream orders its checks).
+fn table_args<'a>(
+    key_table: &'a Option<Ref>,
+    key_data: &'a Option<Ref>,
+    spans: &'a Option<Ref>,
+) -> Result<[&'a VmBuffer; 3]> {
+    Ok([
+        deref(key_table, iree_vm::buffer::buffer_type(), "key table")?,
+        deref(key_data, iree_vm::buffer::buffer_type(), "key data")?,
+        deref(spans, iree_vm::buffer::buffer_type(), "span table")?,
+    ])
+}
+
 /// The scope named by a `!vm.buffer` (null is the empty scope).
 fn scope_arg(value: &Option<Ref>) -> Result<Vec<u8>> {
     match value {
@@ -192,8 +200,9 @@ pub fn create_io_parameters_module(
                 let (wait, signal) = (fence_or_empty(&wait)?, fence_or_empty(&signal)?);
                 let scope = scope_arg(&scope)?;
                 let target = deref::<HalBuffer>(&target, buffer_type(), "target buffer")?.0.clone();
+                let tables = table_args(&key_table, &key_data, &spans)?;
                 let provider = state.provider(&scope)?;
-                let table = SpanTable::read(&key_table, &key_data, &spans)?;
+                let table = SpanTable::read(tables)?;
                 provider.gather(&device, &wait, &signal, &target, &table.spans())
             },
         )?
@@ -204,8 +213,9 @@ pub fn create_io_parameters_module(
                 let device = device_arg(&device)?;
                 let (wait, signal) = (fence_or_empty(&wait)?, fence_or_empty(&signal)?);
                 let scope = scope_arg(&scope)?;
+                let tables = table_args(&key_table, &key_data, &spans)?;
                 let provider = state.provider(&scope)?;
-                let table = SpanTable::read(&key_table, &key_data, &spans)?;
+                let table = SpanTable::read(tables)?;
                 let params = BufferParams {
                     memory_type: MemoryType(memory_types as u32),
                     usage: BufferUsage(usage as u32),
@@ -228,8 +238,9 @@ pub fn create_io_parameters_module(
                 let (wait, signal) = (fence_or_empty(&wait)?, fence_or_empty(&signal)?);
                 let source = deref::<HalBuffer>(&source, buffer_type(), "source buffer")?.0.clone();
                 let scope = scope_arg(&scope)?;
+                let tables = table_args(&key_table, &key_data, &spans)?;
                 let provider = state.provider(&scope)?;
-                let table = SpanTable::read(&key_table, &key_data, &spans)?;
+                let table = SpanTable::read(tables)?;
                 provider.scatter(&device, &wait, &signal, &source, &table.spans())
             },
         )?
