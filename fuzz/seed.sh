@@ -64,3 +64,25 @@ for fmt in irpa gguf safetensors; do
   done
   echo "seed.sh: $n seeds -> corpus/parse_$fmt"
 done
+# GPU executables: the CDA1/HIP1 executables embedded in testdata/{cuda,hip}/*.vmfb,
+# each prefixed with the selector byte parse_gpu_executable expects (0 CUDA, 1 HIP).
+mkdir -p "$here/corpus/parse_gpu_executable"
+if command -v python3 >/dev/null; then
+  python3 - "$here/corpus/parse_gpu_executable" "$root"/testdata/cuda/*.vmfb "$root"/testdata/hip/*.vmfb <<'PY'
+import hashlib, struct, sys
+out, n = sys.argv[1], 0
+for path in sys.argv[2:]:
+    data = open(path, "rb").read()
+    for magic, selector in ((b"CDA1", 0), (b"HIP1", 1)):
+        at = data.find(magic)
+        while at >= 0:
+            if at + 16 <= len(data):
+                size = struct.unpack_from("<Q", data, at + 8)[0]
+                blob = bytes([selector]) + data[at : at + 64 + size]
+                name = hashlib.sha1(blob).hexdigest()[:16]
+                open(f"{out}/seed-{name}", "wb").write(blob)
+                n += 1
+            at = data.find(magic, at + 4)
+print(f"seed.sh: {n} seeds -> corpus/parse_gpu_executable")
+PY
+fi
