@@ -97,7 +97,12 @@ fn element_pattern(text: &str, element_type: ElementType) -> Result<Vec<u8>> {
             ))
         })?;
     let mut bytes = vec![0u8; size];
-    parse_element(text, element_type, &mut bytes)?;
+    parse_element(text, element_type, &mut bytes).map_err(|_| {
+        invalid(format!(
+            "pattern `{text}` is not a valid {} value",
+            element_type.name()
+        ))
+    })?;
     Ok(bytes)
 }
 
