@@ -161,6 +161,20 @@ pub struct RunContext {
 /// depends on `hal`, a device is created from the first `--device=` and the
 /// `hal` module is registered ahead of the user modules.
 pub fn create_run_context(options: &RunOptions) -> Result<RunContext> {
+    create_run_context_with(options, None)
+}
+
+/// As [`create_run_context`], but modules that import `hal` get `device`
+/// instead of one created from `--device=` (embedders, and tests that drive
+/// a device they built themselves).
+pub fn create_run_context_on(options: &RunOptions, device: Arc<dyn Device>) -> Result<RunContext> {
+    create_run_context_with(options, Some(device))
+}
+
+fn create_run_context_with(
+    options: &RunOptions,
+    given_device: Option<Arc<dyn Device>>,
+) -> Result<RunContext> {
     let instance = Instance::new();
     iree_modules_hal::register_types(&instance)?;
     let mut modules: Vec<Arc<dyn Module>> = Vec::new();
@@ -185,6 +199,11 @@ pub fn create_run_context(options: &RunOptions) -> Result<RunContext> {
             continue;
         }
         match dependency.name.as_str() {
+            "hal" if given_device.is_some() => {
+                let created = given_device.clone().expect("checked by the guard");
+                system.push(iree_modules_hal::create_hal_module(vec![created.clone()])?);
+                device = Some(created);
+            }
             "hal" => {
                 let uri = options
                     .devices
@@ -578,7 +597,10 @@ pub fn run(options: &RunOptions, out: &mut dyn Write) -> Result<i32> {
     result
 }
 
-fn run_function(run: &RunContext, options: &RunOptions, out: &mut dyn Write) -> Result<i32> {
+/// Runs `options.function` of an already created context with
+/// `options.inputs`, printing (or checking) results as [`run`] does;
+/// returns the exit code.
+pub fn run_function(run: &RunContext, options: &RunOptions, out: &mut dyn Write) -> Result<i32> {
     let function = &run.function;
     let cconv = function.cconv()?;
     let mut inputs = parse_inputs(&cconv.args, &options.inputs, run.device.as_ref())
