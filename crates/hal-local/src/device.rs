@@ -316,7 +316,11 @@ impl Device for LocalDevice {
     }
 
     fn queue_dealloca(&self, wait: &Fence, signal: &Fence, buffer: &Buffer) -> Result<()> {
-        // Host memory is freed when the last reference drops: after the wait.
+        // Host memory is freed when the last reference drops. Ready now:
+        // nothing to hold. Pending: hold a reference until after the wait.
+        if let Some(outcome) = self.queue.run_if_ready(wait, signal, || Ok(())) {
+            return outcome;
+        }
         let buffer = buffer.clone();
         self.queue.submit(
             wait,

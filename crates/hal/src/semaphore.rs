@@ -10,6 +10,7 @@
 //! A [`Fence`] is a set of (semaphore, value) timepoints, the unit the `hal`
 //! module passes around (`hal.fence.*`).
 
+use smallvec::SmallVec;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -206,13 +207,17 @@ impl FenceJoin {
 /// at most once, at the largest value inserted for it.
 #[derive(Clone, Default)]
 pub struct Fence {
-    timepoints: Vec<(Arc<Semaphore>, u64)>,
+    /// Almost every fence has one timepoint: kept inline, a fence costs no
+    /// allocation of its own.
+    timepoints: SmallVec<[(Arc<Semaphore>, u64); 1]>,
 }
 
 impl Fence {
     /// An empty fence (already signaled).
-    pub fn new() -> Fence {
-        Fence::default()
+    pub const fn new() -> Fence {
+        Fence {
+            timepoints: SmallVec::new_const(),
+        }
     }
 
     /// A fence over one new semaphore at value 1 that [`Fence::signal`] signals.

@@ -203,7 +203,7 @@ pub fn create_io_parameters_module(
                 let tables = table_args(&key_table, &key_data, &spans)?;
                 let provider = state.provider(&scope)?;
                 let table = SpanTable::read(tables)?;
-                provider.gather(&device, &wait, &signal, &target, &table.spans())
+                provider.gather(device, wait, signal, &target, &table.spans())
             },
         )?
         .export(
@@ -221,7 +221,7 @@ pub fn create_io_parameters_module(
                     usage: BufferUsage(usage as u32),
                     ..Default::default()
                 };
-                let buffers = provider.load(&device, &wait, &signal, params, &table.spans())?;
+                let buffers = provider.load(device, wait, signal, params, &table.spans())?;
                 let list = List::with_capacity(ListElementType::Ref(buffer_type()), buffers.len())?;
                 list.resize_len(buffers.len())?;
                 for (i, buffer) in buffers.into_iter().enumerate() {
@@ -241,7 +241,7 @@ pub fn create_io_parameters_module(
                 let tables = table_args(&key_table, &key_data, &spans)?;
                 let provider = state.provider(&scope)?;
                 let table = SpanTable::read(tables)?;
-                provider.scatter(&device, &wait, &signal, &source, &table.spans())
+                provider.scatter(device, wait, signal, &source, &table.spans())
             },
         )?
         .build(move |_| {

@@ -175,18 +175,19 @@ fn string_arg(value: &Option<Ref>, what: &str) -> Result<String> {
 
 /// The device behind a `!hal.device` argument (INVALID_ARGUMENT if null or
 /// of another type).
-pub fn device_arg(value: &Option<Ref>) -> Result<Arc<dyn Device>> {
-    Ok(deref::<HalDevice>(value, device_type(), "device")?
-        .0
-        .clone())
+/// Borrowed, not cloned: HAL calls are hot and the ref outlives the call.
+pub fn device_arg(value: &Option<Ref>) -> Result<&Arc<dyn Device>> {
+    Ok(&deref::<HalDevice>(value, device_type(), "device")?.0)
 }
 
 /// The fence behind a `!hal.fence` argument; null is an empty fence
-/// (already reached), as upstream treats a null semaphore list.
-pub fn fence_or_empty(value: &Option<Ref>) -> Result<Fence> {
+/// (already reached), as upstream treats a null semaphore list. Borrowed,
+/// not cloned (a clone allocates).
+pub fn fence_or_empty(value: &Option<Ref>) -> Result<&Fence> {
+    static EMPTY: Fence = Fence::new();
     match value {
-        None => Ok(Fence::new()),
-        Some(_) => Ok(deref::<HalFence>(value, fence_type(), "fence")?.0.clone()),
+        None => Ok(&EMPTY),
+        Some(_) => Ok(&deref::<HalFence>(value, fence_type(), "fence")?.0),
     }
 }
 
@@ -559,25 +560,25 @@ fn more(b: Builder) -> Result<Builder> {
     })?
     .export("device.queue.barrier", "0rIrrI_v", |_, (device, _affinity, wait, signal, _flags): (Option<Ref>, i64, Option<Ref>, Option<Ref>, i64)| {
         let device = device_arg(&device)?;
-        device.queue_execute(&fence_or_empty(&wait)?, &fence_or_empty(&signal)?, None, &[])
+        device.queue_execute(fence_or_empty(&wait)?, fence_or_empty(&signal)?, None, &[])
     })?
     .export("device.queue.dealloca", "0rIrrrI_v", |_, (device, _affinity, wait, signal, buffer, _flags): (Option<Ref>, i64, Option<Ref>, Option<Ref>, Option<Ref>, i64)| {
         let device = device_arg(&device)?;
         let buffer = &deref::<HalBuffer>(&buffer, buffer_type(), "buffer")?.0;
-        device.queue_dealloca(&fence_or_empty(&wait)?, &fence_or_empty(&signal)?, buffer)
+        device.queue_dealloca(fence_or_empty(&wait)?, fence_or_empty(&signal)?, buffer)
     })?
     .export("device.queue.execute", "0rIrrrI_v", |_, (device, _affinity, wait, signal, cb, _flags): (Option<Ref>, i64, Option<Ref>, Option<Ref>, Option<Ref>, i64)| {
         let device = device_arg(&device)?;
         let cb = &deref::<HalCommandBuffer>(&cb, command_buffer_type(), "command buffer")?.0;
         let cb = cb.lock();
-        device.queue_execute(&fence_or_empty(&wait)?, &fence_or_empty(&signal)?, Some(&cb), &[])
+        device.queue_execute(fence_or_empty(&wait)?, fence_or_empty(&signal)?, Some(&cb), &[])
     })?
     .export("device.queue.fill", "0rIrrrIIIiI_v", |_, (device, _affinity, wait, signal, target, offset, length, pattern, pattern_length, _flags): QueueFillArgs| {
         let device = device_arg(&device)?;
         let target = deref::<HalBuffer>(&target, buffer_type(), "target buffer")?.0.clone();
         let pattern = pattern_bytes(pattern, pattern_length)?;
         let (offset, length) = (size(offset, "offset")?, length as u64);
-        device.queue_host_call(&fence_or_empty(&wait)?, &fence_or_empty(&signal)?, Box::new(move || {
+        device.queue_host_call(fence_or_empty(&wait)?, fence_or_empty(&signal)?, Box::new(move || {
             let length = iree_hal::buffer::calculate_range(target.byte_length(), offset, length)?;
             target.fill(offset, length, &pattern)
         }))
@@ -587,7 +588,7 @@ fn more(b: Builder) -> Result<Builder> {
         let source = deref::<HalBuffer>(&source, buffer_type(), "source buffer")?.0.clone();
         let target = deref::<HalBuffer>(&target, buffer_type(), "target buffer")?.0.clone();
         let (source_offset, target_offset, length) = (size(source_offset, "offset")?, size(target_offset, "offset")?, size(length, "length")?);
-        device.queue_host_call(&fence_or_empty(&wait)?, &fence_or_empty(&signal)?, Box::new(move || {
+        device.queue_host_call(fence_or_empty(&wait)?, fence_or_empty(&signal)?, Box::new(move || {
             let mut bytes = vec![0u8; length as usize];
             source.read(source_offset, &mut bytes)?;
             target.write(target_offset, &bytes)
@@ -598,7 +599,7 @@ fn more(b: Builder) -> Result<Builder> {
         let data = vm_bytes(&source, source_offset, length)?;
         let target = deref::<HalBuffer>(&target, buffer_type(), "target buffer")?.0.clone();
         let target_offset = size(target_offset, "offset")?;
-        device.queue_host_call(&fence_or_empty(&wait)?, &fence_or_empty(&signal)?, Box::new(move || target.write(target_offset, &data)))
+        device.queue_host_call(fence_or_empty(&wait)?, fence_or_empty(&signal)?, Box::new(move || target.write(target_offset, &data)))
     })?
     .export("ex.file.from_memory", "0rIirIIi_r", |_, (device, _affinity, access, buffer, offset, length, _flags): (Option<Ref>, i64, i32, Option<Ref>, i64, i64, i32)| {
         device_arg(&device)?;
@@ -624,7 +625,7 @@ fn more(b: Builder) -> Result<Builder> {
         let start = file.window(file_offset, length)?;
         // Read when the operation runs (after the wait fence), like the
         // twin `queue.write` below, so earlier queued writes are seen.
-        device.queue_host_call(&fence_or_empty(&wait)?, &fence_or_empty(&signal)?, Box::new(move || {
+        device.queue_host_call(fence_or_empty(&wait)?, fence_or_empty(&signal)?, Box::new(move || {
             let data = file.source().read_bytes(start, length as usize)?;
             target.write(target_offset, &data)
         }))
@@ -638,7 +639,7 @@ fn more(b: Builder) -> Result<Builder> {
         }
         let (source_offset, length) = (size(source_offset, "offset")?, size(length, "length")?);
         let start = file.window(file_offset, length)?;
-        device.queue_host_call(&fence_or_empty(&wait)?, &fence_or_empty(&signal)?, Box::new(move || {
+        device.queue_host_call(fence_or_empty(&wait)?, fence_or_empty(&signal)?, Box::new(move || {
             let mut bytes = vec![0u8; length as usize];
             source.read(source_offset, &mut bytes)?;
             file.source().write_bytes(start, &bytes)
@@ -824,7 +825,7 @@ fn implemented(b: Builder) -> Result<Builder> {
             return Err(Status::new(StatusCode::Unimplemented, "VM queue allocation pools are not supported"));
         }
         let params = BufferParams { memory_type: MemoryType(memory_types as u32), usage: BufferUsage(usage as u32), ..Default::default() };
-        let buffer = device.queue_alloca(&fence_or_empty(&wait)?, &fence_or_empty(&signal)?, params, size(length, "allocation size")?)?;
+        let buffer = device.queue_alloca(fence_or_empty(&wait)?, fence_or_empty(&signal)?, params, size(length, "allocation size")?)?;
         Ok(Ref::new(HalBuffer(buffer)))
     })?
     .export("device.queue.execute.indirect", "0rIrrrICrIID_v", |_, (device, _affinity, wait, signal, cb, _flags, table): ExecuteIndirectArgs| {
@@ -837,7 +838,7 @@ fn implemented(b: Builder) -> Result<Builder> {
             Ok(DispatchBinding { buffer, offset, length })
         }).collect::<Result<Vec<_>>>()?;
         let cb = cb.lock();
-        device.queue_execute(&fence_or_empty(&wait)?, &fence_or_empty(&signal)?, Some(&cb), &table)
+        device.queue_execute(fence_or_empty(&wait)?, fence_or_empty(&signal)?, Some(&cb), &table)
     })?
     .export("devices.count", "0v_i", |state: &HalModuleState, ()| Ok(state.devices.len() as i32))?
     .export("devices.get", "0i_r", |state: &HalModuleState, (index,): (i32,)| {

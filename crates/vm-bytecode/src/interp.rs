@@ -1015,7 +1015,7 @@ impl BytecodeInstance {
                             let status = resolved.instance.call(
                                 stack,
                                 resolved.export_ordinal,
-                                &values,
+                                &mut values,
                                 &mut import_results,
                             );
                             stack.return_args(values);

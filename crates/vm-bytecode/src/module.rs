@@ -312,7 +312,7 @@ impl ModuleInstance for BytecodeInstance {
         &self,
         stack: &mut Stack,
         export_ordinal: u32,
-        args: &[Value],
+        args: &mut [Value],
         results: &mut Vec<Value>,
     ) -> Result<CallStatus> {
         let function = *self

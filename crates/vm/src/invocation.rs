@@ -58,9 +58,15 @@ pub fn invoke_with_stack(
     stack: &mut Stack,
 ) -> Result<Vec<Value>> {
     let mut results = Vec::new();
-    let mut status = function
+    // The callee may move refs out of its arguments: hand it copies (from
+    // the stack's pool of argument vectors).
+    let mut args = stack.take_args();
+    args.extend_from_slice(inputs);
+    let status = function
         .instance
-        .call(stack, function.ordinal, inputs, &mut results)?;
+        .call(stack, function.ordinal, &mut args, &mut results);
+    stack.return_args(args);
+    let mut status = status?;
     while status == CallStatus::Deferred {
         status = function.instance.resume(stack, &mut results)?;
     }

@@ -110,14 +110,16 @@ pub trait ModuleInstance: Send + Sync {
     /// The module definition.
     fn module(&self) -> &dyn Module;
 
-    /// Calls an export. `args` is flattened as the cconv describes; results
-    /// are appended to `results`. A [`CallStatus::Deferred`] outcome leaves a
+    /// Calls an export. `args` is flattened as the cconv describes; the
+    /// callee may move refs out of it (leaving other values behind), which
+    /// spares an increment and a decrement per ref argument. Results are
+    /// appended to `results`. A [`CallStatus::Deferred`] outcome leaves a
     /// continuation on `stack` to be picked up by [`ModuleInstance::resume`].
     fn call(
         &self,
         stack: &mut Stack,
         export_ordinal: u32,
-        args: &[Value],
+        args: &mut [Value],
         results: &mut Vec<Value>,
     ) -> Result<CallStatus>;
 

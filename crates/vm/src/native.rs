@@ -28,7 +28,7 @@ use crate::module::{
 use crate::refs::Ref;
 use crate::value::Value;
 
-type RawFn<S> = dyn Fn(&S, &[Value], &mut Vec<Value>) -> Result<()> + Send + Sync;
+type RawFn<S> = dyn Fn(&S, &mut [Value], &mut Vec<Value>) -> Result<()> + Send + Sync;
 type StateFactory<S> = dyn Fn(&NativeInstantiation<'_>) -> Result<S> + Send + Sync;
 
 /// What a native module's state factory is given.
@@ -86,7 +86,7 @@ impl<S: Send + Sync + 'static> NativeModuleBuilder<S> {
         mut self,
         name: &str,
         cconv: &str,
-        f: impl Fn(&S, &[Value], &mut Vec<Value>) -> Result<()> + Send + Sync + 'static,
+        f: impl Fn(&S, &mut [Value], &mut Vec<Value>) -> Result<()> + Send + Sync + 'static,
     ) -> Result<Self> {
         let parsed = Cconv::parse(cconv)?;
         self.exports.push(ExportInfo {
@@ -232,7 +232,7 @@ impl<S: Send + Sync + 'static> ModuleInstance for NativeModuleInstance<S> {
         &self,
         _stack: &mut Stack,
         export_ordinal: u32,
-        args: &[Value],
+        args: &mut [Value],
         results: &mut Vec<Value>,
     ) -> Result<CallStatus> {
         let export = self
@@ -260,17 +260,17 @@ impl<S: Send + Sync + 'static> ModuleInstance for NativeModuleInstance<S> {
     }
 }
 
-/// Sequential reader over flattened arguments.
+/// Sequential reader over flattened arguments; refs are moved out.
 pub struct ArgReader<'a> {
-    values: &'a [Value],
+    values: &'a mut [Value],
     next: usize,
 }
 
-impl<'a> ArgReader<'a> {
-    fn take(&mut self) -> Result<&'a Value> {
+impl ArgReader<'_> {
+    fn take(&mut self) -> Result<&mut Value> {
         let v = self
             .values
-            .get(self.next)
+            .get_mut(self.next)
             .ok_or_else(|| Status::new(StatusCode::InvalidArgument, "too few arguments"))?;
         self.next += 1;
         Ok(v)
@@ -314,7 +314,7 @@ impl Arg for Option<Ref> {
     }
     fn read(reader: &mut ArgReader<'_>) -> Result<Self> {
         match reader.take()? {
-            Value::Ref(r) => Ok(r.clone()),
+            Value::Ref(r) => Ok(r.take()),
             other => Err(Status::new(
                 StatusCode::InvalidArgument,
                 format!("expected ref argument but have {other:?}"),

@@ -119,10 +119,10 @@ impl ModuleInstance for YieldableTestInstance {
         &self,
         stack: &mut Stack,
         ordinal: u32,
-        args: &[Value],
+        args: &mut [Value],
         results: &mut Vec<Value>,
     ) -> Result<CallStatus> {
-        let pending = match (ordinal, args) {
+        let pending = match (ordinal, &*args) {
             (0, _) => {
                 results.push(Value::I32(variadic_sum(args)?));
                 return Ok(CallStatus::Done);
