@@ -52,7 +52,7 @@ impl BytecodeInstance {
         &self,
         stack: &mut Stack,
         function: u32,
-        args: &[Value],
+        args: &mut [Value],
         results: &mut Vec<Value>,
     ) -> Result<CallStatus> {
         let code = &self.module().functions[function as usize];
@@ -67,7 +67,7 @@ impl BytecodeInstance {
             .ref_arena
             .resize_with(ref_base + code.ref_count as usize, || None);
         let (mut i32_next, mut ref_next) = (0u32, 0u32);
-        for (ty, value) in code.arg_slots.iter().zip(args) {
+        for (ty, value) in code.arg_slots.iter().zip(args.iter_mut()) {
             let (_, r) = crate::decode::abi_slot(ty, &mut i32_next, &mut ref_next)?;
             let r = r as usize;
             match value {
@@ -75,7 +75,8 @@ impl BytecodeInstance {
                 Value::F32(v) => stack.i32_arena[i32_base + r] = v.to_bits(),
                 Value::I64(v) => write_pair(&mut stack.i32_arena, i32_base + r, *v as u64),
                 Value::F64(v) => write_pair(&mut stack.i32_arena, i32_base + r, v.to_bits()),
-                Value::Ref(v) => stack.ref_arena[ref_base + r] = v.clone(),
+                // Moved: callers hand over their argument vectors.
+                Value::Ref(v) => stack.ref_arena[ref_base + r] = v.take(),
                 Value::I8(_) | Value::I16(_) => {
                     return Err(Status::new(
                         StatusCode::InvalidArgument,
@@ -138,7 +139,7 @@ impl BytecodeInstance {
                     return Ok(CallStatus::Deferred);
                 }
                 Ok(CallStatus::Done) => {
-                    store_results(stack, &frame, info, &import_results)?;
+                    store_results(stack, &frame, info, &mut import_results)?;
                     let resume = info.resume.expect("yieldable calls have a resume branch");
                     continuation.current.pc = apply_branch(stack, &frame, code, resume);
                 }
@@ -1022,7 +1023,7 @@ impl BytecodeInstance {
                             reload!();
                             match tri!(status) {
                                 CallStatus::Done => {
-                                    tri!(store_results(stack, &frame, info, &import_results));
+                                    tri!(store_results(stack, &frame, info, &mut import_results));
                                     stack.return_args(import_results);
                                     if let Some(b) = info.resume {
                                         pc = apply_branch(stack, &frame, code, b) as usize;
@@ -1290,7 +1291,7 @@ fn store_results(
     stack: &mut Stack,
     frame: &Frame,
     info: &crate::decode::CallInfo,
-    values: &[Value],
+    values: &mut [Value],
 ) -> Result<()> {
     if values.len() != info.results.len() {
         return Err(Status::new(
@@ -1304,7 +1305,7 @@ fn store_results(
     }
     for ((ty, dst), value) in info.results.iter().zip(values) {
         let d = *dst as usize;
-        match (ty, value) {
+        match (ty, &mut *value) {
             (CconvType::I32, Value::I32(v)) => stack.i32_arena[frame.i32_base + d] = *v as u32,
             (CconvType::F32, Value::F32(v)) => stack.i32_arena[frame.i32_base + d] = v.to_bits(),
             (CconvType::I64, Value::I64(v)) => {
@@ -1313,8 +1314,9 @@ fn store_results(
             (CconvType::F64, Value::F64(v)) => {
                 write_pair(&mut stack.i32_arena, frame.i32_base + d, v.to_bits())
             }
+            // Moved, not cloned: the results vector is recycled right after.
             (CconvType::Ref, Value::Ref(v)) => {
-                stack.ref_arena[frame.ref_base + (*dst & REF_MASK) as usize] = v.clone()
+                stack.ref_arena[frame.ref_base + (*dst & REF_MASK) as usize] = v.take()
             }
             _ => {
                 return Err(Status::new(
