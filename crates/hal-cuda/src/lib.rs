@@ -12,8 +12,8 @@
 //!   the verified flatbuffer).
 //! * [`ffi`]: the symbol table and the only `unsafe` code, with the typed
 //!   wrappers [`ffi::CudaBackend`] implements `iree_hal_gpu::Backend` with.
-//! * [`CudaDriver`]: enumeration and device creation; the device itself is
-//!   `iree_hal_gpu::GpuDevice` (stream or graph command buffers,
+//! * [`CudaDriver`]: enumeration and device creation (an
+//!   `iree_hal_gpu::GpuDriver`); the device itself is `iree_hal_gpu::GpuDevice` (stream or graph command buffers,
 //!   `--cuda_use_streams`; fence-ordered queue operations).
 
 pub mod executable;
@@ -28,81 +28,28 @@ pub mod schema {
     pub use super::generated::iree::hal::cuda::*;
 }
 
-use std::sync::Arc;
-
-use iree_base::{Result, Status, StatusCode};
-use iree_hal::{Device, DeviceInfo, Driver};
-use iree_hal_gpu::{GpuDevice, GpuOptions};
-use parking_lot::Mutex;
+use iree_base::Result;
+use iree_hal_gpu::{GpuApi, GpuDriver};
 
 pub use ffi::CudaBackend;
 
-/// Options applied to devices created later (set from `--cuda_*` flags).
-static DEFAULT_OPTIONS: Mutex<Option<GpuOptions>> = Mutex::new(None);
+/// The `cuda` library as a [`GpuApi`].
+pub struct CudaApi;
 
-/// Sets the options used by [`CudaDriver::default`] (the tool's flags).
-pub fn set_default_options(options: GpuOptions) {
-    *DEFAULT_OPTIONS.lock() = Some(options);
-}
+impl GpuApi for CudaApi {
+    type Backend = CudaBackend;
+    const NAME: &'static str = "cuda";
+    const DESCRIPTION: &'static str = "NVIDIA CUDA HAL driver (via dylib)";
+    const API: &'static str = "CUDA";
 
-/// The `cuda` driver.
-#[derive(Default)]
-pub struct CudaDriver {
-    options: Option<GpuOptions>,
-}
-
-impl CudaDriver {
-    /// A driver whose devices use `options` (instead of the defaults set
-    /// with [`set_default_options`]).
-    pub fn with_options(options: GpuOptions) -> CudaDriver {
-        CudaDriver {
-            options: Some(options),
-        }
+    fn devices() -> Result<Vec<(i32, String)>> {
+        ffi::Symbols::get()?.devices()
     }
 
-    fn options(&self) -> GpuOptions {
-        self.options.or(*DEFAULT_OPTIONS.lock()).unwrap_or_default()
+    fn open(ordinal: i32) -> Result<CudaBackend> {
+        CudaBackend::new(ffi::Symbols::get()?, ordinal)
     }
 }
 
-/// Parses a device path: empty for the default device 0, else an ordinal.
-fn parse_ordinal(path: &str) -> Result<i32> {
-    if path.is_empty() {
-        return Ok(0);
-    }
-    path.parse::<i32>().map_err(|_| {
-        Status::new(
-            StatusCode::InvalidArgument,
-            format!("CUDA device path '{path}' is not a device ordinal"),
-        )
-    })
-}
-
-impl Driver for CudaDriver {
-    fn name(&self) -> &str {
-        "cuda"
-    }
-
-    fn description(&self) -> &str {
-        "NVIDIA CUDA HAL driver (via dylib)"
-    }
-
-    fn devices(&self) -> Result<Vec<DeviceInfo>> {
-        let symbols = ffi::Symbols::get()?;
-        Ok(symbols
-            .devices()?
-            .into_iter()
-            .map(|(ordinal, name)| DeviceInfo {
-                path: ordinal.to_string(),
-                name,
-            })
-            .collect())
-    }
-
-    fn create_device(&self, path: &str) -> Result<Arc<dyn Device>> {
-        let ordinal = parse_ordinal(path)?;
-        let symbols = ffi::Symbols::get()?;
-        let backend = CudaBackend::new(symbols, ordinal)?;
-        Ok(GpuDevice::new(backend, self.options()))
-    }
-}
+/// The `cuda` driver (`GpuDriver::with_options` takes the `--cuda_*` flags).
+pub type CudaDriver = GpuDriver<CudaApi>;

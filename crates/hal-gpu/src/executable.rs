@@ -127,6 +127,84 @@ pub fn verification_failed(error: impl std::fmt::Display) -> Status {
     invalid(format!("flatbuffer verification failed: {error}"))
 }
 
+/// Verifier limits scaled to the buffer, so crafted input cannot make
+/// verification explode.
+pub fn verifier_options(len: usize) -> flatbuffers::VerifierOptions {
+    flatbuffers::VerifierOptions {
+        max_depth: 64,
+        max_tables: len / 4 + 1024,
+        max_apparent_size: len.saturating_mul(8).saturating_add(1 << 20),
+        ignore_missing_null_terminator: false,
+    }
+}
+
+/// What the parser macro needs from outside this crate.
+#[doc(hidden)]
+pub mod __private {
+    pub use iree_hal::executable_header::read_flatbuffer_header;
+}
+
+/// Parses and verifies one driver's executable: the 64-byte header with
+/// `$identifier`, then the `ExecutableDef` flatbuffer of the flatc-generated
+/// module `$schema`, whose module tables hold the code in field `$image`
+/// (`ptx_image`, `hsaco_image`). Both schemas share every other field, so
+/// this is written once; it checks structure and the presence of block
+/// dims, and limits are checked later against a device
+/// ([`ExecutableInfo::validate`]).
+#[macro_export]
+macro_rules! parse_executable {
+    ($data:expr, $schema:ident, $identifier:expr, $image:ident) => {{
+        use $crate::executable::{missing_block_dims, verification_failed, verifier_options};
+        let data: &[u8] = $data;
+        let identifier: &[u8; 4] = $identifier;
+        (|| -> ::iree_base::Result<$crate::ExecutableInfo<'_>> {
+            let (_, flatbuffer) =
+                $crate::executable::__private::read_flatbuffer_header(data, identifier)?;
+            // The identifier check needs the root offset and the identifier
+            // (the flatbuffers crate asserts on shorter input).
+            if flatbuffer.len() < 8 || !$schema::executable_def_buffer_has_identifier(flatbuffer) {
+                return Err(::iree_base::Status::new(
+                    ::iree_base::StatusCode::InvalidArgument,
+                    format!(
+                        "flatbuffer verification failed: file identifier is not `{}`",
+                        String::from_utf8_lossy(identifier)
+                    ),
+                ));
+            }
+            let def = $schema::root_as_executable_def_with_opts(
+                &verifier_options(flatbuffer.len()),
+                flatbuffer,
+            )
+            .map_err(verification_failed)?;
+            let modules = def
+                .modules()
+                .map(|modules| {
+                    modules
+                        .iter()
+                        .map(|m| m.$image().map_or(&[][..], |v| v.bytes()))
+                        .collect()
+                })
+                .unwrap_or_default();
+            let mut exports = Vec::new();
+            for (i, export) in def.exports().into_iter().flatten().enumerate() {
+                let dims = export.block_dims().ok_or_else(|| missing_block_dims(i))?;
+                exports.push($crate::ExportInfo {
+                    name: export.kernel_name().unwrap_or_default().to_string(),
+                    module_ordinal: export.module_ordinal(),
+                    block_dims: [dims.x(), dims.y(), dims.z()],
+                    block_shared_memory_size: export.block_shared_memory_size(),
+                    constant_count: export.constant_count(),
+                    binding_flags: export
+                        .binding_flags()
+                        .map(|flags| flags.iter().map($crate::BindingFlags).collect())
+                        .unwrap_or_default(),
+                });
+            }
+            Ok($crate::ExecutableInfo { exports, modules })
+        })()
+    }};
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

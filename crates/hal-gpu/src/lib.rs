@@ -11,18 +11,23 @@
 //!   driver builds from its own flatbuffer schema;
 //! * [`params`]: kernel parameter packing as upstream packs it;
 //! * [`backend`]: the small typed surface a driver's FFI layer provides;
-//! * [`device`]: the HAL device, allocator, executable and driver written
-//!   once over a [`backend::Backend`].
+//! * [`device`]: the HAL device, allocator and executable written once over
+//!   a [`backend::Backend`];
+//! * [`driver`]: the HAL driver over a [`driver::GpuApi`];
+//! * [`parse_executable!`]: the executable parser each driver instantiates
+//!   for its own flatbuffer schema.
 //!
 //! Nothing here touches a GPU library directly, and nothing here is
 //! `unsafe`: the FFI lives in the driver crates.
 
 pub mod backend;
 pub mod device;
+pub mod driver;
 pub mod executable;
 pub mod params;
 
 pub use backend::{Backend, DeviceProperties, GpuLimits, Recording};
 pub use device::{GpuAllocator, GpuDevice, GpuExecutable, GpuOptions};
+pub use driver::{GpuApi, GpuDriver};
 pub use executable::{BindingFlags, ExecutableInfo, ExportInfo};
 pub use params::KernelParams;

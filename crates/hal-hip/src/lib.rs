@@ -10,8 +10,8 @@
 //!   the verified flatbuffer).
 //! * [`ffi`]: the symbol table and the only `unsafe` code, with the typed
 //!   wrappers [`ffi::HipBackend`] implements `iree_hal_gpu::Backend` with.
-//! * [`HipDriver`]: enumeration and device creation; the device itself is
-//!   `iree_hal_gpu::GpuDevice` (stream or graph command buffers,
+//! * [`HipDriver`]: enumeration and device creation (an
+//!   `iree_hal_gpu::GpuDriver`); the device itself is `iree_hal_gpu::GpuDevice` (stream or graph command buffers,
 //!   `--hip_use_streams`; fence-ordered queue operations).
 
 pub mod executable;
@@ -26,81 +26,28 @@ pub mod schema {
     pub use super::generated::iree::hal::hip::*;
 }
 
-use std::sync::Arc;
-
-use iree_base::{Result, Status, StatusCode};
-use iree_hal::{Device, DeviceInfo, Driver};
-use iree_hal_gpu::{GpuDevice, GpuOptions};
-use parking_lot::Mutex;
+use iree_base::Result;
+use iree_hal_gpu::{GpuApi, GpuDriver};
 
 pub use ffi::HipBackend;
 
-/// Options applied to devices created later (set from `--hip_*` flags).
-static DEFAULT_OPTIONS: Mutex<Option<GpuOptions>> = Mutex::new(None);
+/// The `hip` library as a [`GpuApi`].
+pub struct HipApi;
 
-/// Sets the options used by [`HipDriver::default`] (the tool's flags).
-pub fn set_default_options(options: GpuOptions) {
-    *DEFAULT_OPTIONS.lock() = Some(options);
-}
+impl GpuApi for HipApi {
+    type Backend = HipBackend;
+    const NAME: &'static str = "hip";
+    const DESCRIPTION: &'static str = "HIP HAL driver (via dylib)";
+    const API: &'static str = "HIP";
 
-/// The `hip` driver.
-#[derive(Default)]
-pub struct HipDriver {
-    options: Option<GpuOptions>,
-}
-
-impl HipDriver {
-    /// A driver whose devices use `options` (instead of the defaults set
-    /// with [`set_default_options`]).
-    pub fn with_options(options: GpuOptions) -> HipDriver {
-        HipDriver {
-            options: Some(options),
-        }
+    fn devices() -> Result<Vec<(i32, String)>> {
+        ffi::Symbols::get()?.devices()
     }
 
-    fn options(&self) -> GpuOptions {
-        self.options.or(*DEFAULT_OPTIONS.lock()).unwrap_or_default()
+    fn open(ordinal: i32) -> Result<HipBackend> {
+        HipBackend::new(ffi::Symbols::get()?, ordinal)
     }
 }
 
-/// Parses a device path: empty for the default device 0, else an ordinal.
-fn parse_ordinal(path: &str) -> Result<i32> {
-    if path.is_empty() {
-        return Ok(0);
-    }
-    path.parse::<i32>().map_err(|_| {
-        Status::new(
-            StatusCode::InvalidArgument,
-            format!("HIP device path '{path}' is not a device ordinal"),
-        )
-    })
-}
-
-impl Driver for HipDriver {
-    fn name(&self) -> &str {
-        "hip"
-    }
-
-    fn description(&self) -> &str {
-        "HIP HAL driver (via dylib)"
-    }
-
-    fn devices(&self) -> Result<Vec<DeviceInfo>> {
-        let symbols = ffi::Symbols::get()?;
-        Ok(symbols
-            .devices()?
-            .into_iter()
-            .map(|(ordinal, name)| DeviceInfo {
-                path: ordinal.to_string(),
-                name,
-            })
-            .collect())
-    }
-
-    fn create_device(&self, path: &str) -> Result<Arc<dyn Device>> {
-        let ordinal = parse_ordinal(path)?;
-        let symbols = ffi::Symbols::get()?;
-        let backend = HipBackend::new(symbols, ordinal)?;
-        Ok(GpuDevice::new(backend, self.options()))
-    }
-}
+/// The `hip` driver (`GpuDriver::with_options` takes the `--hip_*` flags).
+pub type HipDriver = GpuDriver<HipApi>;

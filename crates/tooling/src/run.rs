@@ -15,6 +15,9 @@ use iree_base::{Result, ResultExt, Status, StatusCode};
 use iree_hal::{
     BufferParams, BufferUsage, BufferView, Device, DriverRegistry, EncodingType, Fence, MemoryType,
 };
+use iree_hal_cuda::CudaDriver;
+pub use iree_hal_gpu::{GpuOptions, Recording};
+use iree_hal_hip::HipDriver;
 pub use iree_hal_local::TaskTopologyOptions;
 use iree_hal_local::{LocalSyncDriver, LocalTaskDriver};
 use iree_io_parameters::FileMode;
@@ -59,6 +62,10 @@ pub struct RunOptions {
     pub parameters: Vec<String>,
     /// `--parameter_mode=`: `file` (map) or `preload` (read up front).
     pub parameter_mode: String,
+    /// The `--cuda_*` flags for `cuda` devices.
+    pub cuda: GpuOptions,
+    /// The `--hip_*` flags for `hip` devices.
+    pub hip: GpuOptions,
 }
 
 impl Default for RunOptions {
@@ -76,6 +83,8 @@ impl Default for RunOptions {
             task_topology: TaskTopologyOptions::default(),
             parameters: Vec::new(),
             parameter_mode: "file".to_string(),
+            cuda: GpuOptions::default(),
+            hip: GpuOptions::default(),
         }
     }
 }
@@ -128,18 +137,21 @@ pub fn find_single_export(module: &dyn Module) -> Result<u32> {
 
 /// The drivers this build provides, with default options.
 pub fn driver_registry() -> DriverRegistry {
-    driver_registry_with(&TaskTopologyOptions::default())
+    driver_registry_with(&RunOptions::default())
 }
 
-/// The drivers this build provides; `local-task` devices use `task`.
-pub fn driver_registry_with(task: &TaskTopologyOptions) -> DriverRegistry {
+/// The drivers this build provides, configured by the run's driver flags
+/// (`--task_*` for `local-task`, `--cuda_*`, `--hip_*`).
+pub fn driver_registry_with(options: &RunOptions) -> DriverRegistry {
     let mut registry = DriverRegistry::new();
     // Registering into an empty registry cannot collide. Drivers are listed
     // in name order, as upstream lists them.
-    let _ = registry.register(Arc::new(iree_hal_cuda::CudaDriver::default()));
-    let _ = registry.register(Arc::new(iree_hal_hip::HipDriver::default()));
+    let _ = registry.register(Arc::new(CudaDriver::with_options(options.cuda)));
+    let _ = registry.register(Arc::new(HipDriver::with_options(options.hip)));
     let _ = registry.register(Arc::new(LocalSyncDriver));
-    let _ = registry.register(Arc::new(LocalTaskDriver::with_options(task.clone())));
+    let _ = registry.register(Arc::new(LocalTaskDriver::with_options(
+        options.task_topology.clone(),
+    )));
     registry
 }
 
@@ -210,7 +222,7 @@ fn create_run_context_with(
                     .first()
                     .map(String::as_str)
                     .unwrap_or(DEFAULT_DEVICE);
-                let created = driver_registry_with(&options.task_topology)
+                let created = driver_registry_with(options)
                     .create_device(uri)
                     .annotate("creating VM context")?;
                 system.push(iree_modules_hal::create_hal_module(vec![created.clone()])?);

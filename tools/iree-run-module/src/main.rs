@@ -6,8 +6,9 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use iree_tooling::compare::Equality;
-use iree_tooling::run::TaskTopologyOptions;
-use iree_tooling::run::{driver_registry, run, RunOptions};
+use iree_tooling::run::{
+    driver_registry, run, GpuOptions, Recording, RunOptions, TaskTopologyOptions,
+};
 
 /// Command-line flags, spelled as upstream spells them (`--flag=value`).
 #[derive(Parser, Debug)]
@@ -184,7 +185,6 @@ fn main() -> ExitCode {
             };
         }
     };
-    set_gpu_options(&flags);
     if flags.list_drivers {
         print!("{}", list_drivers());
         return ExitCode::SUCCESS;
@@ -231,6 +231,8 @@ fn main() -> ExitCode {
             worker_stack_size: flags.task_worker_stack_size,
             worker_local_memory: flags.task_worker_local_memory,
         },
+        cuda: gpu_options(&flags.cuda_use_streams, &flags.cuda_async_allocations),
+        hip: gpu_options(&flags.hip_use_streams, &flags.hip_async_allocations),
         parameters: flags.parameters,
         parameter_mode: flags.parameter_mode,
         modules: flags.module,
@@ -270,25 +272,17 @@ fn main() -> ExitCode {
     }
 }
 
-/// Applies the `--cuda_*` / `--hip_*` flags to devices created later.
-fn set_gpu_options(flags: &Flags) {
+/// `GpuOptions` from a `--*_use_streams` and a `--*_async_allocations` flag.
+fn gpu_options(use_streams: &str, async_allocations: &str) -> GpuOptions {
     let on = |v: &str| v != "false" && v != "0";
-    let options = |streams: &str, async_allocations: &str| iree_hal_gpu::GpuOptions {
-        recording: if on(streams) {
-            iree_hal_gpu::Recording::Stream
+    GpuOptions {
+        recording: if on(use_streams) {
+            Recording::Stream
         } else {
-            iree_hal_gpu::Recording::Graph
+            Recording::Graph
         },
         async_allocations: on(async_allocations),
-    };
-    iree_hal_cuda::set_default_options(options(
-        &flags.cuda_use_streams,
-        &flags.cuda_async_allocations,
-    ));
-    iree_hal_hip::set_default_options(options(
-        &flags.hip_use_streams,
-        &flags.hip_async_allocations,
-    ));
+    }
 }
 
 /// `--list_drivers` output, in upstream's layout.
