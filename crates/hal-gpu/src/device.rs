@@ -1,10 +1,13 @@
 //! The HAL device, allocator and executable over a [`Backend`].
 //!
-//! Queue operations run in fence order on the submitting thread: wait for
-//! the wait fence, issue the work on the device's stream (directly, or
-//! captured into a graph and launched), wait for the stream, then signal the
-//! signal fence, or fail it with the error so every waiter sees the root
-//! cause. Buffers the device uses stay referenced until the stream is idle.
+//! Queue operations are ordered only by their fences ([`iree_hal::Queue`]):
+//! one whose wait fence is reached runs on the submitting thread, one whose
+//! wait is pending returns at once and runs on the queue's executor thread
+//! when the wait is reached. Running one means issuing its work on the
+//! device's stream (directly, or captured into a graph and launched),
+//! waiting for the stream, then signaling the signal fence, or failing it
+//! with the error so every waiter sees the root cause. Buffers the device
+//! uses stay referenced until the stream is idle.
 
 use std::any::Any;
 use std::sync::Arc;
@@ -13,12 +16,13 @@ use iree_base::{Result, Status, StatusCode};
 use iree_hal::allocator::SharedStatistics;
 use iree_hal::buffer::DeviceAccess;
 use iree_hal::command_buffer::resolve;
-use iree_hal::device::{match_pattern, run_queue_op};
+use iree_hal::device::match_pattern;
 use iree_hal::{
     Allocator, AllocatorStatistics, BindingRef, Buffer, BufferCompatibility, BufferParams,
     BufferUsage, Command, CommandBuffer, Device, DeviceMemory, DispatchBinding, Event, Executable,
     Fence, MemoryAccess, MemoryHeap, MemoryType, WorkgroupCount,
 };
+use iree_hal::{DeferredExecution, Queue};
 use parking_lot::Mutex;
 
 use crate::backend::{Backend, Recording};
@@ -292,11 +296,21 @@ impl<B: Backend> Executable for GpuExecutable<B> {
 
 /// A GPU device over a backend.
 pub struct GpuDevice<B: Backend> {
+    stream: Arc<Stream<B>>,
+    /// Orders operations by their fences; operations whose wait is pending
+    /// run on the queue's executor thread once it is reached, so no caller
+    /// blocks on a wait fence.
+    queue: Queue,
+}
+
+/// What queue operations use, shared with the operations still pending.
+struct Stream<B: Backend> {
     backend: Arc<B>,
     allocator: Arc<GpuAllocator<B>>,
     options: GpuOptions,
-    /// Serializes use of the stream (captures must not interleave).
-    queue: Mutex<()>,
+    /// Serializes use of the stream (captures must not interleave, and the
+    /// submitting thread and the executor thread may both issue work).
+    lock: Mutex<()>,
 }
 
 impl<B: Backend> GpuDevice<B> {
@@ -304,21 +318,26 @@ impl<B: Backend> GpuDevice<B> {
     pub fn new(backend: B, options: GpuOptions) -> Arc<GpuDevice<B>> {
         let backend = Arc::new(backend);
         Arc::new(GpuDevice {
-            allocator: Arc::new(GpuAllocator {
-                backend: backend.clone(),
-                statistics: SharedStatistics::default(),
+            stream: Arc::new(Stream {
+                allocator: Arc::new(GpuAllocator {
+                    backend: backend.clone(),
+                    statistics: SharedStatistics::default(),
+                }),
+                backend,
+                options,
+                lock: Mutex::new(()),
             }),
-            backend,
-            options,
-            queue: Mutex::new(()),
+            queue: Queue::new(DeferredExecution::ExecutorThread),
         })
     }
 
     /// The backend.
     pub fn backend(&self) -> &B {
-        &self.backend
+        &self.stream.backend
     }
+}
 
+impl<B: Backend> Stream<B> {
     /// The device address of `length` bytes at `offset` of `buffer`.
     fn address(&self, buffer: &Buffer, offset: u64) -> Result<u64> {
         let base = if let Some(memory) = buffer.device_memory() {
@@ -375,7 +394,7 @@ impl<B: Backend> GpuDevice<B> {
                 _ => {}
             }
         }
-        let _queue = self.queue.lock();
+        let _stream = self.lock.lock();
         // Indirect workgroup counts are read before the device takes the
         // buffers (a host transfer).
         let mut counts = Vec::new();
@@ -582,7 +601,7 @@ impl<B: Backend> Device for GpuDevice<B> {
     }
 
     fn allocator(&self) -> Arc<dyn Allocator> {
-        self.allocator.clone()
+        self.stream.allocator.clone()
     }
 
     fn query_i64(&self, category: &str, key: &str) -> Result<i64> {
@@ -607,7 +626,7 @@ impl<B: Backend> Device for GpuDevice<B> {
                 ),
             ));
         }
-        let executable = GpuExecutable::<B>::load(&self.backend, data)
+        let executable = GpuExecutable::<B>::load(&self.stream.backend, data)
             .map_err(|e| e.annotate(format!("while loading a '{format}' executable")))?;
         Ok(Arc::new(executable))
     }
@@ -619,20 +638,44 @@ impl<B: Backend> Device for GpuDevice<B> {
         params: BufferParams,
         size: u64,
     ) -> Result<Buffer> {
-        run_queue_op(wait, signal, || {
-            let _queue = self.queue.lock();
-            let buffer = self
+        // The buffer exists at once (as upstream returns it at once); its
+        // memory must not be used before `signal` anyway, so the queue only
+        // orders the signal.
+        let allocated = {
+            let stream = &self.stream;
+            let _stream = stream.lock.lock();
+            stream
                 .allocator
-                .allocate(params, size, self.options.async_allocations)?;
-            self.backend.synchronize()?;
-            Ok(buffer)
-        })
+                .allocate(params, size, stream.options.async_allocations)
+                .and_then(|buffer| stream.backend.synchronize().map(|()| buffer))
+        };
+        match allocated {
+            Ok(buffer) => {
+                self.queue.submit(wait, signal, Box::new(|| Ok(())))?;
+                Ok(buffer)
+            }
+            Err(status) => {
+                signal.fail(status.clone());
+                Err(status)
+            }
+        }
     }
 
-    fn queue_dealloca(&self, wait: &Fence, signal: &Fence, _buffer: &Buffer) -> Result<()> {
+    fn queue_dealloca(&self, wait: &Fence, signal: &Fence, buffer: &Buffer) -> Result<()> {
         // The memory is released with its last reference (stream-ordered
-        // for pool allocations); the operation only orders the fences.
-        run_queue_op(wait, signal, || Ok(()))
+        // for pool allocations): held here until the wait is reached.
+        if let Some(outcome) = self.queue.run_if_ready(wait, signal, || Ok(())) {
+            return outcome;
+        }
+        let buffer = buffer.clone();
+        self.queue.submit(
+            wait,
+            signal,
+            Box::new(move || {
+                drop(buffer);
+                Ok(())
+            }),
+        )
     }
 
     fn queue_execute(
@@ -642,9 +685,33 @@ impl<B: Backend> Device for GpuDevice<B> {
         command_buffer: Option<&CommandBuffer>,
         binding_table: &[DispatchBinding],
     ) -> Result<()> {
-        run_queue_op(wait, signal, || match command_buffer {
-            Some(command_buffer) => self.execute(command_buffer, binding_table),
+        let run = || match command_buffer {
+            Some(command_buffer) => self.stream.execute(command_buffer, binding_table),
             None => Ok(()),
-        })
+        };
+        if let Some(outcome) = self.queue.run_if_ready(wait, signal, run) {
+            return outcome;
+        }
+        // Pending: the operation outlives this call, so it owns copies.
+        let stream = self.stream.clone();
+        let command_buffer = command_buffer.cloned();
+        let binding_table = binding_table.to_vec();
+        self.queue.submit(
+            wait,
+            signal,
+            Box::new(move || match command_buffer {
+                Some(command_buffer) => stream.execute(&command_buffer, &binding_table),
+                None => Ok(()),
+            }),
+        )
+    }
+
+    fn queue_host_call(
+        &self,
+        wait: &Fence,
+        signal: &Fence,
+        op: Box<dyn FnOnce() -> Result<()> + Send>,
+    ) -> Result<()> {
+        self.queue.submit(wait, signal, op)
     }
 }

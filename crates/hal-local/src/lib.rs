@@ -34,7 +34,8 @@ pub mod executable;
 pub mod library;
 pub mod pool;
 mod queried;
-pub mod queue;
+/// The fence-ordered queue (in `iree-hal`, shared with the GPU drivers).
+pub use iree_hal::queue;
 pub mod system_library;
 pub mod topology;
 pub mod vmvx;

@@ -16,6 +16,7 @@ pub mod event;
 pub mod executable_cache;
 pub mod executable_header;
 pub mod math;
+pub mod queue;
 pub mod semaphore;
 
 pub use allocator::{
@@ -39,4 +40,5 @@ pub use device::{Device, DeviceInfo, Driver, DriverRegistry};
 pub use element_type::{ElementType, EncodingType, NumericalType};
 pub use event::Event;
 pub use executable_cache::ExecutableCache;
+pub use queue::{DeferredExecution, Queue, QueueOp};
 pub use semaphore::{Deadline, Fence, Semaphore};

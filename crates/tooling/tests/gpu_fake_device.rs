@@ -481,3 +481,88 @@ fn every_device_allocation_is_freed() {
         );
     }
 }
+
+/// An execution whose wait fence is reached only after the submit returns
+/// runs on the queue's executor thread then, not on the submitting thread
+/// and not before (a blocking queue would deadlock here: the wait is
+/// signaled by the same thread after submitting).
+#[test]
+fn pending_waits_do_not_block_the_submitter() {
+    use iree_hal::{
+        BindingRef, BufferParams, BufferUsage, CommandBuffer, Fence, MemoryType, Semaphore,
+    };
+
+    for (options, pools) in all_options() {
+        let device = GpuDevice::new(Fake::new(pools), options);
+        let data = std::fs::read(module_path()).unwrap();
+        let module = iree_vm_bytecode::format::parse_module(&data).unwrap();
+        let executable_data = (0..module.rodata.len())
+            .filter_map(|i| module.rodata_bytes(&data, i))
+            .find(|bytes| bytes.starts_with(b"CDA1"))
+            .unwrap();
+        let executable = device
+            .create_executable("cuda-nvptx-fb", executable_data)
+            .unwrap();
+        let allocator = device.allocator();
+        let params = BufferParams {
+            memory_type: MemoryType::DEVICE_LOCAL,
+            usage: BufferUsage::DEFAULT,
+            ..Default::default()
+        };
+        let [a, b, out] = [0, 1, 2].map(|_| allocator.allocate_buffer(params, 16).unwrap());
+        a.write(0, &bytes_of(&[1.0, 2.0, 3.0, 4.0])).unwrap();
+        b.write(0, &bytes_of(&[10.0, 20.0, 30.0, 40.0])).unwrap();
+        let whole = |buffer: &iree_hal::Buffer| BindingRef::Direct {
+            buffer: buffer.clone(),
+            offset: 0,
+            length: 16,
+        };
+        let mut cb = CommandBuffer::new(0);
+        cb.dispatch(
+            executable,
+            0,
+            [1, 1, 1],
+            &[],
+            vec![whole(&a), whole(&b), whole(&out)],
+        )
+        .unwrap();
+        cb.finalize().unwrap();
+
+        let gate = Semaphore::new(0);
+        let mut wait = Fence::new();
+        wait.insert(gate.clone(), 1);
+        let signal = Fence::with_new_semaphore();
+        device
+            .queue_execute(&wait, &signal, Some(&cb), &[])
+            .unwrap();
+        drop(cb);
+        assert!(!signal.query().unwrap(), "{options:?}: ran before its wait");
+        assert!(device.backend().launches.lock().is_empty());
+        gate.signal(1).unwrap();
+        signal.wait(None).unwrap();
+        let mut result = [0u8; 16];
+        out.read(0, &mut result).unwrap();
+        assert_eq!(
+            result.to_vec(),
+            bytes_of(&[10.0, 40.0, 90.0, 160.0]),
+            "{options:?}"
+        );
+
+        // A failed wait fails the signal fence with the root cause, and the
+        // work never runs.
+        let gate = Semaphore::new(0);
+        let mut wait = Fence::new();
+        wait.insert(gate.clone(), 1);
+        let signal = Fence::with_new_semaphore();
+        let mut cb = CommandBuffer::new(0);
+        cb.fill(whole(&out), &[0]).unwrap();
+        cb.finalize().unwrap();
+        device
+            .queue_execute(&wait, &signal, Some(&cb), &[])
+            .unwrap();
+        gate.fail(Status::new(StatusCode::Aborted, "upstream work failed"));
+        assert_eq!(signal.wait(None).unwrap_err().code(), StatusCode::Aborted);
+        out.read(0, &mut result).unwrap();
+        assert_eq!(result.to_vec(), bytes_of(&[10.0, 40.0, 90.0, 160.0]));
+    }
+}

@@ -1,4 +1,5 @@
-//! The local devices' queue: operations ordered only by their fences.
+//! A device queue driven by fences alone, shared by the drivers: operations
+//! are ordered only by their wait and signal fences.
 //!
 //! [`Queue::submit`] takes an operation with a wait fence and a signal fence:
 //!
@@ -25,9 +26,9 @@ use std::collections::VecDeque;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
+use crate::semaphore::Fence;
 use iree_base::sync::{self, thread, Condvar, Mutex};
 use iree_base::{Result, Status, StatusCode};
-use iree_hal::Fence;
 
 /// A queue operation; runs once its wait fence is reached.
 pub type QueueOp = Box<dyn FnOnce() -> Result<()> + Send>;
@@ -229,7 +230,7 @@ impl Drop for Queue {
 #[cfg(all(test, not(loom)))]
 mod tests {
     use super::*;
-    use iree_hal::Semaphore;
+    use crate::Semaphore;
     use std::sync::atomic::{AtomicU32, Ordering};
 
     fn counter_op(counter: &Arc<AtomicU32>) -> QueueOp {
