@@ -10,7 +10,7 @@
 
 use std::sync::Arc;
 
-use iree_base::{Result, Status, StatusCode};
+use iree_base::{Result, ResultExt, Status, StatusCode};
 use iree_hal::{Buffer, BufferParams, Device, Fence, MemoryAccess};
 
 use crate::file::ParameterFile;
@@ -192,7 +192,12 @@ impl IndexProvider {
 
     /// Looks up a span's entry and checks access and range.
     fn resolve(&self, span: &Span<'_>, access: MemoryAccess) -> Result<&IndexEntry> {
-        let entry = self.index.lookup(span.key)?;
+        let entry = self.index.lookup(span.key).annotate_with(|| {
+            format!(
+                "in parameter scope '{}'",
+                String::from_utf8_lossy(&self.scope)
+            )
+        })?;
         let allowed = match &entry.storage {
             EntryStorage::Splat { .. } => MemoryAccess::READ,
             EntryStorage::File { file, .. } if file.is_writable() => {
@@ -216,10 +221,14 @@ impl IndexProvider {
             .checked_add(span.length)
             .is_none_or(|end| end > entry.length)
         {
+            let source = match &entry.storage {
+                EntryStorage::File { file, .. } => format!(" in `{}`", file.path().display()),
+                EntryStorage::Splat { .. } => " (a splat)".to_string(),
+            };
             return Err(Status::new(
                 StatusCode::OutOfRange,
                 format!(
-                    "parameter `{}` range out of bounds (offset={}, length={}, size={})",
+                    "parameter `{}` range out of bounds (offset={}, length={}, size={}){source}; the program expects more bytes than the parameter file holds",
                     entry.key_str(),
                     span.parameter_offset,
                     span.length,
