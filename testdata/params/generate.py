@@ -122,3 +122,30 @@ irpa_from_arrays(
 )
 with open("weights.bin", "wb") as f:
     f.write(b"\0" * 64)
+
+# What upstream's iree-dump-parameters prints for each file it reads
+# (tools/iree-dump-parameters/tests/dumps.rs compares ours with these).
+DUMP = os.environ.get("IREE_DUMP_PARAMETERS_UPSTREAM")
+if DUMP:
+    import glob
+
+    os.makedirs("dumps", exist_ok=True)
+    for stale in glob.glob("dumps/*.txt"):
+        os.remove(stale)
+    files = sorted(glob.glob("*.irpa") + glob.glob("*.gguf") + glob.glob("*.safetensors"))
+    cases = [[f"--parameters={f}"] for f in files]
+    cases.append(
+        [
+            "--parameters=model=floats.gguf",
+            "--parameters=floats.safetensors",
+            "--parameters=model=mixed.irpa",
+            "--parameters=other=upstream_splat.irpa",
+        ]
+    )
+    for args in cases:
+        result = subprocess.run([DUMP, *args], capture_output=True)
+        if result.returncode != 0:
+            continue
+        name = "+".join(a.split("=", 1)[1].replace("=", "@") for a in args)
+        with open(f"dumps/{name}.txt", "wb") as f:
+            f.write(b" ".join(a.encode() for a in args) + b"\n" + result.stdout)

@@ -103,6 +103,7 @@ fn generate(venv: &Venv, root: &Path, dir: &Path) -> Result<()> {
             venv.iree_create_parameters(),
         )
         .env("IREE_CREATE_PARAMETERS_OURS", ours)
+        .env("IREE_DUMP_PARAMETERS_UPSTREAM", venv.iree_dump_parameters())
         .status()
         .map_err(|e| format!("cannot run {}: {e}", venv.python().display()))?;
     if !status.success() {

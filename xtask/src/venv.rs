@@ -66,6 +66,11 @@ impl Venv {
         self.runtime_libs.join("iree-create-parameters")
     }
 
+    /// The native `iree-dump-parameters` binary.
+    pub fn iree_dump_parameters(&self) -> PathBuf {
+        self.runtime_libs.join("iree-dump-parameters")
+    }
+
     /// The native `iree-dump-module` binary.
     pub fn iree_dump_module(&self) -> PathBuf {
         self.runtime_libs.join("iree-dump-module")

@@ -169,8 +169,22 @@ impl ScopeMap {
         &mut self.scopes[position].1
     }
 
+    /// The scopes and their indices, in order.
+    pub fn scopes(&self) -> &[(String, ParameterIndex)] {
+        &self.scopes
+    }
+
     /// The scopes and their indices.
     pub fn into_scopes(self) -> Vec<(String, ParameterIndex)> {
         self.scopes
+    }
+
+    /// Every scope's [`ParameterIndex::dump`], in order (what upstream's
+    /// `iree-dump-parameters` prints).
+    pub fn dump(&self) -> String {
+        self.scopes
+            .iter()
+            .map(|(scope, index)| index.dump(scope))
+            .collect()
     }
 }

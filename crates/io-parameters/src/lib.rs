@@ -36,17 +36,24 @@ pub fn split_parameters_flag(flag: &str) -> (&str, &str) {
     }
 }
 
-/// Opens and indexes every `--parameters=` file (one index per scope, in
-/// order) and returns one provider per scope, as upstream's tools do.
-pub fn providers_from_flags(
-    flags: &[String],
-    mode: FileMode,
-) -> Result<Vec<Arc<dyn ParameterProvider>>> {
+/// Opens and indexes every `--parameters=` file: one index per scope, in
+/// the order scopes are first named.
+pub fn scope_map_from_flags(flags: &[String], mode: FileMode) -> Result<ScopeMap> {
     let mut scopes = ScopeMap::new();
     for flag in flags {
         let (scope, path) = split_parameters_flag(flag);
         append_file_to_index(path, mode, scopes.scope_index(scope))?;
     }
+    Ok(scopes)
+}
+
+/// Indexes every `--parameters=` file ([`scope_map_from_flags`]) and
+/// returns one provider per scope, as upstream's tools do.
+pub fn providers_from_flags(
+    flags: &[String],
+    mode: FileMode,
+) -> Result<Vec<Arc<dyn ParameterProvider>>> {
+    let scopes = scope_map_from_flags(flags, mode)?;
     Ok(scopes
         .into_scopes()
         .into_iter()
