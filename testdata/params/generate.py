@@ -149,3 +149,37 @@ if DUMP:
         name = "+".join(a.split("=", 1)[1].replace("=", "@") for a in args)
         with open(f"dumps/{name}.txt", "wb") as f:
             f.write(b" ".join(a.encode() for a in args) + b"\n" + result.stdout)
+
+# Archives written by upstream's iree-convert-parameters, which ours must
+# reproduce byte for byte (tools/iree-convert-parameters/tests/convert.rs).
+CONVERT = os.environ.get("IREE_CONVERT_PARAMETERS_UPSTREAM")
+if CONVERT:
+    import glob
+
+    os.makedirs("converted", exist_ok=True)
+    for stale in glob.glob("converted/*"):
+        os.remove(stale)
+    conversions = {
+        "safetensors": ["--parameters=floats.safetensors"],
+        "gguf_and_safetensors_edited": [
+            "--parameters=floats.gguf",
+            "--parameters=ints.safetensors",
+            "--exclude=w_i8",
+            "--rename=w_f32=renamed",
+            "--splat=w_i64=i32=7",
+            "--splat=w_f16",
+        ],
+        "stripped": [
+            "--parameters=mixed.irpa",
+            "--parameters=s=upstream_splat.irpa",
+            "--strip",
+            "--splat=w_big=f32=1.5",
+        ],
+        "hex_splat": ["--parameters=ints.irpa", "--splat=w_i32=x32=CAFEF00D"],
+    }
+    for name, args in conversions.items():
+        subprocess.run(
+            [CONVERT, *args, f"--output=converted/{name}.irpa", "--quiet"], check=True
+        )
+        with open(f"converted/{name}.args", "w") as f:
+            f.write(" ".join(args) + "\n")

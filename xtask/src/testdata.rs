@@ -104,6 +104,10 @@ fn generate(venv: &Venv, root: &Path, dir: &Path) -> Result<()> {
         )
         .env("IREE_CREATE_PARAMETERS_OURS", ours)
         .env("IREE_DUMP_PARAMETERS_UPSTREAM", venv.iree_dump_parameters())
+        .env(
+            "IREE_CONVERT_PARAMETERS_UPSTREAM",
+            venv.runtime_libs.join("iree-convert-parameters"),
+        )
         .status()
         .map_err(|e| format!("cannot run {}: {e}", venv.python().display()))?;
     if !status.success() {

@@ -342,6 +342,9 @@ pub enum DataContents {
     Pattern(Vec<u8>),
     /// Exactly these bytes.
     Bytes(Vec<u8>),
+    /// The entry's length in bytes of a file starting at an offset
+    /// (streamed from its mapping when written, not copied up front).
+    FileRange(std::sync::Arc<crate::ParameterFile>, u64),
 }
 
 /// One entry to write.
@@ -451,6 +454,13 @@ impl IrpaBuilder {
                 }
             }
             BuilderEntry::Data {
+                contents: DataContents::FileRange(file, offset),
+                length,
+                ..
+            } => {
+                file.range(*offset, *length)?;
+            }
+            BuilderEntry::Data {
                 contents: DataContents::Pattern(p),
                 ..
             } if p.is_empty() => {
@@ -491,7 +501,15 @@ impl IrpaBuilder {
             })
             .collect();
         let table_offset = align(HEADER_V0_SIZE, ENTRY_ALIGNMENT);
-        let table_length: u64 = entry_sizes.iter().map(|&s| align(s, ENTRY_ALIGNMENT)).sum();
+        // Each entry starts 16-byte aligned; the last one is not padded (as
+        // upstream's writer lays tables out, so archives match byte for byte).
+        let table_length: u64 = entry_sizes
+            .iter()
+            .map(|&s| align(s, ENTRY_ALIGNMENT))
+            .sum::<u64>()
+            - entry_sizes
+                .last()
+                .map_or(0, |&last| align(last, ENTRY_ALIGNMENT) - last);
         // Metadata: names, then external paths.
         let mut metadata = Vec::new();
         let mut name_refs = Vec::new();
@@ -509,7 +527,18 @@ impl IrpaBuilder {
             }
         }
         let metadata_offset = table_offset + table_length;
-        let storage_offset = align(metadata_offset + metadata.len() as u64, self.alignment);
+        let metadata_end = metadata_offset + metadata.len() as u64;
+        let has_data = self
+            .entries
+            .iter()
+            .any(|e| matches!(e, BuilderEntry::Data { .. }));
+        // An archive without data places its (empty) storage segment right
+        // after the metadata, as upstream's writer does.
+        let storage_offset = if has_data {
+            align(metadata_end, self.alignment)
+        } else {
+            metadata_end
+        };
         // Storage: each data entry aligned.
         let mut storage_refs = Vec::new();
         let mut storage_length = 0u64;
@@ -576,7 +605,9 @@ impl IrpaBuilder {
                     table.extend_from_slice(&length.to_le_bytes());
                 }
             }
-            table.resize(start + align(entry_sizes[i], ENTRY_ALIGNMENT) as usize, 0);
+            if i + 1 < entry_sizes.len() {
+                table.resize(start + align(entry_sizes[i], ENTRY_ALIGNMENT) as usize, 0);
+            }
         }
         out.write_all(&header).map_err(io)?;
         out.write_all(&table).map_err(io)?;
@@ -601,6 +632,10 @@ impl IrpaBuilder {
                 DataContents::Zeros => pad_to(out, &mut written, storage_offset + at + length)?,
                 DataContents::Bytes(bytes) => {
                     out.write_all(bytes).map_err(io)?;
+                    written += length;
+                }
+                DataContents::FileRange(file, offset) => {
+                    out.write_all(file.range(*offset, length)?).map_err(io)?;
                     written += length;
                 }
                 DataContents::Pattern(pattern) => {
