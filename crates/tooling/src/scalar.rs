@@ -47,29 +47,29 @@ fn parse_error(text: &str, type_name: &str) -> Status {
 }
 
 /// Parses a scalar argument of cconv type `i` (i32) the way
-/// `iree-run-module` does. Fails with `INVALID_ARGUMENT; parsing value
-/// `<text>` as i32`.
+/// `iree-run-module` does. Fails with INVALID_ARGUMENT ("parsing value
+/// `TEXT` as i32").
 pub fn parse_i32(text: &str) -> Result<i32> {
     atoi_i32(text).ok_or_else(|| parse_error(text, "i32"))
 }
 
 /// Parses a scalar argument of cconv type `I` (i64) the way
-/// `iree-run-module` does. Fails with `INVALID_ARGUMENT; parsing value
-/// `<text>` as i64`.
+/// `iree-run-module` does. Fails with INVALID_ARGUMENT ("parsing value
+/// `TEXT` as i64").
 pub fn parse_i64(text: &str) -> Result<i64> {
     atoi_i64(text).ok_or_else(|| parse_error(text, "i64"))
 }
 
 /// Parses a scalar argument of cconv type `f` (f32) the way
-/// `iree-run-module` does. Fails with `INVALID_ARGUMENT; parsing value
-/// `<text>` as f32`.
+/// `iree-run-module` does. Fails with INVALID_ARGUMENT ("parsing value
+/// `TEXT` as f32").
 pub fn parse_f32(text: &str) -> Result<f32> {
     atof(text).ok_or_else(|| parse_error(text, "f32"))
 }
 
 /// Parses a scalar argument of cconv type `F` (f64) the way
-/// `iree-run-module` does. Fails with `INVALID_ARGUMENT; parsing value
-/// `<text>` as f64`.
+/// `iree-run-module` does. Fails with INVALID_ARGUMENT ("parsing value
+/// `TEXT` as f64").
 pub fn parse_f64(text: &str) -> Result<f64> {
     atod(text).ok_or_else(|| parse_error(text, "f64"))
 }

@@ -18,7 +18,7 @@
 //! bounds (N)`, and `resize(-1)` asks for 4294967295 elements.
 //!
 //! A list is safe to share between threads. Primitive-value lists keep their
-//! elements in atomics ([`crate::atomic_vec`]) so element access takes no
+//! elements in atomics (`atomic_vec`, a private module) so element access takes no
 //! lock; ref and variant lists sit behind a mutex, and refs displaced by a
 //! store or a shrink are released after the lock is dropped, so their
 //! destructors may freely touch other lists.
