@@ -136,6 +136,198 @@ impl TaskTopologyOptions {
     }
 }
 
+/// What sysfs tells about one logical CPU, for topology dumps.
+struct CpuInfo {
+    cluster_id: i64,
+    physical_package_id: i64,
+    /// L1 data and L2 cache sizes in bytes (0 when unknown).
+    l1d: u64,
+    l2d: u64,
+    /// The CPUs sharing this CPU's last-level cache.
+    llc_sharing: Vec<usize>,
+    /// This CPU's index among its core's hardware threads.
+    smt: usize,
+}
+
+impl CpuInfo {
+    fn read(cpu: usize) -> CpuInfo {
+        let base = format!("/sys/devices/system/cpu/cpu{cpu}");
+        let read = |path: String| std::fs::read_to_string(path).ok();
+        let number = |name: &str| {
+            read(format!("{base}/topology/{name}")).and_then(|t| t.trim().parse::<i64>().ok())
+        };
+        let size = |text: &str| {
+            let text = text.trim();
+            let (digits, scale) = match text.as_bytes().last() {
+                Some(b'K') => (&text[..text.len() - 1], 1024),
+                Some(b'M') => (&text[..text.len() - 1], 1024 * 1024),
+                _ => (text, 1),
+            };
+            digits.parse::<u64>().map_or(0, |n| n * scale)
+        };
+        let (mut l1d, mut l2d) = (0, 0);
+        let mut llc: Option<(u32, Vec<usize>)> = None;
+        for index in 0..8 {
+            let dir = format!("{base}/cache/index{index}");
+            let (Some(level), Some(kind)) =
+                (read(format!("{dir}/level")), read(format!("{dir}/type")))
+            else {
+                continue;
+            };
+            let level: u32 = level.trim().parse().unwrap_or(0);
+            let kind = kind.trim();
+            let bytes = read(format!("{dir}/size")).map_or(0, |s| size(&s));
+            match (level, kind) {
+                (1, "Data") => l1d = bytes,
+                (2, "Data" | "Unified") => l2d = bytes,
+                _ => {}
+            }
+            if kind != "Instruction" && llc.as_ref().is_none_or(|(l, _)| level > *l) {
+                let shared = read(format!("{dir}/shared_cpu_list"))
+                    .map(|t| parse_cpu_list(t.trim()))
+                    .unwrap_or_default();
+                llc = Some((level, shared));
+            }
+        }
+        let siblings = read(format!("{base}/topology/thread_siblings_list"))
+            .map(|t| parse_cpu_list(t.trim()))
+            .unwrap_or_default();
+        CpuInfo {
+            cluster_id: number("cluster_id").unwrap_or(65535),
+            physical_package_id: number("physical_package_id").unwrap_or(0),
+            l1d,
+            l2d,
+            llc_sharing: llc.map(|(_, cpus)| cpus).unwrap_or_default(),
+            smt: siblings.iter().position(|&c| c == cpu).unwrap_or(0),
+        }
+    }
+}
+
+/// The first logical CPU of each physical core, in CPU order (`None`
+/// where sysfs does not tell).
+fn physical_core_cpus() -> Option<Vec<usize>> {
+    let mut seen = std::collections::BTreeSet::new();
+    let mut cpus = Vec::new();
+    for cpu in online_cpu_ids() {
+        let base = format!("/sys/devices/system/cpu/cpu{cpu}/topology");
+        let read = |name: &str| {
+            std::fs::read_to_string(format!("{base}/{name}"))
+                .ok()
+                .and_then(|t| t.trim().parse::<i64>().ok())
+        };
+        let key = (read("physical_package_id")?, read("core_id")?);
+        if seen.insert(key) {
+            cpus.push(cpu);
+        }
+    }
+    (!cpus.is_empty()).then_some(cpus)
+}
+
+/// One worker group of a dumped topology.
+struct DumpGroup {
+    processor: usize,
+    /// `Some(cpu)` when pinned (affinity known).
+    pinned: Option<usize>,
+}
+
+fn dump_topology(out: &mut String, id: usize, node: &str, groups: &[DumpGroup]) {
+    use std::fmt::Write as _;
+    let rule = "# ===------------------------------------------------------------------------===\n";
+    out.push_str(rule);
+    let _ = writeln!(
+        out,
+        "# topology[{id}]: {} worker groups, numa node: {node}",
+        groups.len()
+    );
+    out.push_str(rule);
+    out.push_str("#\n");
+    let infos: Vec<CpuInfo> = groups.iter().map(|g| CpuInfo::read(g.processor)).collect();
+    for (index, (group, info)) in groups.iter().zip(&infos).enumerate() {
+        let _ = writeln!(out, "# group[{index}]: 'iree-worker-{index}'");
+        let _ = writeln!(out, "#      processor: {}", group.processor);
+        let _ = writeln!(
+            out,
+            "#     hardware ids: cluster_id={}, physical_package_id={}",
+            info.cluster_id, info.physical_package_id
+        );
+        match group.pinned {
+            Some(cpu) => {
+                let _ = writeln!(out, "#       affinity: group=0, id={cpu}, smt={}", info.smt);
+            }
+            None => out.push_str("#       affinity: (unspecified)\n"),
+        }
+        let _ = writeln!(out, "#  caches: l1d={}, l2d={}", info.l1d, info.l2d);
+        if group.pinned.is_none() {
+            out.push_str("#  last level cache sharing: (all/undefined)\n");
+        } else {
+            let sharing: Vec<String> = groups
+                .iter()
+                .enumerate()
+                .filter(|(_, g)| g.pinned.is_some_and(|cpu| info.llc_sharing.contains(&cpu)))
+                .map(|(i, _)| i.to_string())
+                .collect();
+            if sharing.is_empty() {
+                out.push_str("#  last level cache sharing: (none)\n");
+            } else {
+                let _ = writeln!(
+                    out,
+                    "#  last level cache sharing: {} group(s): {}",
+                    sharing.len(),
+                    sharing.join(", ")
+                );
+            }
+        }
+        out.push_str("#\n");
+    }
+}
+
+impl TaskTopologyOptions {
+    /// What `--dump_task_topologies` prints for these options on this
+    /// machine, in upstream's layout (from sysfs): with
+    /// `--task_topology_group_count`, that many unpinned groups; with
+    /// `--task_topology_cpu_ids`, one topology per list, pinned; otherwise
+    /// one group per physical core. Upstream applies only the flags that
+    /// precede `--dump_task_topologies`; here all of them count.
+    pub fn dump_topologies(&self) -> Result<String> {
+        let mut out = String::new();
+        if self.group_count > 0 {
+            let groups: Vec<DumpGroup> = (0..self.group_count.min(MAX_WORKERS))
+                .map(|_| DumpGroup {
+                    processor: 0,
+                    pinned: None,
+                })
+                .collect();
+            dump_topology(&mut out, 0, "any", &groups);
+        } else if !self.cpu_ids.is_empty() {
+            // Validate as the executors would be created.
+            self.resolve()?;
+            for (id, set) in self.cpu_ids.iter().enumerate() {
+                let groups: Vec<DumpGroup> = set
+                    .iter()
+                    .map(|&cpu| DumpGroup {
+                        processor: cpu,
+                        pinned: Some(cpu),
+                    })
+                    .collect();
+                dump_topology(&mut out, id, "any", &groups);
+            }
+        } else {
+            let count = self.resolve()?.workers();
+            let cpus = physical_core_cpus().unwrap_or_else(|| (0..count).collect());
+            let groups: Vec<DumpGroup> = cpus
+                .into_iter()
+                .take(count)
+                .map(|cpu| DumpGroup {
+                    processor: cpu,
+                    pinned: Some(cpu),
+                })
+                .collect();
+            dump_topology(&mut out, 0, "0", &groups);
+        }
+        Ok(out)
+    }
+}
+
 /// Logical CPU ids that are online (from sysfs; empty when unknown).
 fn online_cpu_ids() -> Vec<usize> {
     let Ok(text) = std::fs::read_to_string("/sys/devices/system/cpu/online") else {
@@ -255,6 +447,35 @@ mod tests {
         options.mode = "hyperthreads".into();
         assert_eq!(
             options.resolve().unwrap_err().code(),
+            iree_base::StatusCode::InvalidArgument
+        );
+    }
+
+    #[test]
+    fn dumps_have_upstreams_layout() {
+        let options = TaskTopologyOptions {
+            group_count: 2,
+            ..Default::default()
+        };
+        let text = options.dump_topologies().unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines[1], "# topology[0]: 2 worker groups, numa node: any");
+        assert_eq!(lines[4], "# group[0]: 'iree-worker-0'");
+        assert_eq!(lines[5], "#      processor: 0");
+        assert!(lines[6].starts_with("#     hardware ids: cluster_id="));
+        assert_eq!(lines[7], "#       affinity: (unspecified)");
+        assert!(lines[8].starts_with("#  caches: l1d="));
+        assert_eq!(lines[9], "#  last level cache sharing: (all/undefined)");
+        assert_eq!(
+            lines.iter().filter(|l| l.starts_with("# group[")).count(),
+            2
+        );
+        let bad = TaskTopologyOptions {
+            mode: "bogus".into(),
+            ..Default::default()
+        };
+        assert_eq!(
+            bad.dump_topologies().unwrap_err().code(),
             iree_base::StatusCode::InvalidArgument
         );
     }

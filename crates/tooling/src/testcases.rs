@@ -426,6 +426,12 @@ pub const REQUIRES_FILE: &str = "REQUIRES";
 /// skipped by the harnesses (and reported as such).
 pub const AVAILABLE_COMPONENTS: &[&str] = &["hal"];
 
+/// A requirement meaning "the recorded output describes the machine it was
+/// recorded on" (`--dump_task_topologies`, GPU-less device errors): live
+/// comparisons (`cargo xtask conformance`) run such suites, the replay of
+/// recorded output (`cargo test`) reports them as ignored.
+pub const RECORDING_HOST: &str = "recording-host";
+
 /// The requirements of the suite in `dir` that this build does not provide.
 pub fn missing_requirements(dir: &Path) -> Result<Vec<String>> {
     Ok(suite_requirements(dir)?

@@ -107,6 +107,10 @@ struct Flags {
     /// Lists the HAL drivers compiled into the binary and exits.
     #[arg(long = "list_drivers")]
     list_drivers: bool,
+    /// Dumps the task topologies the `--task_*` flags select on this
+    /// machine and exits.
+    #[arg(long = "dump_task_topologies")]
+    dump_task_topologies: bool,
     /// Lists the devices of all drivers (or of one: `--list_devices=local-task`) and exits.
     #[arg(long = "list_devices", num_args = 0..=1, default_missing_value = "")]
     list_devices: Option<String>,
@@ -222,15 +226,28 @@ fn main() -> ExitCode {
             }
         }
     }
+    let task_topology = TaskTopologyOptions {
+        mode: flags.task_topology_mode,
+        group_count: flags.task_topology_group_count,
+        cpu_ids,
+        max_group_count: flags.task_topology_max_group_count,
+        worker_stack_size: flags.task_worker_stack_size,
+        worker_local_memory: flags.task_worker_local_memory,
+    };
+    if flags.dump_task_topologies {
+        return match task_topology.dump_topologies() {
+            Ok(text) => {
+                print!("{text}");
+                ExitCode::SUCCESS
+            }
+            Err(status) => {
+                eprint!("{status}");
+                ExitCode::from(1)
+            }
+        };
+    }
     let options = RunOptions {
-        task_topology: TaskTopologyOptions {
-            mode: flags.task_topology_mode,
-            group_count: flags.task_topology_group_count,
-            cpu_ids,
-            max_group_count: flags.task_topology_max_group_count,
-            worker_stack_size: flags.task_worker_stack_size,
-            worker_local_memory: flags.task_worker_local_memory,
-        },
+        task_topology,
         cuda: gpu_options(&flags.cuda_use_streams, &flags.cuda_async_allocations),
         hip: gpu_options(&flags.hip_use_streams, &flags.hip_async_allocations),
         parameters: flags.parameters,
