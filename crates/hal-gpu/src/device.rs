@@ -400,31 +400,11 @@ impl<B: Backend> Stream<B> {
         let mut counts = Vec::new();
         for command in command_buffer.commands() {
             if let Command::Dispatch {
-                workgroup_count: WorkgroupCount::Indirect(params),
+                workgroup_count: count @ WorkgroupCount::Indirect(_),
                 ..
             } = command
             {
-                let params = resolve(params, table)?;
-                let mut bytes = [0u8; 12];
-                if params.length < 12 {
-                    return Err(Status::new(
-                        StatusCode::OutOfRange,
-                        format!(
-                            "indirect dispatch parameters need 12 bytes; the binding has {}",
-                            params.length
-                        ),
-                    ));
-                }
-                params.buffer.read(params.offset, &mut bytes)?;
-                let word = |i: usize| {
-                    u32::from_le_bytes([
-                        bytes[4 * i],
-                        bytes[4 * i + 1],
-                        bytes[4 * i + 2],
-                        bytes[4 * i + 3],
-                    ])
-                };
-                counts.push([word(0), word(1), word(2)]);
+                counts.push(count.read(table)?);
             }
         }
         let guards: Vec<DeviceAccess<'_>> = used

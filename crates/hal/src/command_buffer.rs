@@ -93,6 +93,37 @@ pub enum WorkgroupCount {
     Indirect(BindingRef),
 }
 
+impl WorkgroupCount {
+    /// The count to dispatch: the direct one, or the three `u32`s read
+    /// from the (resolved) indirect buffer now.
+    pub fn read(&self, binding_table: &[DispatchBinding]) -> Result<[u32; 3]> {
+        let params = match self {
+            WorkgroupCount::Direct(count) => return Ok(*count),
+            WorkgroupCount::Indirect(params) => resolve(params, binding_table)?,
+        };
+        if params.length < 12 {
+            return Err(Status::new(
+                StatusCode::OutOfRange,
+                format!(
+                    "indirect dispatch parameters need 12 bytes; the binding has {}",
+                    params.length
+                ),
+            ));
+        }
+        let mut bytes = [0u8; 12];
+        params.buffer.read(params.offset, &mut bytes)?;
+        let word = |i: usize| {
+            u32::from_le_bytes([
+                bytes[4 * i],
+                bytes[4 * i + 1],
+                bytes[4 * i + 2],
+                bytes[4 * i + 3],
+            ])
+        };
+        Ok([word(0), word(1), word(2)])
+    }
+}
+
 /// One recorded command, as drivers that translate command buffers into
 /// their own (GPU streams, graphs) see it through [`CommandBuffer::commands`].
 #[derive(Clone)]
@@ -389,32 +420,7 @@ impl CommandBuffer {
                         .iter()
                         .map(|b| resolve(b, binding_table))
                         .collect::<Result<Vec<_>>>()?;
-                    let count = match workgroup_count {
-                        WorkgroupCount::Direct(count) => *count,
-                        WorkgroupCount::Indirect(params) => {
-                            let params = resolve(params, binding_table)?;
-                            if params.length < 12 {
-                                return Err(Status::new(
-                                    StatusCode::OutOfRange,
-                                    format!(
-                                        "indirect dispatch parameters need 12 bytes; the binding has {}",
-                                        params.length
-                                    ),
-                                ));
-                            }
-                            let mut bytes = [0u8; 12];
-                            params.buffer.read(params.offset, &mut bytes)?;
-                            let word = |i: usize| {
-                                u32::from_le_bytes([
-                                    bytes[4 * i],
-                                    bytes[4 * i + 1],
-                                    bytes[4 * i + 2],
-                                    bytes[4 * i + 3],
-                                ])
-                            };
-                            [word(0), word(1), word(2)]
-                        }
-                    };
+                    let count = workgroup_count.read(binding_table)?;
                     executable.dispatch(*ordinal, count, constants, &resolved)?;
                 }
                 Command::Fill { target, pattern } => {
