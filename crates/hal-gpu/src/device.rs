@@ -643,19 +643,8 @@ impl<B: Backend> Device for GpuDevice<B> {
 
     fn queue_dealloca(&self, wait: &Fence, signal: &Fence, buffer: &Buffer) -> Result<()> {
         // The memory is released with its last reference (stream-ordered
-        // for pool allocations): held here until the wait is reached.
-        if let Some(outcome) = self.queue.run_if_ready(wait, signal, || Ok(())) {
-            return outcome;
-        }
-        let buffer = buffer.clone();
-        self.queue.submit(
-            wait,
-            signal,
-            Box::new(move || {
-                drop(buffer);
-                Ok(())
-            }),
-        )
+        // for pool allocations).
+        self.queue.dealloca(wait, signal, buffer)
     }
 
     fn queue_execute(
@@ -665,24 +654,13 @@ impl<B: Backend> Device for GpuDevice<B> {
         command_buffer: Option<&CommandBuffer>,
         binding_table: &[DispatchBinding],
     ) -> Result<()> {
-        let run = || match command_buffer {
-            Some(command_buffer) => self.stream.execute(command_buffer, binding_table),
-            None => Ok(()),
-        };
-        if let Some(outcome) = self.queue.run_if_ready(wait, signal, run) {
-            return outcome;
-        }
-        // Pending: the operation outlives this call, so it owns copies.
         let stream = self.stream.clone();
-        let command_buffer = command_buffer.cloned();
-        let binding_table = binding_table.to_vec();
-        self.queue.submit(
+        self.queue.execute(
             wait,
             signal,
-            Box::new(move || match command_buffer {
-                Some(command_buffer) => stream.execute(&command_buffer, &binding_table),
-                None => Ok(()),
-            }),
+            command_buffer,
+            binding_table,
+            move |cb, table| stream.execute(cb, table),
         )
     }
 

@@ -316,20 +316,8 @@ impl Device for LocalDevice {
     }
 
     fn queue_dealloca(&self, wait: &Fence, signal: &Fence, buffer: &Buffer) -> Result<()> {
-        // Host memory is freed when the last reference drops. Ready now:
-        // nothing to hold. Pending: hold a reference until after the wait.
-        if let Some(outcome) = self.queue.run_if_ready(wait, signal, || Ok(())) {
-            return outcome;
-        }
-        let buffer = buffer.clone();
-        self.queue.submit(
-            wait,
-            signal,
-            Box::new(move || {
-                drop(buffer);
-                Ok(())
-            }),
-        )
+        // Host memory is freed when the last reference drops.
+        self.queue.dealloca(wait, signal, buffer)
     }
 
     fn queue_execute(
@@ -339,24 +327,10 @@ impl Device for LocalDevice {
         command_buffer: Option<&CommandBuffer>,
         binding_table: &[DispatchBinding],
     ) -> Result<()> {
-        let run = || match command_buffer {
-            Some(cb) => cb.execute_inline(binding_table),
-            None => Ok(()),
-        };
-        if let Some(outcome) = self.queue.run_if_ready(wait, signal, run) {
-            return outcome;
-        }
-        // Pending: the operation outlives this call, so it owns copies.
-        let command_buffer = command_buffer.cloned();
-        let binding_table = binding_table.to_vec();
-        self.queue.submit(
-            wait,
-            signal,
-            Box::new(move || match command_buffer {
-                Some(cb) => cb.execute_inline(&binding_table),
-                None => Ok(()),
-            }),
-        )
+        self.queue
+            .execute(wait, signal, command_buffer, binding_table, |cb, table| {
+                cb.execute_inline(table)
+            })
     }
 
     fn queue_host_call(

@@ -26,6 +26,8 @@ use std::collections::VecDeque;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
+use crate::buffer::Buffer;
+use crate::command_buffer::{CommandBuffer, DispatchBinding};
 use crate::semaphore::Fence;
 use iree_base::sync::{self, thread, Condvar, Mutex};
 use iree_base::{Result, Status, StatusCode};
@@ -193,6 +195,59 @@ impl Queue {
             }
             Ok(false) => None,
         }
+    }
+
+    /// `queue.execute`: runs `command_buffer` (none: just orders the
+    /// fences) with `execute`, borrowing it when the wait is already
+    /// reached, otherwise on copies the deferred operation owns.
+    pub fn execute<F>(
+        &self,
+        wait: &Fence,
+        signal: &Fence,
+        command_buffer: Option<&CommandBuffer>,
+        binding_table: &[DispatchBinding],
+        execute: F,
+    ) -> Result<()>
+    where
+        F: FnOnce(&CommandBuffer, &[DispatchBinding]) -> Result<()> + Send + 'static,
+    {
+        let mut execute = Some(execute);
+        let run_now = || match command_buffer {
+            Some(cb) => (execute.take().expect("runs at most once"))(cb, binding_table),
+            None => Ok(()),
+        };
+        if let Some(outcome) = self.run_if_ready(wait, signal, run_now) {
+            return outcome;
+        }
+        let execute = execute.expect("not run while its wait is pending");
+        let command_buffer = command_buffer.cloned();
+        let binding_table = binding_table.to_vec();
+        self.submit(
+            wait,
+            signal,
+            Box::new(move || match command_buffer {
+                Some(cb) => execute(&cb, &binding_table),
+                None => Ok(()),
+            }),
+        )
+    }
+
+    /// `queue.dealloca`: memory is released with the last reference to
+    /// it, so a pending operation only holds `buffer` until its wait is
+    /// reached; a ready one holds nothing.
+    pub fn dealloca(&self, wait: &Fence, signal: &Fence, buffer: &Buffer) -> Result<()> {
+        if let Some(outcome) = self.run_if_ready(wait, signal, || Ok(())) {
+            return outcome;
+        }
+        let buffer = buffer.clone();
+        self.submit(
+            wait,
+            signal,
+            Box::new(move || {
+                drop(buffer);
+                Ok(())
+            }),
+        )
     }
 
     /// Runs `op` once `wait` is reached, then signals `signal`; fails
