@@ -20,8 +20,7 @@ use clap::Parser;
 use iree_base::{Result, ResultExt, Status, StatusCode};
 use iree_hal::{parse_element, ElementType};
 use iree_io_parameters::{
-    append_file_to_index, scope_map_from_flags, BuilderEntry, DataContents, EntryStorage, FileMode,
-    IrpaBuilder, ParameterIndex,
+    scope_map_from_flags, BuilderEntry, DataContents, EntryStorage, FileMode, IrpaBuilder,
 };
 
 /// Command-line flags, spelled as upstream spells them.
@@ -173,10 +172,7 @@ fn run(flags: &Flags) -> Result<String> {
             "an output path must be given with --output=".to_string(),
         ));
     }
-    convert(flags)?.write_file(&flags.output)?;
-    let mut index = ParameterIndex::new();
-    append_file_to_index(&flags.output, FileMode::Mapped, &mut index)?;
-    Ok(index.dump(""))
+    Ok(convert(flags)?.write_file_indexed(&flags.output)?.dump(""))
 }
 
 fn main() -> ExitCode {

@@ -16,9 +16,7 @@ use std::process::ExitCode;
 use clap::Parser;
 use iree_base::{Result, ResultExt, Status, StatusCode};
 use iree_hal::{parse_element, parse_shape_and_element_type, ElementType};
-use iree_io_parameters::{
-    append_file_to_index, BuilderEntry, DataContents, FileMode, IrpaBuilder, ParameterIndex,
-};
+use iree_io_parameters::{BuilderEntry, DataContents, IrpaBuilder};
 
 /// Command-line flags, spelled as upstream spells them.
 #[derive(Parser, Debug)]
@@ -175,12 +173,8 @@ fn run(flags: &Flags) -> Result<String> {
             "an output path must be given with --output=".to_string(),
         ));
     }
-    let builder = build(flags)?;
-    builder.write_file(&flags.output)?;
-    // Read the archive back, as a check and for the summary.
-    let mut index = ParameterIndex::new();
-    append_file_to_index(&flags.output, FileMode::Mapped, &mut index)?;
-    Ok(index.dump(""))
+    // The summary is read back from the written archive, as a check.
+    Ok(build(flags)?.write_file_indexed(&flags.output)?.dump(""))
 }
 
 fn main() -> ExitCode {

@@ -660,6 +660,26 @@ impl IrpaBuilder {
         Ok(written)
     }
 
+    /// Writes the archive to a new file at `path` and indexes what was
+    /// written (which also checks it parses), as the archive tools report.
+    pub fn write_file_indexed(
+        &self,
+        path: impl AsRef<std::path::Path>,
+    ) -> Result<crate::ParameterIndex> {
+        let path = path.as_ref();
+        self.write_file(path)?;
+        let mut index = crate::ParameterIndex::new();
+        let file = std::sync::Arc::new(crate::ParameterFile::open(path, crate::FileMode::Mapped)?);
+        super::parse_file_index(
+            super::Format::Irpa,
+            file,
+            crate::FileMode::Mapped,
+            &mut index,
+        )
+        .annotate_with(|| format!("parsing the written archive `{}`", path.display()))?;
+        Ok(index)
+    }
+
     /// Writes the archive to a new file at `path`.
     pub fn write_file(&self, path: impl AsRef<std::path::Path>) -> Result<u64> {
         let path = path.as_ref();
