@@ -353,6 +353,17 @@ impl Backend for Fake {
     }
 }
 
+/// The `cuda-nvptx-fb` executable embedded in the committed module.
+fn cuda_executable() -> Vec<u8> {
+    let data = std::fs::read(module_path()).unwrap();
+    let module = iree_vm_bytecode::format::parse_module(&data).unwrap();
+    (0..module.rodata.len())
+        .filter_map(|i| module.rodata_bytes(&data, i))
+        .find(|bytes| bytes.starts_with(b"CDA1"))
+        .expect("a CDA1 executable in the module")
+        .to_vec()
+}
+
 fn module_path() -> String {
     concat!(
         env!("CARGO_MANIFEST_DIR"),
@@ -416,13 +427,8 @@ fn mul_runs_through_streams_and_graphs() {
         let (kernel, _grid, block) = launches[0];
         assert_eq!(kernel, Kernel::Mul);
         // Block dims come from the export.
-        let data = std::fs::read(module_path()).unwrap();
-        let module = iree_vm_bytecode::format::parse_module(&data).unwrap();
-        let executable = (0..module.rodata.len())
-            .filter_map(|i| module.rodata_bytes(&data, i))
-            .find(|bytes| bytes.starts_with(b"CDA1"))
-            .unwrap();
-        let info = iree_hal_cuda::executable::parse(executable).unwrap();
+        let executable = cuda_executable();
+        let info = iree_hal_cuda::executable::parse(&executable).unwrap();
         assert_eq!(block, info.exports[0].block_dims);
         let graphs = *fake.graphs_launched.lock();
         match options.recording {
@@ -494,14 +500,8 @@ fn pending_waits_do_not_block_the_submitter() {
 
     for (options, pools) in all_options() {
         let device = GpuDevice::new(Fake::new(pools), options);
-        let data = std::fs::read(module_path()).unwrap();
-        let module = iree_vm_bytecode::format::parse_module(&data).unwrap();
-        let executable_data = (0..module.rodata.len())
-            .filter_map(|i| module.rodata_bytes(&data, i))
-            .find(|bytes| bytes.starts_with(b"CDA1"))
-            .unwrap();
         let executable = device
-            .create_executable("cuda-nvptx-fb", executable_data)
+            .create_executable("cuda-nvptx-fb", &cuda_executable())
             .unwrap();
         let allocator = device.allocator();
         let params = BufferParams {
