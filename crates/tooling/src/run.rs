@@ -211,20 +211,20 @@ fn create_run_context_with(
             continue;
         }
         match dependency.name.as_str() {
-            "hal" if given_device.is_some() => {
-                let created = given_device.clone().expect("checked by the guard");
-                system.push(iree_modules_hal::create_hal_module(vec![created.clone()])?);
-                device = Some(created);
-            }
             "hal" => {
-                let uri = options
-                    .devices
-                    .first()
-                    .map(String::as_str)
-                    .unwrap_or(DEFAULT_DEVICE);
-                let created = driver_registry_with(options)
-                    .create_device(uri)
-                    .annotate("creating VM context")?;
+                let created = match &given_device {
+                    Some(given) => given.clone(),
+                    None => {
+                        let uri = options
+                            .devices
+                            .first()
+                            .map(String::as_str)
+                            .unwrap_or(DEFAULT_DEVICE);
+                        driver_registry_with(options)
+                            .create_device(uri)
+                            .annotate("creating VM context")?
+                    }
+                };
                 system.push(iree_modules_hal::create_hal_module(vec![created.clone()])?);
                 device = Some(created);
             }
