@@ -9,6 +9,7 @@
 //! [`cformat`] formats floating-point numbers exactly as upstream's own
 //! `printf` does (`%g`, `%G`, `%e`, `%f`).
 
+pub mod bytes;
 pub mod cformat;
 pub mod cnumber;
 mod status;

@@ -13,6 +13,7 @@ use std::fmt;
 use std::ops::BitOr;
 use std::sync::Arc;
 
+use iree_base::bytes::fill_pattern;
 use iree_base::{Result, Status, StatusCode};
 use parking_lot::Mutex;
 
@@ -448,7 +449,11 @@ impl HostMemory {
         let ptr = unsafe { base.add(padding) };
         // SAFETY: advising a range of our own mapping changes only how the
         // kernel backs it; failure (THP disabled) is harmless.
-        let _ = unsafe { madvise(ptr.as_ptr().cast(), len, Advice::LinuxHugepage) };
+        // Only whole huge pages: a partial one at the end would be backed
+        // by a full 2 MiB page and count against the RSS for bytes past
+        // `len`.
+        let huge_len = len / HUGE_PAGE_SIZE * HUGE_PAGE_SIZE;
+        let _ = unsafe { madvise(ptr.as_ptr().cast(), huge_len, Advice::LinuxHugepage) };
         Some(HostMemory {
             ptr,
             base,
@@ -892,6 +897,36 @@ impl Buffer {
         }
     }
 
+    /// Copies `length` bytes of `source` starting at `source_offset` to this
+    /// buffer at `target_offset` (`iree_hal_buffer_map_copy`), without an
+    /// intermediate copy for host memory. The ranges may lie in one
+    /// allocation and overlap; the copy then behaves like `memmove`.
+    pub fn copy_from(
+        &self,
+        target_offset: u64,
+        source: &Buffer,
+        source_offset: u64,
+        length: u64,
+    ) -> Result<()> {
+        if let (true, Storage::Host(memory)) = (
+            Buffer::same_allocation(self, source),
+            &self.allocation.memory,
+        ) {
+            validate_access(self.allowed_access(), MemoryAccess::READ)?;
+            validate_access(self.allowed_access(), MemoryAccess::WRITE)?;
+            let (from, len) = source.host_range(source_offset, length)?;
+            let (to, _) = self.host_range(target_offset, len as u64)?;
+            let start = from.min(to);
+            let span = from.max(to) + len - start;
+            return memory.map_write(start, span, |bytes| {
+                bytes.copy_within(from - start..from - start + len, to - start)
+            });
+        }
+        source.map_read(source_offset, length, |bytes| {
+            self.write(target_offset, bytes)
+        })?
+    }
+
     /// Fills `[offset, offset + length)` with a repeated 1, 2 or 4 byte
     /// pattern (`iree_hal_buffer_map_fill`).
     pub fn fill(&self, offset: u64, length: u64, pattern: &[u8]) -> Result<()> {
@@ -915,11 +950,7 @@ impl Buffer {
                 ),
             ));
         }
-        let fill = |bytes: &mut [u8]| {
-            for chunk in bytes.chunks_exact_mut(pattern.len()) {
-                chunk.copy_from_slice(pattern);
-            }
-        };
+        let fill = |bytes: &mut [u8]| fill_pattern(bytes, pattern, 0);
         match &self.allocation.memory {
             Storage::Host(memory) => memory.map_write(start, len, fill),
             Storage::Device(memory) => {

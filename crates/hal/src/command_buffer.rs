@@ -455,9 +455,8 @@ impl CommandBuffer {
                             ),
                         ));
                     }
-                    let mut bytes = vec![0u8; s.length as usize];
-                    s.buffer.read(s.offset, &mut bytes)?;
-                    t.buffer.write(t.offset, &bytes)?;
+                    t.buffer
+                        .copy_from(t.offset, &s.buffer, s.offset, s.length)?;
                 }
                 Command::Barrier => {}
                 Command::SignalEvent(event) => event.signal(),

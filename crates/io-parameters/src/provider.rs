@@ -10,6 +10,7 @@
 
 use std::sync::Arc;
 
+use iree_base::bytes::fill_pattern;
 use iree_base::{Result, ResultExt, Status, StatusCode};
 use iree_hal::{Buffer, BufferParams, Device, Fence, MemoryAccess};
 
@@ -143,11 +144,7 @@ fn fill(target: &Buffer, offset: u64, length: u64, pattern: &[u8], phase: usize)
     if whole && matches!(pattern.len(), 1 | 2 | 4) {
         return target.fill(offset, length, pattern);
     }
-    target.map_write(offset, length, |bytes| {
-        for (i, byte) in bytes.iter_mut().enumerate() {
-            *byte = pattern[(phase + i) % pattern.len()];
-        }
-    })
+    target.map_write(offset, length, |bytes| fill_pattern(bytes, pattern, phase))
 }
 
 /// Runs `prepare`, then queues its transfers in order after `wait`,

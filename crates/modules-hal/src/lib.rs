@@ -589,9 +589,7 @@ fn more(b: Builder) -> Result<Builder> {
         let target = deref::<HalBuffer>(&target, buffer_type(), "target buffer")?.0.clone();
         let (source_offset, target_offset, length) = (size(source_offset, "offset")?, size(target_offset, "offset")?, size(length, "length")?);
         device.queue_host_call(fence_or_empty(&wait)?, fence_or_empty(&signal)?, Box::new(move || {
-            let mut bytes = vec![0u8; length as usize];
-            source.read(source_offset, &mut bytes)?;
-            target.write(target_offset, &bytes)
+            target.copy_from(target_offset, &source, source_offset, length)
         }))
     })?
     .export("device.queue.update", "0rIrrrIrIII_v", |_, (device, _affinity, wait, signal, source, source_offset, target, target_offset, length, _flags): QueueCopyArgs| {
@@ -626,8 +624,7 @@ fn more(b: Builder) -> Result<Builder> {
         // Read when the operation runs (after the wait fence), like the
         // twin `queue.write` below, so earlier queued writes are seen.
         device.queue_host_call(fence_or_empty(&wait)?, fence_or_empty(&signal)?, Box::new(move || {
-            let data = file.source().read_bytes(start, length as usize)?;
-            target.write(target_offset, &data)
+            file.source().read_range(start, length as usize, |data| target.write(target_offset, data))?
         }))
     })?
     .export("device.queue.write", "0rIrrrIrIII_v", |_, (device, _affinity, wait, signal, source, source_offset, file, file_offset, length, _flags): QueueCopyArgs| {
@@ -640,9 +637,7 @@ fn more(b: Builder) -> Result<Builder> {
         let (source_offset, length) = (size(source_offset, "offset")?, size(length, "length")?);
         let start = file.window(file_offset, length)?;
         device.queue_host_call(fence_or_empty(&wait)?, fence_or_empty(&signal)?, Box::new(move || {
-            let mut bytes = vec![0u8; length as usize];
-            source.read(source_offset, &mut bytes)?;
-            file.source().write_bytes(start, &bytes)
+            source.map_read(source_offset, length, |bytes| file.source().write_bytes(start, bytes))?
         }))
     })?
     .export("device.queue.flush", "0rI_v", |_, (device, _affinity): (Option<Ref>, i64)| device_arg(&device).map(|_| ()))?

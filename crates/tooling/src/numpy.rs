@@ -64,10 +64,22 @@ pub const MAGIC: [u8; 6] = [0x93, b'N', b'U', b'M', b'P', b'Y'];
 /// The largest rank upstream reads.
 pub const MAX_RANK: usize = 128;
 
-/// Reads the next array from `reader`, leaving it positioned just after the
-/// array's data. Returns `None` when the reader is at its end before the
-/// first byte; a partial array is an error.
-pub fn read_ndarray(reader: &mut impl Read) -> Result<Option<NdArray>> {
+/// What an array's header declares: enough to allocate its storage before
+/// reading the data (see [`read_header`] and [`read_data_into`]).
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct NdArrayHeader {
+    /// Dimensions, outermost first; empty for a scalar.
+    pub shape: Vec<usize>,
+    /// Element type, exactly as read.
+    pub element_type: ElementType,
+    /// The packed byte length of the data that follows.
+    pub byte_length: usize,
+}
+
+/// Reads the next array's header, leaving `reader` at the start of its
+/// data. Returns `None` when the reader is at its end before the first
+/// byte; a partial header is an error.
+pub fn read_header(reader: &mut impl Read) -> Result<Option<NdArrayHeader>> {
     let mut prefix = [0u8; 8];
     let got = read_full(reader, &mut prefix)?;
     if got == 0 {
@@ -76,7 +88,40 @@ pub fn read_ndarray(reader: &mut impl Read) -> Result<Option<NdArray>> {
     if got < prefix.len() {
         return Err(eof_during_read().annotate("unable to read entire header prefix"));
     }
-    read_after_prefix(reader, prefix).map(Some)
+    read_header_after_prefix(reader, prefix).map(Some)
+}
+
+/// Reads an array's data (`out.len()` bytes, the header's `byte_length`)
+/// straight into `out`, for example a mapped device buffer.
+pub fn read_data_into(reader: &mut impl Read, out: &mut [u8]) -> Result<()> {
+    if read_full(reader, out)? < out.len() {
+        return Err(eof_during_read().annotate(format!(
+            "failed to read npy contents of {} bytes",
+            out.len()
+        )));
+    }
+    Ok(())
+}
+
+/// Reads the next array from `reader`, leaving it positioned just after the
+/// array's data. Returns `None` when the reader is at its end before the
+/// first byte; a partial array is an error.
+pub fn read_ndarray(reader: &mut impl Read) -> Result<Option<NdArray>> {
+    let Some(header) = read_header(reader)? else {
+        return Ok(None);
+    };
+    // The whole buffer is allocated first, as upstream does, so an absurd
+    // size fails as an allocation.
+    let mut data = Vec::new();
+    data.try_reserve_exact(header.byte_length)
+        .map_err(|_| alloc_failed())?;
+    data.resize(header.byte_length, 0);
+    read_data_into(reader, &mut data)?;
+    Ok(Some(NdArray {
+        shape: header.shape,
+        element_type: header.element_type,
+        data,
+    }))
 }
 
 /// Reads the next array, failing `OUT_OF_RANGE; end-of-file` when the
@@ -94,7 +139,7 @@ pub fn read_all_ndarrays(reader: &mut impl Read) -> Result<Vec<NdArray>> {
     Ok(arrays)
 }
 
-fn read_after_prefix(reader: &mut impl Read, prefix: [u8; 8]) -> Result<NdArray> {
+fn read_header_after_prefix(reader: &mut impl Read, prefix: [u8; 8]) -> Result<NdArrayHeader> {
     if prefix[..6] != MAGIC {
         return Err(Status::new(
             StatusCode::InvalidArgument,
@@ -133,11 +178,10 @@ fn read_after_prefix(reader: &mut impl Read, prefix: [u8; 8]) -> Result<NdArray>
         .annotate_with(|| format!("failed to read header string of {header_length} bytes"))?;
     let parsed = parse_header(&header)?;
     let byte_length = compute_byte_length(&parsed)?;
-    let data = read_data(reader, byte_length)?;
-    Ok(NdArray {
+    Ok(NdArrayHeader {
         shape: parsed.shape,
         element_type: parsed.element_type,
-        data,
+        byte_length,
     })
 }
 
@@ -371,24 +415,6 @@ fn alloc_failed() -> Status {
         StatusCode::ResourceExhausted,
         "libc allocator failed the request",
     )
-}
-
-/// Allocates the whole buffer first, as upstream does (so an absurd size
-/// fails as an allocation), then fills it from the reader.
-fn read_data(reader: &mut impl Read, byte_length: usize) -> Result<Vec<u8>> {
-    let mut data = Vec::new();
-    data.try_reserve_exact(byte_length)
-        .map_err(|_| alloc_failed())?;
-    reader
-        .take(byte_length as u64)
-        .read_to_end(&mut data)
-        .map_err(|e| io_status(&e, "read failed"))?;
-    if data.len() < byte_length {
-        return Err(eof_during_read().annotate(format!(
-            "failed to read npy contents of {byte_length} bytes"
-        )));
-    }
-    Ok(data)
 }
 
 /// The header bytes upstream writes before the data of an array of

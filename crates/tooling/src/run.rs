@@ -377,48 +377,19 @@ impl InputParser<'_> {
         Ok(self.streams.get_mut(path).expect("inserted above"))
     }
 
-    fn push_view(
-        &mut self,
-        shape: Vec<usize>,
-        element_type: iree_hal::ElementType,
-        bytes: &[u8],
-    ) -> Result<()> {
-        let view = self.new_view(shape, element_type, bytes)?;
-        self.values.push(Value::from(Ref::new(HalBufferView(view))));
-        Ok(())
-    }
-
-    /// A buffer view holding `bytes`, on the device (or host heap memory).
-    fn new_view(
-        &self,
-        shape: Vec<usize>,
-        element_type: iree_hal::ElementType,
-        bytes: &[u8],
-    ) -> Result<BufferView> {
-        let buffer = self.allocate(bytes.len())?;
-        buffer.write(0, bytes)?;
-        Ok(BufferView::new(
-            buffer,
-            shape,
-            element_type,
-            EncodingType::DENSE_ROW_MAJOR,
-        ))
-    }
-
-    /// A zeroed device-local buffer for an input; without a device (no
-    /// module uses the HAL) tensors live in host heap memory, as upstream's
-    /// tool does.
+    /// A zeroed device-local buffer for an input.
     fn allocate(&self, size: usize) -> Result<iree_hal::Buffer> {
-        let params = BufferParams {
-            memory_type: MemoryType::DEVICE_LOCAL,
-            usage: BufferUsage::DEFAULT,
-            ..Default::default()
-        };
-        let allocator: Arc<dyn iree_hal::Allocator> = match self.device {
+        allocate_input(&*self.allocator(), size)
+    }
+
+    /// Where input buffers come from: the device's allocator; without a
+    /// device (no module uses the HAL) tensors live in host heap memory, as
+    /// upstream's tool does.
+    fn allocator(&self) -> Arc<dyn iree_hal::Allocator> {
+        match self.device {
             Some(device) => device.allocator(),
             None => iree_hal::HeapAllocator::new(),
-        };
-        allocator.allocate_buffer(params, size as u64)
+        }
     }
 
     fn parse(&mut self, next: &mut std::slice::Iter<'_, CconvType>, text: &str) -> Result<()> {
@@ -448,15 +419,34 @@ impl InputParser<'_> {
                     "only numpy (.npy) files are supported for metadata-less variant I/O",
                 ));
             }
+            let allocator = self.allocator();
             let stream = self.stream(path, mode == '@')?;
-            let arrays = if mode == '*' {
-                numpy::read_all_ndarrays(stream)?
-            } else {
-                vec![numpy::load_ndarray(stream)?]
-            };
-            for array in arrays {
+            // Each array's data is read straight into its device buffer.
+            let mut views = Vec::new();
+            loop {
+                let Some(header) = numpy::read_header(stream)? else {
+                    if views.is_empty() && mode != '*' {
+                        return Err(Status::new(StatusCode::OutOfRange, "end-of-file"));
+                    }
+                    break;
+                };
+                let buffer = allocate_input(&*allocator, header.byte_length)?;
+                buffer.map_write(0, header.byte_length as u64, |bytes| {
+                    numpy::read_data_into(stream, bytes)
+                })??;
+                views.push(BufferView::new(
+                    buffer,
+                    header.shape,
+                    header.element_type,
+                    EncodingType::DENSE_ROW_MAJOR,
+                ));
+                if mode != '*' {
+                    break;
+                }
+            }
+            for view in views {
                 expect_ref(consume(next)?)?;
-                self.push_view(array.shape, array.element_type, &array.data)?;
+                self.values.push(Value::from(Ref::new(HalBufferView(view))));
             }
             return Ok(());
         }
@@ -539,6 +529,16 @@ impl InputParser<'_> {
             EncodingType::DENSE_ROW_MAJOR,
         ))
     }
+}
+
+/// A zeroed device-local buffer of `size` bytes for an input.
+fn allocate_input(allocator: &dyn iree_hal::Allocator, size: usize) -> Result<iree_hal::Buffer> {
+    let params = BufferParams {
+        memory_type: MemoryType::DEVICE_LOCAL,
+        usage: BufferUsage::DEFAULT,
+        ..Default::default()
+    };
+    allocator.allocate_buffer(params, size as u64)
 }
 
 /// The default `--output_max_element_count`.

@@ -45,6 +45,7 @@ use std::fmt;
 use std::ops::{Deref, Range};
 use std::sync::Arc;
 
+use iree_base::bytes::fill_pattern;
 use iree_base::{Result, Status, StatusCode};
 use parking_lot::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 
@@ -542,9 +543,7 @@ impl Buffer {
             Storage::Owned(lock) => {
                 let mut bytes = lock.write();
                 let range = element_range(offset, length, N, self.len)?;
-                for chunk in bytes[range].chunks_exact_mut(N) {
-                    chunk.copy_from_slice(&pattern);
-                }
+                fill_pattern(&mut bytes[range], &pattern, 0);
                 Ok(())
             }
             Storage::External(external) if external.writable => {
@@ -592,6 +591,19 @@ impl Buffer {
                 Ok(f(&mut bytes))
             }
         }
+    }
+
+    /// Runs `f` over `len` bytes at byte `offset` (`OUT_OF_RANGE` when
+    /// outside): in place for owned and rodata storage, over a copy for
+    /// external memory.
+    pub fn read_range<R>(
+        &self,
+        offset: usize,
+        len: usize,
+        f: impl FnOnce(&[u8]) -> R,
+    ) -> Result<R> {
+        let range = byte_range(offset as i64, len as i64, self.len)?;
+        Ok(self.with_range(range, f))
     }
 
     /// Copies out `len` bytes at byte `offset` (`OUT_OF_RANGE` when outside).
