@@ -321,6 +321,9 @@ pub struct ExternalHostMemory {
     ptr: std::ptr::NonNull<u8>,
     len: usize,
     owner: Box<dyn Send + Sync>,
+    /// False for memory the host must never write (module rodata): buffers
+    /// made from it allow no host writes.
+    writable: bool,
 }
 
 impl ExternalHostMemory {
@@ -338,7 +341,48 @@ impl ExternalHostMemory {
                 "external host memory must not be null",
             )
         })?;
-        Ok(ExternalHostMemory { ptr, len, owner })
+        Ok(ExternalHostMemory {
+            ptr,
+            len,
+            owner,
+            writable: true,
+        })
+    }
+
+    /// Lends `range` of immutable shared bytes (a loaded module's image)
+    /// without a copy. Buffers made from it refuse host writes (their access
+    /// lacks WRITE); kernels that bind such a buffer are trusted not to write
+    /// it, as they are trusted with every binding. Fails with OUT_OF_RANGE
+    /// when `range` is not inside the bytes.
+    pub fn from_shared(
+        bytes: Arc<dyn AsRef<[u8]> + Send + Sync>,
+        range: std::ops::Range<usize>,
+    ) -> Result<Self> {
+        let all: &[u8] = (*bytes).as_ref();
+        let Some(window) = all.get(range.clone()) else {
+            return Err(Status::new(
+                StatusCode::OutOfRange,
+                format!(
+                    "range [{}, {}) out of bounds of {} shared bytes",
+                    range.start,
+                    range.end,
+                    all.len()
+                ),
+            ));
+        };
+        let (ptr, len) = (window.as_ptr(), window.len());
+        // SAFETY: the bytes are reached only through shared references, so
+        // nothing writes them, and the `Arc` kept as the owner keeps them
+        // alive and in place. Host writes through the buffers made from
+        // this value are refused (`writable: false`).
+        let mut memory = unsafe { Self::new(ptr.cast_mut(), len, Box::new(bytes)) }?;
+        memory.writable = false;
+        Ok(memory)
+    }
+
+    /// False for read-only memory ([`ExternalHostMemory::from_shared`]).
+    pub fn is_writable(&self) -> bool {
+        self.writable
     }
 
     /// The address of the first byte.
@@ -773,6 +817,11 @@ impl Buffer {
         allowed_usage: BufferUsage,
         allowed_access: MemoryAccess,
     ) -> Result<Buffer> {
+        let allowed_access = if memory.is_writable() {
+            allowed_access
+        } else {
+            MemoryAccess(allowed_access.0 & !MemoryAccess::DISCARD_WRITE.0)
+        };
         Ok(Self::from_host_memory(
             HostMemory::external(memory)?,
             memory_type,

@@ -14,8 +14,8 @@ use iree_base::{Result, Status, StatusCode};
 use iree_hal::buffer::{validate_memory_type, validate_usage};
 use iree_hal::{
     Allocator, BindingRef, Buffer, BufferCompatibility, BufferParams, BufferUsage, BufferView,
-    CommandBuffer, Device, DispatchBinding, ElementType, EncodingType, Executable, Fence,
-    MemoryAccess, MemoryType,
+    CommandBuffer, Device, DispatchBinding, ElementType, EncodingType, Executable,
+    ExternalHostMemory, Fence, MemoryAccess, MemoryType,
 };
 use iree_vm::buffer::Buffer as VmBuffer;
 use iree_vm::native::{NativeModuleBuilder, Variadic};
@@ -785,8 +785,8 @@ fn implemented(b: Builder) -> Result<Builder> {
         }
         Err(Status::new(StatusCode::NotFound, "no devices found that support the requested buffer parameters"))
     })?
-    .export("allocator.import", "0riIiirII_r", |_, (allocator, try_import, _affinity, _memory_types, _usage, source, offset, length): (Option<Ref>, i32, i64, i32, i32, Option<Ref>, i64, i64)| {
-        deref::<HalAllocator>(&allocator, allocator_type(), "allocator")?;
+    .export("allocator.import", "0riIiirII_r", |_, (allocator, try_import, _affinity, memory_types, usage, source, offset, length): (Option<Ref>, i32, i64, i32, i32, Option<Ref>, i64, i64)| {
+        let allocator = &deref::<HalAllocator>(&allocator, allocator_type(), "allocator")?.0;
         let source: &VmBuffer = deref(&source, iree_vm::buffer::buffer_type(), "source buffer")?;
         let (offset, length) = (size(offset, "offset")?, size(length, "length")?);
         if offset.checked_add(length).is_none_or(|end| end > source.len() as u64) {
@@ -795,13 +795,28 @@ fn implemented(b: Builder) -> Result<Builder> {
                 format!("import range [{offset}, +{length}) out of bounds of the {}-byte source buffer", source.len()),
             ));
         }
-        // Aliasing VM memory as device memory is not supported by the heap
-        // allocator. A `try` import reports that with null, and the compiled
-        // program then allocates and copies instead.
-        if try_import != 0 {
-            return Ok(None);
+        // Module constants (rodata) are lent to the device without a copy,
+        // read-only. Other VM memory is mutable by the guest and cannot be
+        // aliased; neither can memory an allocator cannot import (device
+        // memory, or rodata not aligned for buffers). A `try` import reports
+        // that with null, and the compiled program then allocates and copies.
+        let imported = source.shared_window().map(|(bytes, window)| {
+            let start = window.start + offset as usize;
+            let memory = ExternalHostMemory::from_shared(bytes.clone(), start..start + length as usize)?;
+            let params = BufferParams {
+                memory_type: MemoryType(memory_types as u32),
+                usage: BufferUsage(usage as u32),
+                access: MemoryAccess::READ,
+                ..Default::default()
+            };
+            allocator.import_host_memory(params, memory)
+        });
+        match imported {
+            Some(Ok(buffer)) => Ok(Some(Ref::new(HalBuffer(buffer)))),
+            _ if try_import != 0 => Ok(None),
+            Some(Err(status)) => Err(status),
+            None => Err(Status::new(StatusCode::Unavailable, "only read-only module constants can be imported; the buffer must be allocated and copied")),
         }
-        Err(Status::new(StatusCode::Unavailable, "the allocator cannot import host memory; the buffer must be allocated and copied"))
     })?
     .export("device.allocator", "0r_r", |_, (device,): (Option<Ref>,)| {
         Ok(Ref::new(HalAllocator(device_arg(&device)?.allocator())))

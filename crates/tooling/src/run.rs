@@ -22,6 +22,7 @@ pub use iree_hal_local::TaskTopologyOptions;
 use iree_hal_local::{LocalSyncDriver, LocalTaskDriver};
 use iree_io_parameters::FileMode;
 use iree_modules_hal::{HalBufferView, HalFence};
+use iree_vm::buffer::SharedBytes;
 use iree_vm::list::List;
 use iree_vm::{CconvType, Context, Function, Instance, Module, Ref, Value};
 use iree_vm_bytecode::BytecodeModule;
@@ -90,8 +91,12 @@ impl Default for RunOptions {
 }
 
 /// Loads a `.vmfb` from a path, or from standard input for `-`.
+///
+/// A file is read into page-aligned memory: constants the compiler aligned
+/// within the file stay aligned in memory, and devices can use them in
+/// place (`hal.allocator.import`) instead of copying them.
 pub fn load_module(instance: &Arc<Instance>, path: &str) -> Result<Arc<BytecodeModule>> {
-    let bytes = if path == "-" {
+    let bytes: SharedBytes = if path == "-" {
         let mut bytes = Vec::new();
         std::io::stdin().read_to_end(&mut bytes).map_err(|e| {
             Status::new(
@@ -99,9 +104,9 @@ pub fn load_module(instance: &Arc<Instance>, path: &str) -> Result<Arc<BytecodeM
                 format!("reading module from stdin: {e}"),
             )
         })?;
-        bytes
+        Arc::new(bytes)
     } else {
-        std::fs::read(path).map_err(|e| {
+        read_aligned(path).map_err(|e| {
             let code = if e.kind() == std::io::ErrorKind::NotFound {
                 StatusCode::NotFound
             } else {
@@ -110,7 +115,19 @@ pub fn load_module(instance: &Arc<Instance>, path: &str) -> Result<Arc<BytecodeM
             Status::new(code, format!("failed to open file '{path}': {e}"))
         })?
     };
-    BytecodeModule::from_vec(instance, bytes).annotate_with(|| format!("loading module '{path}'"))
+    BytecodeModule::from_bytes(instance, bytes).annotate_with(|| format!("loading module '{path}'"))
+}
+
+/// The contents of the file at `path` in page-aligned, read-only memory.
+fn read_aligned(path: &str) -> std::io::Result<SharedBytes> {
+    let mut file = std::fs::File::open(path)?;
+    let len = usize::try_from(file.metadata()?.len()).map_err(std::io::Error::other)?;
+    if len == 0 {
+        return Ok(Arc::new(Vec::new()));
+    }
+    let mut memory = memmap2::MmapOptions::new().len(len).map_anon()?;
+    file.read_exact(&mut memory)?;
+    Ok(Arc::new(memory.make_read_only()?))
 }
 
 /// Picks the only exported function, ignoring `__*` and names containing `$`.

@@ -455,6 +455,16 @@ impl Buffer {
         }
     }
 
+    /// The shared bytes and the window of them this buffer views, for a
+    /// read-only rodata view ([`Buffer::rodata`]); `None` for other storage.
+    /// Lets the HAL import module constants without copying them.
+    pub fn shared_window(&self) -> Option<(&SharedBytes, Range<usize>)> {
+        match &self.storage {
+            Storage::Shared { bytes, range } => Some((bytes, range.clone())),
+            _ => None,
+        }
+    }
+
     /// True for buffers over external memory ([`Buffer::external`]).
     pub fn is_external(&self) -> bool {
         matches!(self.storage, Storage::External(_))
