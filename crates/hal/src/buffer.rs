@@ -491,12 +491,12 @@ impl HostMemory {
         // SAFETY: `padding < HUGE_PAGE_SIZE` and the mapping has
         // `HUGE_PAGE_SIZE` spare bytes past `len`.
         let ptr = unsafe { base.add(padding) };
-        // SAFETY: advising a range of our own mapping changes only how the
-        // kernel backs it; failure (THP disabled) is harmless.
         // Only whole huge pages: a partial one at the end would be backed
         // by a full 2 MiB page and count against the RSS for bytes past
         // `len`.
         let huge_len = len / HUGE_PAGE_SIZE * HUGE_PAGE_SIZE;
+        // SAFETY: advising a range of our own mapping changes only how the
+        // kernel backs it; failure (THP disabled) is harmless.
         let _ = unsafe { madvise(ptr.as_ptr().cast(), huge_len, Advice::LinuxHugepage) };
         Some(HostMemory {
             ptr,
