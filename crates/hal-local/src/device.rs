@@ -17,8 +17,8 @@ use iree_hal::{
     Executable, Fence, HeapAllocator,
 };
 
-use crate::dispatch::{buffer_bindings, dispatch_grid, dispatch_grid_on_pool};
-use crate::executable::{EmbeddedElfLoader, ExecutableLoader, WorkgroupExecutable};
+use crate::executable::{EmbeddedElfLoader, ExecutableLoader};
+use crate::executor::{LocalExecutable, Runner};
 use crate::pool::WorkerPool;
 use crate::queue::{DeferredExecution, Queue};
 use crate::topology::{TaskTopology, TaskTopologyOptions};
@@ -119,14 +119,13 @@ pub struct LocalDevice {
     id: &'static str,
     allocator: Arc<HeapAllocator>,
     workers: usize,
-    /// Dispatch workers (`local-task`); none for one worker.
-    pool: Option<Arc<WorkerPool>>,
+    /// Runs dispatches and command buffers (on the worker pool of
+    /// `local-task`).
+    runner: Runner,
     /// Executable loaders, asked in order.
     loaders: Vec<Arc<dyn ExecutableLoader>>,
     /// Orders queue operations by their fences.
     queue: Queue,
-    /// Largest workgroup-local memory a dispatch may ask for (0: any).
-    local_memory_limit: usize,
 }
 
 /// The `local-sync` device (a [`LocalDevice`] with one worker).
@@ -175,8 +174,10 @@ impl LocalDevice {
             id,
             allocator: HeapAllocator::new(),
             workers,
-            pool: (workers > 1).then(|| Arc::new(WorkerPool::with_topology(topology))),
-            local_memory_limit: topology.local_memory_limit,
+            runner: Runner::new(
+                (workers > 1).then(|| Arc::new(WorkerPool::with_topology(topology))),
+                topology.local_memory_limit,
+            ),
             loaders,
             // One worker means no threads of our own (`local-sync`).
             queue: Queue::new(if workers > 1 {
@@ -195,58 +196,6 @@ impl LocalDevice {
 impl Default for LocalDevice {
     fn default() -> LocalDevice {
         LocalDevice::new()
-    }
-}
-
-/// A loaded executable as the HAL sees it: grids run on the device's worker
-/// pool, or on the calling thread without one.
-struct LocalExecutable {
-    inner: Arc<dyn WorkgroupExecutable>,
-    pool: Option<Arc<WorkerPool>>,
-    /// Largest workgroup-local memory a dispatch may ask for (0: any).
-    local_memory_limit: usize,
-}
-
-impl Executable for LocalExecutable {
-    fn export_count(&self) -> usize {
-        self.inner.exports().len()
-    }
-
-    fn export_name(&self, ordinal: usize) -> Option<&str> {
-        self.inner.exports().get(ordinal).map(|e| e.name.as_str())
-    }
-
-    fn dispatch(
-        &self,
-        ordinal: usize,
-        workgroup_count: [u32; 3],
-        constants: &[u32],
-        bindings: &[DispatchBinding],
-    ) -> Result<()> {
-        if let Some(export) = self.inner.exports().get(ordinal) {
-            let needed = export.local_memory_size();
-            if self.local_memory_limit != 0 && needed > self.local_memory_limit {
-                return Err(Status::new(
-                    StatusCode::ResourceExhausted,
-                    format!(
-                        "dispatch '{}' requires {needed} bytes of workgroup local memory but workers have {} (--task_worker_local_memory)",
-                        export.name, self.local_memory_limit
-                    ),
-                ));
-            }
-        }
-        let bindings = buffer_bindings(bindings);
-        match &self.pool {
-            Some(pool) => dispatch_grid_on_pool(
-                &*self.inner,
-                ordinal,
-                constants,
-                &bindings,
-                workgroup_count,
-                pool,
-            ),
-            None => dispatch_grid(&*self.inner, ordinal, constants, &bindings, workgroup_count),
-        }
     }
 }
 
@@ -288,11 +237,7 @@ impl Device for LocalDevice {
         let inner = loader
             .load(format, data)
             .map_err(|e| e.annotate(format!("while loading a '{format}' executable")))?;
-        Ok(Arc::new(LocalExecutable {
-            inner,
-            pool: self.pool.clone(),
-            local_memory_limit: self.local_memory_limit,
-        }))
+        Ok(Arc::new(LocalExecutable::new(inner, self.runner.clone())))
     }
 
     fn queue_alloca(
@@ -327,10 +272,14 @@ impl Device for LocalDevice {
         command_buffer: Option<&CommandBuffer>,
         binding_table: &[DispatchBinding],
     ) -> Result<()> {
-        self.queue
-            .execute(wait, signal, command_buffer, binding_table, |cb, table| {
-                cb.execute_inline(table)
-            })
+        let runner = self.runner.clone();
+        self.queue.execute(
+            wait,
+            signal,
+            command_buffer,
+            binding_table,
+            move |cb, table| runner.execute(cb, table),
+        )
     }
 
     fn queue_host_call(

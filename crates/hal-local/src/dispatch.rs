@@ -1,15 +1,24 @@
-//! Running an executable export over a whole workgroup grid with HAL buffers
-//! as bindings: what a local device does for `dispatch` commands.
+//! Running device work on the local workers: workgroup grids of executable
+//! exports and the transfers (fill, copy, update) of command buffers, alone
+//! or several together.
 //!
-//! Every allocation a binding touches is held under a device-access guard
-//! for the whole dispatch, so no host mapping (Rust code) can observe the
-//! memory while kernels write it; bindings sharing an allocation share one
-//! guard. Ranges are checked against the buffers; what a kernel does inside
-//! its bindings is trusted, as upstream trusts it.
+//! Work is cut into tiles (one workgroup, or one slice of a transfer). A
+//! [`Region`] holds work items that may run concurrently (a command buffer's
+//! commands between two barriers); its workers claim tiles from one shared
+//! counter across all of its items until none are left, so small dispatches
+//! of a region fill idle workers instead of running one after another.
+//!
+//! Every allocation a region touches is held under a device-access guard
+//! ([`AccessGuards`]) while it runs, so no host mapping (Rust code) can
+//! observe the memory while kernels or transfers write it. Ranges are checked
+//! against the buffers; what a kernel does inside its bindings is trusted, as
+//! upstream trusts it.
 
+use std::cell::RefCell;
 use std::ffi::c_void;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use iree_base::bytes::fill_pattern;
 use iree_base::{bail, Result, Status, StatusCode};
 use iree_hal::buffer::{calculate_range, DeviceAccess};
 use iree_hal::Buffer;
@@ -54,7 +63,7 @@ pub fn dispatch_grid_parallel(
     workgroup_count: [u32; 3],
     workers: usize,
 ) -> Result<()> {
-    run_grid(
+    run_one_grid(
         library,
         ordinal,
         constants,
@@ -73,7 +82,7 @@ pub fn dispatch_grid_on_pool(
     workgroup_count: [u32; 3],
     pool: &WorkerPool,
 ) -> Result<()> {
-    run_grid(
+    run_one_grid(
         library,
         ordinal,
         constants,
@@ -83,188 +92,455 @@ pub fn dispatch_grid_on_pool(
     )
 }
 
-/// Who runs a grid's workgroups.
-enum Workers<'a> {
-    /// The calling thread plus scoped threads spawned for this dispatch.
-    Scoped(usize),
-    /// A persistent pool (the calling thread is its worker 0).
-    Pool(&'a WorkerPool),
-}
-
-fn run_grid(
+fn run_one_grid(
     library: &dyn WorkgroupExecutable,
     ordinal: usize,
     constants: &[u32],
     bindings: &[BufferBinding<'_>],
     workgroup_count: [u32; 3],
-    executor: Workers<'_>,
+    workers: Workers<'_>,
 ) -> Result<()> {
-    let workers = match executor {
-        Workers::Scoped(n) => n,
-        Workers::Pool(pool) => pool.workers(),
-    };
-    let Some(export) = library.exports().get(ordinal) else {
-        bail!(
-            OutOfRange,
-            "export ordinal {ordinal} out of range; library has {} exports",
-            library.exports().len()
-        );
-    };
-    if constants.len() != export.constant_count() || bindings.len() != export.binding_count() {
-        bail!(
-            InvalidArgument,
-            "export '{}' takes {} constants and {} bindings; {} and {} given",
-            export.name,
-            export.constant_count(),
-            export.binding_count(),
-            constants.len(),
-            bindings.len()
-        );
-    }
-    let Ok(count_z) = u16::try_from(workgroup_count[2]) else {
-        bail!(
-            OutOfRange,
-            "workgroup count z {} exceeds 65535",
-            workgroup_count[2]
-        );
-    };
-    if workgroup_count.contains(&0) {
-        return Ok(());
-    }
-    let total = u64::from(workgroup_count[0]) * u64::from(workgroup_count[1]) * u64::from(count_z);
-    // The ABI carries the concurrency in 8 bits.
-    let workers = workers.clamp(1, total.min(u64::from(u8::MAX)) as usize);
+    let mut guards = AccessGuards::default();
+    let grid = PreparedGrid::new(
+        library,
+        ordinal,
+        constants,
+        bindings,
+        workgroup_count,
+        workers.count(),
+        0,
+        &mut guards,
+    )?;
+    Region::new(vec![Work::Grid(grid)])?.run(workers)
+}
 
-    // One device-access guard per distinct allocation, held until we return.
-    let mut guards: Vec<(&Buffer, DeviceAccess<'_>)> = Vec::new();
-    let mut binding_ptrs: Vec<*mut c_void> = Vec::with_capacity(bindings.len());
-    let mut binding_lengths: Vec<usize> = Vec::with_capacity(bindings.len());
-    for binding in bindings {
-        let length = calculate_range(binding.buffer.byte_length(), binding.offset, binding.length)?;
-        let index = match guards
+/// Who runs a region's tiles.
+#[derive(Clone, Copy)]
+pub enum Workers<'a> {
+    /// The calling thread plus scoped threads spawned for this run.
+    Scoped(usize),
+    /// A persistent pool (the calling thread is its worker 0).
+    Pool(&'a WorkerPool),
+}
+
+impl Workers<'_> {
+    /// The number of workers, the calling thread included.
+    pub fn count(&self) -> usize {
+        match self {
+            Workers::Scoped(n) => (*n).max(1),
+            Workers::Pool(pool) => pool.workers(),
+        }
+    }
+}
+
+/// Device-access guards over the allocations a piece of work touches, one
+/// per distinct allocation, held until dropped.
+#[derive(Default)]
+pub struct AccessGuards<'a> {
+    guards: Vec<(&'a Buffer, DeviceAccess<'a>)>,
+}
+
+impl<'a> AccessGuards<'a> {
+    /// The device address of byte `offset` of `buffer` (an offset within the
+    /// buffer, already checked against its length), taking a guard over its
+    /// allocation unless one is held.
+    pub fn address(&mut self, buffer: &'a Buffer, offset: u64) -> Result<*mut u8> {
+        let index = match self
+            .guards
             .iter()
-            .position(|(b, _)| Buffer::same_allocation(b, binding.buffer))
+            .position(|(b, _)| Buffer::same_allocation(b, buffer))
         {
             Some(index) => index,
             None => {
-                guards.push((binding.buffer, binding.buffer.begin_device_access()?));
-                guards.len() - 1
+                self.guards.push((buffer, buffer.begin_device_access()?));
+                self.guards.len() - 1
             }
         };
-        let start = binding.buffer.byte_offset() + binding.offset;
-        // In bounds: `calculate_range` checked `offset + length` against the
-        // buffer, which lies inside its allocation.
-        let ptr = guards[index].1.base_ptr().wrapping_add(start as usize);
-        binding_ptrs.push(ptr.cast());
-        binding_lengths.push(length as usize);
-    }
-
-    let state = DispatchStateV0::new(
-        export,
-        [workgroup_count[0], workgroup_count[1]],
-        count_z,
-        workers as u8,
-        constants,
-        &binding_ptrs,
-        &binding_lengths,
-    );
-    let grid = Grid {
-        library,
-        ordinal,
-        state: &state,
-        local_memory_size: export.local_memory_size(),
-        next: AtomicU64::new(0),
-        total,
-        failure: Mutex::new(None),
-    };
-    if workers == 1 {
-        grid.work(0);
-    } else if let Workers::Pool(pool) = executor {
-        // Pool workers past this grid's concurrency sit it out, so every
-        // `processor_id` stays below `max_concurrency`.
-        pool.run(&|processor| {
-            if (processor as usize) < workers {
-                grid.work(processor);
-            }
-        });
-    } else {
-        std::thread::scope(|scope| {
-            for processor in 1..workers {
-                let grid = &grid;
-                scope.spawn(move || grid.work(processor as u32));
-            }
-            grid.work(0);
-        });
-    }
-    drop(guards);
-    match grid.failure.into_inner() {
-        Some(status) => Err(status),
-        None => Ok(()),
+        let start = buffer.byte_offset() + offset;
+        // In bounds: callers checked `offset` against the buffer, which lies
+        // inside its allocation.
+        Ok(self.guards[index].1.base_ptr().wrapping_add(start as usize))
     }
 }
 
-/// The shared state of one grid run: workers claim workgroups by index.
-struct Grid<'a> {
+/// A dispatch validated and ready to run: its binding pointers and the v0
+/// dispatch state pointing at them.
+pub struct PreparedGrid<'a> {
     library: &'a dyn WorkgroupExecutable,
     ordinal: usize,
-    state: &'a DispatchStateV0,
-    local_memory_size: usize,
-    /// The next unclaimed linear workgroup index (x fastest).
-    next: AtomicU64,
+    /// Pointed to by `state` (heap storage: stays put when this moves).
+    _binding_ptrs: Vec<*mut c_void>,
+    /// Pointed to by `state`.
+    _binding_lengths: Vec<usize>,
+    /// Points to `constants` (borrowed for `'a`) and the vectors above.
+    state: DispatchStateV0,
     total: u64,
+    local_memory_size: usize,
+}
+
+impl<'a> PreparedGrid<'a> {
+    /// Checks the dispatch of export `ordinal` over `workgroup_count` with
+    /// `constants` and `bindings` against the export, resolves the bindings
+    /// to addresses under `guards`, and builds the state for up to
+    /// `max_concurrency` workers. `local_memory_limit` (0: none) bounds the
+    /// workgroup-local memory the export may ask for.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        library: &'a dyn WorkgroupExecutable,
+        ordinal: usize,
+        constants: &'a [u32],
+        bindings: &[BufferBinding<'a>],
+        workgroup_count: [u32; 3],
+        max_concurrency: usize,
+        local_memory_limit: usize,
+        guards: &mut AccessGuards<'a>,
+    ) -> Result<PreparedGrid<'a>> {
+        let Some(export) = library.exports().get(ordinal) else {
+            bail!(
+                OutOfRange,
+                "export ordinal {ordinal} out of range; library has {} exports",
+                library.exports().len()
+            );
+        };
+        let local_memory_size = export.local_memory_size();
+        if local_memory_limit != 0 && local_memory_size > local_memory_limit {
+            bail!(
+                ResourceExhausted,
+                "dispatch '{}' requires {local_memory_size} bytes of workgroup local memory but workers have {local_memory_limit} (--task_worker_local_memory)",
+                export.name
+            );
+        }
+        if constants.len() != export.constant_count() || bindings.len() != export.binding_count() {
+            bail!(
+                InvalidArgument,
+                "export '{}' takes {} constants and {} bindings; {} and {} given",
+                export.name,
+                export.constant_count(),
+                export.binding_count(),
+                constants.len(),
+                bindings.len()
+            );
+        }
+        let Ok(count_z) = u16::try_from(workgroup_count[2]) else {
+            bail!(
+                OutOfRange,
+                "workgroup count z {} exceeds 65535",
+                workgroup_count[2]
+            );
+        };
+        // At most 2^80 workgroups: more than u64 counts means more than
+        // anyone could wait for; refuse instead of wrapping.
+        let Some(total) = u64::from(workgroup_count[0])
+            .checked_mul(u64::from(workgroup_count[1]))
+            .and_then(|xy| xy.checked_mul(u64::from(count_z)))
+        else {
+            bail!(
+                OutOfRange,
+                "workgroup count {workgroup_count:?} has more than 2^64 workgroups"
+            );
+        };
+        let mut binding_ptrs = Vec::with_capacity(bindings.len());
+        let mut binding_lengths = Vec::with_capacity(bindings.len());
+        if total > 0 {
+            for binding in bindings {
+                let length =
+                    calculate_range(binding.buffer.byte_length(), binding.offset, binding.length)?;
+                binding_ptrs.push(guards.address(binding.buffer, binding.offset)?.cast());
+                binding_lengths.push(length as usize);
+            }
+        }
+        // The ABI carries the concurrency in 8 bits.
+        let max_concurrency = max_concurrency.clamp(1, usize::from(u8::MAX)) as u8;
+        let state = DispatchStateV0::new(
+            export,
+            [workgroup_count[0], workgroup_count[1]],
+            count_z,
+            max_concurrency,
+            constants,
+            &binding_ptrs,
+            &binding_lengths,
+        );
+        Ok(PreparedGrid {
+            library,
+            ordinal,
+            _binding_ptrs: binding_ptrs,
+            _binding_lengths: binding_lengths,
+            state,
+            total,
+            local_memory_size,
+        })
+    }
+
+    /// Runs linear workgroup `index` (x fastest) as `processor_id`.
+    fn run_tile(&self, index: u64, processor_id: u32, local_memory: &mut [u8]) -> Result<()> {
+        let [count_x, count_y] = [self.state.workgroup_count_x, self.state.workgroup_count_y];
+        let x = (index % u64::from(count_x)) as u32;
+        let y = ((index / u64::from(count_x)) % u64::from(count_y)) as u32;
+        let z = (index / (u64::from(count_x) * u64::from(count_y))) as u16;
+        let local_memory = &mut local_memory[..self.local_memory_size];
+        let workgroup = WorkgroupStateV0::new([x, y], z, processor_id, local_memory);
+        // SAFETY: constant and binding counts match the export (checked in
+        // `new`); every binding pointer/length pair lies inside an allocation
+        // held under a device-access guard for as long as the region runs, so
+        // no Rust code reads or writes it concurrently; constants and this
+        // worker's local memory (of the export's size) are live for the call.
+        // The kernel's own accesses within its bindings are trusted, as
+        // documented in the crate.
+        match unsafe {
+            self.library
+                .run_workgroup(self.ordinal, &self.state, &workgroup)
+        }? {
+            0 => Ok(()),
+            code => Err(Status::new(
+                StatusCode::Internal,
+                format!(
+                    "dispatch '{}' workgroup [{x}, {y}, {z}] failed with result {code}",
+                    self.library.exports()[self.ordinal].name
+                ),
+            )),
+        }
+    }
+}
+
+/// Bytes per tile of a transfer: large enough that claiming a tile costs
+/// nothing next to moving it, small enough that big fills and copies spread
+/// over the workers. A multiple of 64, so every tile starts at phase 0 of
+/// any 1, 2 or 4 byte pattern.
+pub const TRANSFER_TILE: usize = 256 << 10;
+
+/// A device address range a transfer reads or writes, inside an allocation
+/// held under an [`AccessGuards`] guard for the region's life.
+#[derive(Clone, Copy)]
+pub struct RawRange {
+    /// The first byte.
+    pub ptr: *mut u8,
+    /// The length in bytes.
+    pub len: usize,
+}
+
+impl RawRange {
+    /// Tile `tile` of this range as a mutable slice.
+    ///
+    /// # Safety
+    ///
+    /// The range must be valid for writes while the region runs, and no
+    /// other work item of the region may touch it (the executor checks
+    /// transfer ranges against every other range of a region).
+    unsafe fn tile_mut<'s>(self, tile: u64) -> &'s mut [u8] {
+        let (start, len) = tile_bounds(self.len, tile);
+        // SAFETY: the caller's contract; `tile_bounds` stays inside `len`.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.add(start), len) }
+    }
+
+    /// Tile `tile` of this range as a shared slice.
+    ///
+    /// # Safety
+    ///
+    /// The range must be valid for reads while the region runs, and no
+    /// other work item of the region may write it.
+    unsafe fn tile<'s>(self, tile: u64) -> &'s [u8] {
+        let (start, len) = tile_bounds(self.len, tile);
+        // SAFETY: the caller's contract; `tile_bounds` stays inside `len`.
+        unsafe { std::slice::from_raw_parts(self.ptr.add(start), len) }
+    }
+}
+
+/// The byte range of tile `tile` of a `len`-byte transfer.
+fn tile_bounds(len: usize, tile: u64) -> (usize, usize) {
+    let start = tile as usize * TRANSFER_TILE;
+    (start, TRANSFER_TILE.min(len - start))
+}
+
+fn transfer_tiles(len: usize) -> u64 {
+    len.div_ceil(TRANSFER_TILE) as u64
+}
+
+/// One item of a region's work.
+pub enum Work<'a> {
+    /// A workgroup grid.
+    Grid(PreparedGrid<'a>),
+    /// Fill `target` with a repeated pattern.
+    Fill {
+        /// The range written.
+        target: RawRange,
+        /// The 1, 2 or 4 byte pattern.
+        pattern: &'a [u8],
+    },
+    /// Copy `source` (of the same length) into `target`.
+    Copy {
+        /// The range read.
+        source: RawRange,
+        /// The range written.
+        target: RawRange,
+    },
+    /// Write `data` into `target` (of the same length).
+    Update {
+        /// The bytes.
+        data: &'a [u8],
+        /// The range written.
+        target: RawRange,
+    },
+}
+
+// SAFETY: the raw pointers in `Work` reach allocations held under device
+// access guards while a region runs, and the region gives each tile to
+// exactly one worker; everything else is shared immutable data (`Sync`).
+unsafe impl Send for Work<'_> {}
+// SAFETY: as above.
+unsafe impl Sync for Work<'_> {}
+
+impl Work<'_> {
+    fn tiles(&self) -> u64 {
+        match self {
+            Work::Grid(grid) => grid.total,
+            Work::Fill { target, .. } | Work::Update { target, .. } => transfer_tiles(target.len),
+            Work::Copy { target, .. } => transfer_tiles(target.len),
+        }
+    }
+
+    fn local_memory_size(&self) -> usize {
+        match self {
+            Work::Grid(grid) => grid.local_memory_size,
+            _ => 0,
+        }
+    }
+
+    fn run_tile(&self, tile: u64, processor_id: u32, local_memory: &mut [u8]) -> Result<()> {
+        // For the transfers: their ranges were checked against their buffers
+        // and are held under device access while the region runs; the
+        // executor runs a transfer concurrently only with work that touches
+        // none of its bytes (a copy's source and target included), and each
+        // tile goes to one worker.
+        match self {
+            Work::Grid(grid) => grid.run_tile(tile, processor_id, local_memory),
+            Work::Fill { target, pattern } => {
+                // SAFETY: see above.
+                let bytes = unsafe { target.tile_mut(tile) };
+                fill_pattern(bytes, pattern, 0);
+                Ok(())
+            }
+            Work::Copy { source, target } => {
+                // SAFETY: see above.
+                let (from, to) = unsafe { (source.tile(tile), target.tile_mut(tile)) };
+                to.copy_from_slice(from);
+                Ok(())
+            }
+            Work::Update { data, target } => {
+                let (start, len) = tile_bounds(target.len, tile);
+                // SAFETY: see above.
+                let bytes = unsafe { target.tile_mut(tile) };
+                bytes.copy_from_slice(&data[start..start + len]);
+                Ok(())
+            }
+        }
+    }
+}
+
+thread_local! {
+    /// Each worker's workgroup-local memory, kept between runs (kernels
+    /// treat it as uninitialized scratch).
+    static LOCAL_MEMORY: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Work items that may run concurrently, cut into tiles claimed from one
+/// counter.
+pub struct Region<'a> {
+    items: Vec<Work<'a>>,
+    /// `starts[i]` is the first tile of item `i`; one more entry holds the
+    /// total.
+    starts: Vec<u64>,
+    local_memory_size: usize,
+    /// The next unclaimed tile.
+    next: AtomicU64,
     failure: Mutex<Option<Status>>,
 }
 
-// SAFETY: `Grid` is shared only among the scoped workers of one dispatch.
-// The dispatch state it points to is read-only while they run; its pointers
-// reach constants and binding ranges kept alive (and, for bindings, held
-// under device-access guards) until every worker has joined. Kernels for
-// distinct workgroups are trusted to write disjoint data, as upstream's
-// local-task executor trusts them.
-unsafe impl Sync for Grid<'_> {}
+impl<'a> Region<'a> {
+    /// A region of `items`; fails when their tiles do not fit a `u64`.
+    pub fn new(items: Vec<Work<'a>>) -> Result<Region<'a>> {
+        let mut starts = Vec::with_capacity(items.len() + 1);
+        let mut total = 0u64;
+        for item in &items {
+            starts.push(total);
+            total = total.checked_add(item.tiles()).ok_or_else(|| {
+                Status::new(
+                    StatusCode::OutOfRange,
+                    "the work between two barriers has more than 2^64 workgroups",
+                )
+            })?;
+        }
+        starts.push(total);
+        let local_memory_size = items.iter().map(Work::local_memory_size).max().unwrap_or(0);
+        Ok(Region {
+            items,
+            starts,
+            local_memory_size,
+            next: AtomicU64::new(0),
+            failure: Mutex::new(None),
+        })
+    }
 
-impl Grid<'_> {
-    /// Claims and runs workgroups until none are left or one has failed.
+    fn total(&self) -> u64 {
+        *self.starts.last().expect("starts holds the total")
+    }
+
+    /// Runs every tile on `workers` and returns the first failure, if any
+    /// (a failure stops the workers from claiming more tiles).
+    pub fn run(self, workers: Workers<'_>) -> Result<()> {
+        let total = self.total();
+        // More workers than tiles would only wait.
+        let helpers = workers.count().min(total.min(usize::MAX as u64) as usize);
+        if helpers <= 1 {
+            self.work(0);
+        } else if let Workers::Pool(pool) = workers {
+            pool.run(&|processor| self.work(processor));
+        } else {
+            std::thread::scope(|scope| {
+                for processor in 1..helpers {
+                    let region = &self;
+                    scope.spawn(move || region.work(processor as u32));
+                }
+                self.work(0);
+            });
+        }
+        match self.failure.into_inner() {
+            Some(status) => Err(status),
+            None => Ok(()),
+        }
+    }
+
+    /// Claims and runs tiles until none are left or one has failed.
     fn work(&self, processor_id: u32) {
-        let _fpu = FlushDenormals::enter();
-        let mut local_memory = vec![0u8; self.local_memory_size];
-        let [count_x, count_y] = [self.state.workgroup_count_x, self.state.workgroup_count_y];
-        loop {
-            let index = self.next.fetch_add(1, Ordering::Relaxed);
-            if index >= self.total {
-                return;
-            }
-            let x = (index % u64::from(count_x)) as u32;
-            let y = ((index / u64::from(count_x)) % u64::from(count_y)) as u32;
-            let z = (index / (u64::from(count_x) * u64::from(count_y))) as u16;
-            let workgroup = WorkgroupStateV0::new([x, y], z, processor_id, &mut local_memory);
-            // SAFETY: constant and binding counts match the export (checked
-            // by the caller); every binding pointer/length pair lies inside an
-            // allocation held under a device-access guard for the whole
-            // dispatch, so no Rust code reads or writes it concurrently;
-            // constants and this worker's local memory are live for the call.
-            // The kernel's own accesses within its bindings are trusted, as
-            // documented in the crate.
-            let result = unsafe {
-                self.library
-                    .run_workgroup(self.ordinal, self.state, &workgroup)
-            };
-            let failure = match result {
-                Ok(0) => continue,
-                Ok(code) => Status::new(
-                    StatusCode::Internal,
-                    format!(
-                        "dispatch '{}' workgroup [{x}, {y}, {z}] failed with result {code}",
-                        self.library.exports()[self.ordinal].name
-                    ),
-                ),
-                Err(status) => status,
-            };
-            // Stop everyone from claiming more; keep the first failure.
-            self.next.store(self.total, Ordering::Relaxed);
-            self.failure.lock().get_or_insert(failure);
+        let total = self.total();
+        if self.next.load(Ordering::Relaxed) >= total {
             return;
         }
+        let _fpu = FlushDenormals::enter();
+        LOCAL_MEMORY.with_borrow_mut(|local_memory| {
+            if local_memory.len() < self.local_memory_size {
+                local_memory.resize(self.local_memory_size, 0);
+            }
+            // Tiles are claimed in increasing order, so the item holding
+            // the next one is never before the last one's.
+            let mut item = 0;
+            loop {
+                let tile = self.next.fetch_add(1, Ordering::Relaxed);
+                if tile >= total {
+                    return;
+                }
+                while self.starts[item + 1] <= tile {
+                    item += 1;
+                }
+                let result =
+                    self.items[item].run_tile(tile - self.starts[item], processor_id, local_memory);
+                if let Err(failure) = result {
+                    // Stop everyone from claiming more; keep the first failure.
+                    self.next.store(total, Ordering::Relaxed);
+                    self.failure.lock().get_or_insert(failure);
+                    return;
+                }
+            }
+        })
     }
 }
 

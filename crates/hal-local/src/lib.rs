@@ -31,6 +31,7 @@ pub mod device;
 pub mod dispatch;
 pub mod elf;
 pub mod executable;
+pub mod executor;
 pub mod library;
 pub mod pool;
 mod queried;

@@ -1,0 +1,411 @@
+//! How the local devices run executables and command buffers.
+//!
+//! A command buffer runs region by region: the commands between two
+//! execution barriers (or event commands) form a [`Region`], whose
+//! dispatches, fills, copies and updates all run at once on the device's
+//! workers, each cut into tiles that idle workers claim. Barriers and events
+//! are therefore respected by construction: nothing of a region starts
+//! before the previous region has finished.
+//!
+//! Transfers are device work here, like dispatches: they write through
+//! device-access guards, not host mappings. Because they are Rust code, a
+//! region runs them concurrently only when no other command of the region
+//! touches their bytes; otherwise its commands run one at a time, in order.
+//! Dispatches overlapping each other are trusted, as upstream trusts them.
+
+use std::sync::Arc;
+
+use iree_base::{Result, Status, StatusCode};
+use iree_hal::buffer::validate_access;
+use iree_hal::command_buffer::{resolve, Command, CommandBuffer, DispatchBinding};
+use iree_hal::{Buffer, Executable, MemoryAccess};
+
+use crate::dispatch::{
+    buffer_bindings, AccessGuards, PreparedGrid, RawRange, Region, Work, Workers,
+};
+use crate::executable::WorkgroupExecutable;
+use crate::pool::WorkerPool;
+
+/// What a local device runs its work with: its worker pool (none for
+/// `local-sync`) and the workgroup-local memory each worker offers.
+#[derive(Clone, Default)]
+pub struct Runner {
+    pool: Option<Arc<WorkerPool>>,
+    /// Largest workgroup-local memory a dispatch may ask for (0: any).
+    local_memory_limit: usize,
+}
+
+impl Runner {
+    /// A runner on `pool` (or the calling thread alone) whose dispatches may
+    /// use up to `local_memory_limit` bytes of local memory (0: any).
+    pub fn new(pool: Option<Arc<WorkerPool>>, local_memory_limit: usize) -> Runner {
+        Runner {
+            pool,
+            local_memory_limit,
+        }
+    }
+
+    fn workers(&self) -> Workers<'_> {
+        match &self.pool {
+            Some(pool) => Workers::Pool(pool),
+            None => Workers::Scoped(1),
+        }
+    }
+
+    /// Runs `command_buffer`, resolving binding-table slots through `table`.
+    pub fn execute(&self, command_buffer: &CommandBuffer, table: &[DispatchBinding]) -> Result<()> {
+        if !command_buffer.is_finalized() {
+            return Err(Status::new(
+                StatusCode::FailedPrecondition,
+                "command buffer must be finalized before execution",
+            ));
+        }
+        let commands = command_buffer.commands();
+        let mut start = 0;
+        while start < commands.len() {
+            match &commands[start] {
+                Command::Barrier => {}
+                Command::SignalEvent(event) => event.signal(),
+                Command::ResetEvent(event) => event.reset(),
+                Command::WaitEvents(events) => {
+                    for event in events {
+                        event.check_signaled()?;
+                    }
+                }
+                _ => {
+                    let end = commands[start..]
+                        .iter()
+                        .position(ends_region)
+                        .map_or(commands.len(), |n| start + n);
+                    self.run_region(&commands[start..end], table)?;
+                    start = end;
+                    continue;
+                }
+            }
+            start += 1;
+        }
+        Ok(())
+    }
+
+    /// Runs commands that have no barrier between them.
+    fn run_region(&self, commands: &[Command], table: &[DispatchBinding]) -> Result<()> {
+        // Everything is resolved and checked before anything runs, and
+        // indirect workgroup counts are read before any guard is taken.
+        let resolved = commands
+            .iter()
+            .map(|command| Resolved::new(command, table))
+            .collect::<Result<Vec<_>>>()?;
+        if resolved.len() > 1 && !may_run_together(&resolved) {
+            return resolved
+                .iter()
+                .try_for_each(|command| self.run(std::slice::from_ref(command)));
+        }
+        self.run(&resolved)
+    }
+
+    /// Runs `commands` as one region. A lone command may be one that never
+    /// shares a region: an executable of another driver, which runs through
+    /// its own `dispatch`, or a copy between overlapping ranges, which runs
+    /// as one `memmove`.
+    fn run(&self, commands: &[Resolved<'_>]) -> Result<()> {
+        match commands {
+            [Resolved::Dispatch {
+                executable,
+                local: None,
+                ordinal,
+                count,
+                constants,
+                bindings,
+            }] => return executable.dispatch(*ordinal, *count, constants, bindings),
+            [Resolved::Copy { source, target }] if overlap(source, target) => {
+                return target.buffer.copy_from(
+                    target.offset,
+                    &source.buffer,
+                    source.offset,
+                    source.length,
+                )
+            }
+            _ => {}
+        }
+        let workers = self.workers();
+        let mut guards = AccessGuards::default();
+        let mut items = Vec::with_capacity(commands.len());
+        for command in commands {
+            items.push(match command {
+                Resolved::Dispatch {
+                    local: Some(local),
+                    ordinal,
+                    count,
+                    constants,
+                    bindings,
+                    ..
+                } => Work::Grid(PreparedGrid::new(
+                    &*local.inner,
+                    *ordinal,
+                    constants,
+                    &buffer_bindings(bindings),
+                    *count,
+                    workers.count(),
+                    self.local_memory_limit,
+                    &mut guards,
+                )?),
+                Resolved::Dispatch { local: None, .. } => {
+                    return Err(Status::new(
+                        StatusCode::Internal,
+                        "an executable of another driver was grouped with other commands",
+                    ))
+                }
+                Resolved::Fill { target, pattern } => Work::Fill {
+                    target: raw(&mut guards, target)?,
+                    pattern,
+                },
+                Resolved::Copy { source, target } => Work::Copy {
+                    source: raw(&mut guards, source)?,
+                    target: raw(&mut guards, target)?,
+                },
+                Resolved::Update { data, target } => Work::Update {
+                    data,
+                    target: raw(&mut guards, target)?,
+                },
+            });
+        }
+        Region::new(items)?.run(workers)
+    }
+
+    /// Runs export `ordinal` of `executable` over `workgroup_count`.
+    fn dispatch(
+        &self,
+        executable: &dyn WorkgroupExecutable,
+        ordinal: usize,
+        workgroup_count: [u32; 3],
+        constants: &[u32],
+        bindings: &[DispatchBinding],
+    ) -> Result<()> {
+        let workers = self.workers();
+        let mut guards = AccessGuards::default();
+        let grid = PreparedGrid::new(
+            executable,
+            ordinal,
+            constants,
+            &buffer_bindings(bindings),
+            workgroup_count,
+            workers.count(),
+            self.local_memory_limit,
+            &mut guards,
+        )?;
+        Region::new(vec![Work::Grid(grid)])?.run(workers)
+    }
+}
+
+/// Commands that separate regions.
+fn ends_region(command: &Command) -> bool {
+    matches!(
+        command,
+        Command::Barrier
+            | Command::SignalEvent(_)
+            | Command::ResetEvent(_)
+            | Command::WaitEvents(_)
+    )
+}
+
+/// The device range of a resolved binding (checked against its buffer).
+fn raw<'a>(guards: &mut AccessGuards<'a>, binding: &'a DispatchBinding) -> Result<RawRange> {
+    Ok(RawRange {
+        ptr: guards.address(&binding.buffer, binding.offset)?,
+        len: binding.length as usize,
+    })
+}
+
+/// A command of a region with its bindings resolved and its arguments
+/// checked.
+enum Resolved<'c> {
+    Dispatch {
+        executable: &'c Arc<dyn Executable>,
+        /// The executable as this driver loaded it; `None` for another
+        /// driver's.
+        local: Option<&'c LocalExecutable>,
+        ordinal: usize,
+        count: [u32; 3],
+        constants: &'c [u32],
+        bindings: Vec<DispatchBinding>,
+    },
+    Fill {
+        target: DispatchBinding,
+        pattern: &'c [u8],
+    },
+    Copy {
+        source: DispatchBinding,
+        target: DispatchBinding,
+    },
+    Update {
+        data: &'c [u8],
+        target: DispatchBinding,
+    },
+}
+
+impl<'c> Resolved<'c> {
+    /// Resolves `command` (not a barrier or event command) through `table`,
+    /// with the checks upstream makes when a command executes.
+    fn new(command: &'c Command, table: &[DispatchBinding]) -> Result<Resolved<'c>> {
+        Ok(match command {
+            Command::Dispatch {
+                executable,
+                ordinal,
+                workgroup_count,
+                constants,
+                bindings,
+            } => Resolved::Dispatch {
+                executable,
+                local: executable
+                    .as_any()
+                    .and_then(|any| any.downcast_ref::<LocalExecutable>()),
+                ordinal: *ordinal,
+                count: workgroup_count.read(table)?,
+                constants,
+                bindings: bindings
+                    .iter()
+                    .map(|b| resolve(b, table))
+                    .collect::<Result<_>>()?,
+            },
+            Command::Fill { target, pattern } => {
+                let target = resolve(target, table)?;
+                validate_access(target.buffer.allowed_access(), MemoryAccess::WRITE)?;
+                let width = pattern.len() as u64;
+                if (target.buffer.byte_offset() + target.offset) % width != 0
+                    || target.length % width != 0
+                {
+                    return Err(Status::new(
+                        StatusCode::InvalidArgument,
+                        format!(
+                            "fill offset and length must be aligned to the {width} byte pattern"
+                        ),
+                    ));
+                }
+                Resolved::Fill { target, pattern }
+            }
+            Command::Update { data, target } => {
+                let mut target = resolve(target, table)?;
+                validate_access(target.buffer.allowed_access(), MemoryAccess::WRITE)?;
+                if data.len() as u64 > target.length {
+                    return Err(Status::new(
+                        StatusCode::OutOfRange,
+                        format!(
+                            "update of {} bytes exceeds the {} byte target range",
+                            data.len(),
+                            target.length
+                        ),
+                    ));
+                }
+                target.length = data.len() as u64;
+                Resolved::Update { data, target }
+            }
+            Command::Copy { source, target } => {
+                let (source, target) = (resolve(source, table)?, resolve(target, table)?);
+                validate_access(source.buffer.allowed_access(), MemoryAccess::READ)?;
+                validate_access(target.buffer.allowed_access(), MemoryAccess::WRITE)?;
+                if source.length != target.length {
+                    return Err(Status::new(
+                        StatusCode::InvalidArgument,
+                        format!(
+                            "copy source ({} bytes) and target ({} bytes) lengths differ",
+                            source.length, target.length
+                        ),
+                    ));
+                }
+                Resolved::Copy { source, target }
+            }
+            Command::Barrier
+            | Command::SignalEvent(_)
+            | Command::ResetEvent(_)
+            | Command::WaitEvents(_) => {
+                return Err(Status::new(
+                    StatusCode::Internal,
+                    "barriers and events end regions and run on their own",
+                ))
+            }
+        })
+    }
+}
+
+/// Whether the commands of a region may run concurrently: every executable
+/// is this driver's, no copy reads and writes overlapping bytes, and no
+/// transfer touches bytes another command touches.
+fn may_run_together(commands: &[Resolved<'_>]) -> bool {
+    // (command, range, whether a transfer touches it)
+    let mut ranges: Vec<(usize, &DispatchBinding, bool)> = Vec::new();
+    for (index, command) in commands.iter().enumerate() {
+        match command {
+            Resolved::Dispatch { local: None, .. } => return false,
+            Resolved::Dispatch { bindings, .. } => {
+                ranges.extend(bindings.iter().map(|b| (index, b, false)))
+            }
+            Resolved::Fill { target, .. } | Resolved::Update { target, .. } => {
+                ranges.push((index, target, true))
+            }
+            Resolved::Copy { source, target } => {
+                if overlap(source, target) {
+                    return false;
+                }
+                ranges.push((index, source, true));
+                ranges.push((index, target, true));
+            }
+        }
+    }
+    ranges
+        .iter()
+        .enumerate()
+        .all(|(i, &(a, range_a, transfer_a))| {
+            ranges[i + 1..].iter().all(|&(b, range_b, transfer_b)| {
+                a == b || !(transfer_a || transfer_b) || !overlap(range_a, range_b)
+            })
+        })
+}
+
+/// Whether two resolved ranges share a byte.
+fn overlap(a: &DispatchBinding, b: &DispatchBinding) -> bool {
+    if !Buffer::same_allocation(&a.buffer, &b.buffer) || a.length == 0 || b.length == 0 {
+        return false;
+    }
+    let start_a = a.buffer.byte_offset() + a.offset;
+    let start_b = b.buffer.byte_offset() + b.offset;
+    start_a < start_b + b.length && start_b < start_a + a.length
+}
+
+/// An executable loaded by a local device: grids run on the device's
+/// workers (see [`Runner`]).
+pub struct LocalExecutable {
+    inner: Arc<dyn WorkgroupExecutable>,
+    runner: Runner,
+}
+
+impl LocalExecutable {
+    /// `inner`, run by `runner`.
+    pub fn new(inner: Arc<dyn WorkgroupExecutable>, runner: Runner) -> LocalExecutable {
+        LocalExecutable { inner, runner }
+    }
+}
+
+impl Executable for LocalExecutable {
+    fn export_count(&self) -> usize {
+        self.inner.exports().len()
+    }
+
+    fn export_name(&self, ordinal: usize) -> Option<&str> {
+        self.inner.exports().get(ordinal).map(|e| e.name.as_str())
+    }
+
+    fn dispatch(
+        &self,
+        ordinal: usize,
+        workgroup_count: [u32; 3],
+        constants: &[u32],
+        bindings: &[DispatchBinding],
+    ) -> Result<()> {
+        self.runner
+            .dispatch(&*self.inner, ordinal, workgroup_count, constants, bindings)
+    }
+
+    fn as_any(&self) -> Option<&dyn std::any::Any> {
+        Some(self)
+    }
+}
