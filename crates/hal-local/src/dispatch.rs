@@ -14,15 +14,15 @@
 //! against the buffers; what a kernel does inside its bindings is trusted, as
 //! upstream trusts it.
 
-use std::cell::RefCell;
+use std::cell::Cell;
 use std::ffi::c_void;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use iree_base::bytes::fill_pattern;
+use iree_base::sync::atomic::{AtomicU64, Ordering};
+use iree_base::sync::{self, Mutex};
 use iree_base::{bail, Result, Status, StatusCode};
 use iree_hal::buffer::{calculate_range, DeviceAccess};
 use iree_hal::Buffer;
-use parking_lot::Mutex;
 
 use crate::executable::WorkgroupExecutable;
 use crate::library::{DispatchStateV0, WorkgroupStateV0};
@@ -438,8 +438,9 @@ impl Work<'_> {
 
 thread_local! {
     /// Each worker's workgroup-local memory, kept between runs (kernels
-    /// treat it as uninitialized scratch).
-    static LOCAL_MEMORY: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+    /// treat it as uninitialized scratch). Taken out while a worker runs,
+    /// so nothing stays borrowed.
+    static LOCAL_MEMORY: Cell<Vec<u8>> = const { Cell::new(Vec::new()) };
 }
 
 /// Work items that may run concurrently, cut into tiles claimed from one
@@ -503,7 +504,7 @@ impl<'a> Region<'a> {
                 self.work(0);
             });
         }
-        match self.failure.into_inner() {
+        match sync::lock(&self.failure).take() {
             Some(status) => Err(status),
             None => Ok(()),
         }
@@ -516,31 +517,34 @@ impl<'a> Region<'a> {
             return;
         }
         let _fpu = FlushDenormals::enter();
-        LOCAL_MEMORY.with_borrow_mut(|local_memory| {
-            if local_memory.len() < self.local_memory_size {
-                local_memory.resize(self.local_memory_size, 0);
+        let mut local_memory = LOCAL_MEMORY.take();
+        if local_memory.len() < self.local_memory_size {
+            local_memory.resize(self.local_memory_size, 0);
+        }
+        // Tiles are claimed in increasing order, so the item holding the
+        // next one is never before the last one's.
+        let mut item = 0;
+        loop {
+            let tile = self.next.fetch_add(1, Ordering::Relaxed);
+            if tile >= total {
+                break;
             }
-            // Tiles are claimed in increasing order, so the item holding
-            // the next one is never before the last one's.
-            let mut item = 0;
-            loop {
-                let tile = self.next.fetch_add(1, Ordering::Relaxed);
-                if tile >= total {
-                    return;
-                }
-                while self.starts[item + 1] <= tile {
-                    item += 1;
-                }
-                let result =
-                    self.items[item].run_tile(tile - self.starts[item], processor_id, local_memory);
-                if let Err(failure) = result {
-                    // Stop everyone from claiming more; keep the first failure.
-                    self.next.store(total, Ordering::Relaxed);
-                    self.failure.lock().get_or_insert(failure);
-                    return;
-                }
+            while self.starts[item + 1] <= tile {
+                item += 1;
             }
-        })
+            let result = self.items[item].run_tile(
+                tile - self.starts[item],
+                processor_id,
+                &mut local_memory,
+            );
+            if let Err(failure) = result {
+                // Stop everyone from claiming more; keep the first failure.
+                self.next.store(total, Ordering::Relaxed);
+                sync::lock(&self.failure).get_or_insert(failure);
+                break;
+            }
+        }
+        LOCAL_MEMORY.set(local_memory);
     }
 }
 

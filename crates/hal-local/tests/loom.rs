@@ -111,3 +111,109 @@ fn pool_runs_each_job_once_per_worker() {
         drop(pool);
     });
 }
+
+/// A kernel for region models: counts runs per workgroup (x), failing the
+/// workgroup `fail_at` when set.
+struct CountingKernel {
+    exports: Vec<iree_hal_local::ExportInfo>,
+    runs: Vec<AtomicUsize>,
+    fail_at: Option<u32>,
+}
+
+impl CountingKernel {
+    fn new(workgroups: usize, fail_at: Option<u32>) -> CountingKernel {
+        CountingKernel {
+            exports: vec![iree_hal_local::ExportInfo::new(
+                "count",
+                iree_hal_local::DispatchAttrsV0::default(),
+            )],
+            runs: (0..workgroups).map(|_| AtomicUsize::new(0)).collect(),
+            fail_at,
+        }
+    }
+}
+
+impl iree_hal_local::WorkgroupExecutable for CountingKernel {
+    fn exports(&self) -> &[iree_hal_local::ExportInfo] {
+        &self.exports
+    }
+
+    unsafe fn run_workgroup(
+        &self,
+        _ordinal: usize,
+        _dispatch: &iree_hal_local::DispatchStateV0,
+        workgroup: &iree_hal_local::WorkgroupStateV0,
+    ) -> iree_base::Result<i32> {
+        let x = workgroup.workgroup_id_x;
+        self.runs[x as usize].fetch_add(1, Ordering::SeqCst);
+        Ok(i32::from(self.fail_at == Some(x)))
+    }
+}
+
+/// Runs one region of two grids (2 and 1 workgroups) on a two-worker pool.
+fn run_region(
+    first: &CountingKernel,
+    second: &CountingKernel,
+    pool: &WorkerPool,
+) -> iree_base::Result<()> {
+    use iree_hal_local::dispatch::{AccessGuards, PreparedGrid, Region, Work, Workers};
+    let mut guards = AccessGuards::default();
+    let items = vec![
+        Work::Grid(PreparedGrid::new(
+            first,
+            0,
+            &[],
+            &[],
+            [2, 1, 1],
+            2,
+            0,
+            &mut guards,
+        )?),
+        Work::Grid(PreparedGrid::new(
+            second,
+            0,
+            &[],
+            &[],
+            [1, 1, 1],
+            2,
+            0,
+            &mut guards,
+        )?),
+    ];
+    Region::new(items)?.run(Workers::Pool(pool))
+}
+
+/// Workers claiming tiles of a region from one counter run every tile of
+/// every item exactly once, whichever worker gets which.
+#[test]
+fn region_tiles_run_exactly_once() {
+    model(|| {
+        let pool = WorkerPool::new(2);
+        let (first, second) = (CountingKernel::new(2, None), CountingKernel::new(1, None));
+        run_region(&first, &second, &pool).unwrap();
+        for runs in first.runs.iter().chain(&second.runs) {
+            assert_eq!(runs.load(Ordering::SeqCst), 1);
+        }
+        drop(pool);
+    });
+}
+
+/// A failing tile fails the region with its status; no tile runs twice,
+/// whatever the other worker had claimed.
+#[test]
+fn a_failing_tile_fails_its_region_once() {
+    model(|| {
+        let pool = WorkerPool::new(2);
+        let (first, second) = (
+            CountingKernel::new(2, Some(0)),
+            CountingKernel::new(1, None),
+        );
+        let error = run_region(&first, &second, &pool).unwrap_err();
+        assert_eq!(error.code(), StatusCode::Internal);
+        assert_eq!(first.runs[0].load(Ordering::SeqCst), 1);
+        for runs in first.runs.iter().chain(&second.runs) {
+            assert!(runs.load(Ordering::SeqCst) <= 1);
+        }
+        drop(pool);
+    });
+}
