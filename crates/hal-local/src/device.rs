@@ -247,9 +247,10 @@ impl Device for LocalDevice {
         params: BufferParams,
         size: u64,
     ) -> Result<Buffer> {
-        // Host memory is allocated now (the buffer must not be used before
-        // `signal` anyway); the queue orders only the signal.
-        let buffer = match self.allocator.allocate_buffer(params, size) {
+        // Host memory is taken now (the buffer must not be used before
+        // `signal` anyway), reusing that of earlier transients; the queue
+        // orders only the signal.
+        let buffer = match self.allocator.allocate_transient(params, size) {
             Ok(buffer) => buffer,
             Err(status) => {
                 signal.fail(status.clone());
@@ -261,7 +262,8 @@ impl Device for LocalDevice {
     }
 
     fn queue_dealloca(&self, wait: &Fence, signal: &Fence, buffer: &Buffer) -> Result<()> {
-        // Host memory is freed when the last reference drops.
+        // Host memory goes back to the transient cache with the last
+        // reference to it.
         self.queue.dealloca(wait, signal, buffer)
     }
 

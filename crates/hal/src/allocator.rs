@@ -3,13 +3,15 @@
 //! `--print_statistics` prints them), and [`HeapAllocator`], the host-memory
 //! allocator of the local devices.
 
-use std::sync::Arc;
+use std::collections::BTreeMap;
+use std::sync::{Arc, Weak};
 
 use iree_base::{Result, Status, StatusCode};
 use parking_lot::Mutex;
 
 use crate::buffer::{
-    Buffer, BufferUsage, ExternalHostMemory, MemoryAccess, MemoryType, HOST_ALLOCATION_ALIGNMENT,
+    Buffer, BufferUsage, ExternalHostMemory, HostMemory, MemoryAccess, MemoryType,
+    HOST_ALLOCATION_ALIGNMENT,
 };
 
 /// How a buffer will be used (`iree_hal_buffer_params_t`).
@@ -184,6 +186,10 @@ pub trait Allocator: Send + Sync {
 
     /// Current statistics.
     fn statistics(&self) -> AllocatorStatistics;
+
+    /// Releases memory kept for reuse (`iree_hal_allocator_trim`), for
+    /// callers that know no similar allocation is coming soon.
+    fn trim(&self) {}
 }
 
 /// Host memory for local devices (upstream's heap allocator): one heap,
@@ -191,12 +197,120 @@ pub trait Allocator: Send + Sync {
 #[derive(Default)]
 pub struct HeapAllocator {
     statistics: SharedStatistics,
+    /// Memory of dropped transient buffers, for the next queue allocations.
+    transients: Arc<TransientCache>,
+}
+
+/// Host memory that transient buffers (queue allocations) gave back when
+/// they dropped, by capacity, for later queue allocations to reuse: a
+/// program calling the same function again finds its transients' memory
+/// already mapped and faulted in, as upstream's caching allocators do.
+#[derive(Default)]
+struct TransientCache {
+    blocks: Mutex<BTreeMap<usize, Vec<HostMemory>>>,
+}
+
+/// A reused block may be up to this many times larger than the request.
+const TRANSIENT_SLACK: usize = 2;
+
+impl TransientCache {
+    /// A cached block of at least `size` bytes (and at most
+    /// [`TRANSIENT_SLACK`] times that). On a miss the cache is emptied, so
+    /// memory kept for sizes no longer asked for never adds to a new peak.
+    fn take(&self, size: usize) -> Option<HostMemory> {
+        let mut blocks = self.blocks.lock();
+        let upper = size.saturating_mul(TRANSIENT_SLACK).max(size);
+        let capacity = *blocks.range(size..=upper).next()?.0;
+        let Some(list) = blocks.get_mut(&capacity) else {
+            return None;
+        };
+        let block = list.pop();
+        if list.is_empty() {
+            blocks.remove(&capacity);
+        }
+        block
+    }
+
+    fn clear(&self) {
+        let released = std::mem::take(&mut *self.blocks.lock());
+        drop(released);
+    }
+
+    fn put(&self, block: HostMemory) {
+        self.blocks
+            .lock()
+            .entry(block.len())
+            .or_default()
+            .push(block);
+    }
+}
+
+/// The owner of a transient buffer's memory: gives the block back to its
+/// cache when the buffer's last reference drops.
+struct CachedBlock {
+    block: Option<HostMemory>,
+    cache: Weak<TransientCache>,
+}
+
+impl Drop for CachedBlock {
+    fn drop(&mut self) {
+        if let (Some(block), Some(cache)) = (self.block.take(), self.cache.upgrade()) {
+            cache.put(block);
+        }
+    }
 }
 
 impl HeapAllocator {
     /// A new allocator with zeroed statistics.
     pub fn new() -> Arc<HeapAllocator> {
         Arc::new(HeapAllocator::default())
+    }
+
+    /// A buffer for a queue allocation (`queue.alloca`): like
+    /// [`Allocator::allocate_buffer`], but its memory may be that of a
+    /// transient buffer dropped earlier (of up to twice the size), so
+    /// steady-state calls neither map nor fault in fresh pages. Its contents
+    /// are unspecified (zeros, or bytes an earlier buffer left).
+    pub fn allocate_transient(&self, params: BufferParams, allocation_size: u64) -> Result<Buffer> {
+        let mut params = params.canonicalize();
+        if !self
+            .query_buffer_compatibility(&mut params, allocation_size)
+            .contains(BufferCompatibility::ALLOCATABLE)
+        {
+            return Err(Status::new(
+                StatusCode::InvalidArgument,
+                "allocator cannot allocate a buffer with the given parameters",
+            ));
+        }
+        let size = usize::try_from(allocation_size).map_err(|_| {
+            Status::new(
+                StatusCode::ResourceExhausted,
+                format!("cannot allocate {allocation_size} bytes"),
+            )
+        })?;
+        let block = match self.transients.take(size) {
+            Some(block) => block,
+            None => {
+                self.transients.clear();
+                HostMemory::zeroed(size)?
+            }
+        };
+        let ptr = block.ptr();
+        let owner = CachedBlock {
+            block: Some(block),
+            cache: Arc::downgrade(&self.transients),
+        };
+        // SAFETY: the block holds at least `size` bytes at `ptr` and is
+        // owned by `owner` alone (it left the cache), which keeps it alive
+        // until the buffer's memory drops and only then returns it.
+        let memory = unsafe { HostMemory::from_foreign(ptr, size, Box::new(owner)) };
+        Ok(Buffer::from_host_memory(
+            memory,
+            params.memory_type,
+            params.usage,
+            params.access,
+            Some(self.statistics.clone()),
+        ))
     }
 }
 
@@ -290,6 +404,10 @@ impl Allocator for HeapAllocator {
     fn statistics(&self) -> AllocatorStatistics {
         *self.statistics.lock()
     }
+
+    fn trim(&self) {
+        self.transients.clear();
+    }
 }
 
 #[cfg(test)]
@@ -343,6 +461,45 @@ mod tests {
         drop(host);
         let stats = allocator.statistics();
         assert_eq!((stats.host_bytes_allocated, stats.host_bytes_freed), (8, 8));
+    }
+
+    #[test]
+    fn transient_memory_is_reused_after_its_buffer_drops() {
+        let allocator = HeapAllocator::new();
+        let params = BufferParams {
+            memory_type: MemoryType::DEVICE_LOCAL,
+            ..Default::default()
+        };
+        let address = |b: &Buffer| b.begin_device_access().unwrap().base_ptr() as usize;
+        let first = allocator.allocate_transient(params, 10_000).unwrap();
+        let held = first.subspan(0, 16).unwrap();
+        let a = address(&first);
+        drop(first);
+        let second = allocator.allocate_transient(params, 9_000).unwrap();
+        assert_ne!(address(&second), a, "still held by a subspan");
+        drop(held);
+        drop(second);
+        // Both blocks are cached now; a fitting request reuses one of them.
+        let third = allocator.allocate_transient(params, 10_000).unwrap();
+        assert_eq!(address(&third), a);
+        assert_eq!(third.byte_length(), 10_000);
+        third.write(0, &[1, 2, 3]).unwrap();
+        drop(third);
+        // More than twice the request is not reused; the miss empties the
+        // cache rather than keeping blocks nobody asks for.
+        let small = allocator.allocate_transient(params, 100).unwrap();
+        assert_ne!(address(&small), a);
+        drop(small);
+        assert!(allocator
+            .transients
+            .blocks
+            .lock()
+            .values()
+            .flatten()
+            .all(|b| b.len() == 100));
+        let stats = allocator.statistics();
+        assert_eq!(stats.device_bytes_allocated, 10_000 + 9_000 + 10_000 + 100);
+        assert_eq!(stats.device_bytes_freed, stats.device_bytes_allocated);
     }
 
     #[test]

@@ -567,6 +567,11 @@ impl HostMemory {
         Ok(unsafe { HostMemory::from_foreign(memory.ptr, memory.len, owner) })
     }
 
+    /// The address of the first usable byte.
+    pub(crate) fn ptr(&self) -> std::ptr::NonNull<u8> {
+        self.ptr
+    }
+
     fn in_use() -> Status {
         Status::new(
             StatusCode::FailedPrecondition,

@@ -652,6 +652,11 @@ pub fn run_function(run: &RunContext, options: &RunOptions, out: &mut dyn Write)
     if let Some(finish) = finish {
         finish.wait(None).annotate("waiting on finish fence")?;
     }
+    // One call per run: memory kept for the next call's transients would
+    // only add to the peak while results are checked and printed.
+    if let Some(device) = &run.device {
+        device.allocator().trim();
+    }
     if !options.expected_outputs.is_empty() {
         return check_expected_outputs(run, &cconv.results, &outputs, options, out)
             .annotate("processing function outputs");
