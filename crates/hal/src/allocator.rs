@@ -221,9 +221,7 @@ impl TransientCache {
         let mut blocks = self.blocks.lock();
         let upper = size.saturating_mul(TRANSIENT_SLACK).max(size);
         let capacity = *blocks.range(size..=upper).next()?.0;
-        let Some(list) = blocks.get_mut(&capacity) else {
-            return None;
-        };
+        let list = blocks.get_mut(&capacity)?;
         let block = list.pop();
         if list.is_empty() {
             blocks.remove(&capacity);
