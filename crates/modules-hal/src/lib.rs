@@ -478,6 +478,25 @@ fn binding(buffer: &Option<Ref>, slot: i32, offset: i64, length: i64) -> Result<
     })
 }
 
+/// Runs a queue transfer (`queue.fill`, `copy`, `update`) as a one-command
+/// transfer command buffer, so it runs the way the device runs transfers
+/// (tiled over the workers of local devices, on the stream of GPUs). A
+/// command that fails its checks fails `signal` too.
+fn queue_transfer(
+    device: &Arc<dyn Device>,
+    wait: &Option<Ref>,
+    signal: &Option<Ref>,
+    record: impl FnOnce(&mut CommandBuffer) -> Result<()>,
+) -> Result<()> {
+    let (wait, signal) = (fence_or_empty(wait)?, fence_or_empty(signal)?);
+    let mut cb = CommandBuffer::new(0);
+    if let Err(status) = record(&mut cb).and_then(|()| cb.finalize()) {
+        signal.fail(status.clone());
+        return Err(status);
+    }
+    device.queue_execute(wait, signal, Some(&cb), &[])
+}
+
 /// The low `length` bytes of a fill pattern.
 fn pattern_bytes(pattern: i64, length: i32) -> Result<Vec<u8>> {
     if !matches!(length, 1 | 2 | 4 | 8) {
@@ -577,27 +596,31 @@ fn more(b: Builder) -> Result<Builder> {
         let device = device_arg(&device)?;
         let target = deref::<HalBuffer>(&target, buffer_type(), "target buffer")?.0.clone();
         let pattern = pattern_bytes(pattern, pattern_length)?;
-        let (offset, length) = (size(offset, "offset")?, length as u64);
-        device.queue_host_call(fence_or_empty(&wait)?, fence_or_empty(&signal)?, Box::new(move || {
-            let length = iree_hal::buffer::calculate_range(target.byte_length(), offset, length)?;
-            target.fill(offset, length, &pattern)
-        }))
+        let offset = size(offset, "offset")?;
+        queue_transfer(device, &wait, &signal, |cb| {
+            cb.fill(BindingRef::Direct { buffer: target, offset, length: length as u64 }, &pattern)
+        })
     })?
     .export("device.queue.copy", "0rIrrrIrIII_v", |_, (device, _affinity, wait, signal, source, source_offset, target, target_offset, length, _flags): QueueCopyArgs| {
         let device = device_arg(&device)?;
         let source = deref::<HalBuffer>(&source, buffer_type(), "source buffer")?.0.clone();
         let target = deref::<HalBuffer>(&target, buffer_type(), "target buffer")?.0.clone();
         let (source_offset, target_offset, length) = (size(source_offset, "offset")?, size(target_offset, "offset")?, size(length, "length")?);
-        device.queue_host_call(fence_or_empty(&wait)?, fence_or_empty(&signal)?, Box::new(move || {
-            target.copy_from(target_offset, &source, source_offset, length)
-        }))
+        queue_transfer(device, &wait, &signal, |cb| {
+            cb.copy(
+                BindingRef::Direct { buffer: source, offset: source_offset, length },
+                BindingRef::Direct { buffer: target, offset: target_offset, length },
+            )
+        })
     })?
     .export("device.queue.update", "0rIrrrIrIII_v", |_, (device, _affinity, wait, signal, source, source_offset, target, target_offset, length, _flags): QueueCopyArgs| {
         let device = device_arg(&device)?;
         let data = vm_bytes(&source, source_offset, length)?;
         let target = deref::<HalBuffer>(&target, buffer_type(), "target buffer")?.0.clone();
         let target_offset = size(target_offset, "offset")?;
-        device.queue_host_call(fence_or_empty(&wait)?, fence_or_empty(&signal)?, Box::new(move || target.write(target_offset, &data)))
+        queue_transfer(device, &wait, &signal, |cb| {
+            cb.update(&data, BindingRef::Direct { buffer: target, offset: target_offset, length: data.len() as u64 })
+        })
     })?
     .export("ex.file.from_memory", "0rIirIIi_r", |_, (device, _affinity, access, buffer, offset, length, _flags): (Option<Ref>, i64, i32, Option<Ref>, i64, i64, i32)| {
         device_arg(&device)?;
