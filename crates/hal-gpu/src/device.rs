@@ -18,9 +18,9 @@ use iree_hal::buffer::DeviceAccess;
 use iree_hal::command_buffer::resolve;
 use iree_hal::device::match_pattern;
 use iree_hal::{
-    Allocator, AllocatorStatistics, BindingRef, Buffer, BufferCompatibility, BufferParams,
-    BufferUsage, Command, CommandBuffer, Device, DeviceMemory, DispatchBinding, Event, Executable,
-    Fence, MemoryAccess, MemoryHeap, MemoryType, WorkgroupCount,
+    Allocator, AllocatorStatistics, BindingRef, Buffer, BufferBinding, BufferCompatibility,
+    BufferParams, BufferUsage, Command, CommandBuffer, Device, DeviceMemory, DispatchBinding,
+    Event, Executable, Fence, MemoryAccess, MemoryHeap, MemoryType, WorkgroupCount,
 };
 use iree_hal::{DeferredExecution, Queue};
 use parking_lot::Mutex;
@@ -278,7 +278,7 @@ impl<B: Backend> Executable for GpuExecutable<B> {
         _ordinal: usize,
         _workgroup_count: [u32; 3],
         _constants: &[u32],
-        _bindings: &[DispatchBinding],
+        _bindings: &[BufferBinding<'_>],
     ) -> Result<()> {
         Err(Status::new(
             StatusCode::Unimplemented,
@@ -371,7 +371,7 @@ impl<B: Backend> Stream<B> {
         // mappings are excluded while the device uses them.
         let mut used: Vec<Buffer> = Vec::new();
         let mut note = |binding: &BindingRef| -> Result<()> {
-            used.push(resolve(binding, table)?.buffer);
+            used.push(resolve(binding, table)?.buffer.clone());
             Ok(())
         };
         for command in command_buffer.commands() {
@@ -493,7 +493,7 @@ impl<B: Backend> Stream<B> {
                         .iter()
                         .map(|b| {
                             let b = resolve(b, table)?;
-                            self.address(&b.buffer, b.offset)
+                            self.address(b.buffer, b.offset)
                         })
                         .collect::<Result<Vec<u64>>>()?;
                     let mut params = KernelParams::pack(export, &addresses, constants)?;
@@ -507,7 +507,7 @@ impl<B: Backend> Stream<B> {
                 }
                 Command::Fill { target, pattern } => {
                     let target = resolve(target, table)?;
-                    let address = self.address(&target.buffer, target.offset)?;
+                    let address = self.address(target.buffer, target.offset)?;
                     let width = pattern.len() as u64;
                     if address % width != 0 || target.length % width != 0 {
                         return Err(Status::new(
@@ -539,7 +539,7 @@ impl<B: Backend> Stream<B> {
                     )?;
                     host.write(0, &data[..length as usize])?;
                     let source = self.address(&host, 0)?;
-                    let address = self.address(&target.buffer, target.offset)?;
+                    let address = self.address(target.buffer, target.offset)?;
                     self.backend.copy(address, source, length)?;
                     staging.push(host);
                 }
@@ -557,8 +557,8 @@ impl<B: Backend> Stream<B> {
                     }
                     if source.length > 0 {
                         self.backend.copy(
-                            self.address(&target.buffer, target.offset)?,
-                            self.address(&source.buffer, source.offset)?,
+                            self.address(target.buffer, target.offset)?,
+                            self.address(source.buffer, source.offset)?,
                             source.length,
                         )?;
                     }

@@ -9,7 +9,7 @@
 //! of a region fill idle workers instead of running one after another.
 //!
 //! Every allocation a region touches is held under a device-access guard
-//! ([`AccessGuards`]) while it runs, so no host mapping (Rust code) can
+//! ([`DeviceBindings`]) while it runs, so no host mapping (Rust code) can
 //! observe the memory while kernels or transfers write it. Ranges are checked
 //! against the buffers; what a kernel does inside its bindings is trusted, as
 //! upstream trusts it.
@@ -18,26 +18,18 @@ use std::cell::Cell;
 use std::ffi::c_void;
 
 use iree_base::bytes::fill_pattern;
-use iree_base::sync::atomic::{AtomicU64, Ordering};
+use iree_base::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use iree_base::sync::{self, Mutex};
 use iree_base::{bail, Result, Status, StatusCode};
 use iree_hal::buffer::{calculate_range, DeviceAccess};
 use iree_hal::Buffer;
+pub use iree_hal::BufferBinding;
+
+use smallvec::SmallVec;
 
 use crate::executable::WorkgroupExecutable;
-use crate::library::{DispatchStateV0, WorkgroupStateV0};
+use crate::library::{DispatchStateV0, ExportInfo, WorkgroupStateV0};
 use crate::pool::WorkerPool;
-
-/// One binding of a dispatch: a byte range of a buffer.
-#[derive(Clone, Copy, Debug)]
-pub struct BufferBinding<'a> {
-    /// The buffer.
-    pub buffer: &'a Buffer,
-    /// Offset within the buffer.
-    pub offset: u64,
-    /// Length in bytes ([`iree_hal::WHOLE_BUFFER`] for the rest of the buffer).
-    pub length: u64,
-}
 
 /// Runs export `ordinal` of `library` for every workgroup of
 /// `workgroup_count`, in x-fastest order on the calling thread.
@@ -100,7 +92,7 @@ fn run_one_grid(
     workgroup_count: [u32; 3],
     workers: Workers<'_>,
 ) -> Result<()> {
-    let mut guards = AccessGuards::default();
+    let mut device_bindings = DeviceBindings::default();
     let grid = PreparedGrid::new(
         library,
         ordinal,
@@ -109,9 +101,9 @@ fn run_one_grid(
         workgroup_count,
         workers.count(),
         0,
-        &mut guards,
+        &mut device_bindings,
     )?;
-    Region::new(vec![Work::Grid(grid)])?.run(workers)
+    Region::new(&[Work::Grid(grid)], &device_bindings)?.run(workers)
 }
 
 /// Who runs a region's tiles.
@@ -133,14 +125,24 @@ impl Workers<'_> {
     }
 }
 
-/// Device-access guards over the allocations a piece of work touches, one
-/// per distinct allocation, held until dropped.
+/// What a region's work needs of device memory: a device-access guard over
+/// each allocation it touches (one per distinct allocation, held until this
+/// drops), and the binding address and length arrays its dispatches' states
+/// point into.
 #[derive(Default)]
-pub struct AccessGuards<'a> {
-    guards: Vec<(&'a Buffer, DeviceAccess<'a>)>,
+pub struct DeviceBindings<'a> {
+    guards: SmallVec<[(&'a Buffer, DeviceAccess<'a>); INLINE_BINDINGS]>,
+    ptrs: SmallVec<[*mut c_void; INLINE_BINDINGS]>,
+    lengths: SmallVec<[usize; INLINE_BINDINGS]>,
 }
 
-impl<'a> AccessGuards<'a> {
+// SAFETY: the pointers are addresses inside allocations held under the
+// guards; sharing the arrays lets workers build dispatch states from them,
+// and what is accessed through them is the kernels' business (see
+// `PreparedGrid::run_tile`).
+unsafe impl Sync for DeviceBindings<'_> {}
+
+impl<'a> DeviceBindings<'a> {
     /// The device address of byte `offset` of `buffer` (an offset within the
     /// buffer, already checked against its length), taking a guard over its
     /// allocation unless one is held.
@@ -161,19 +163,33 @@ impl<'a> AccessGuards<'a> {
         // inside its allocation.
         Ok(self.guards[index].1.base_ptr().wrapping_add(start as usize))
     }
+
+    /// Appends a dispatch's binding (address and length); returns its index.
+    fn push_binding(&mut self, binding: &BufferBinding<'a>) -> Result<usize> {
+        let length = calculate_range(binding.buffer.byte_length(), binding.offset, binding.length)?;
+        let ptr = self.address(binding.buffer, binding.offset)?;
+        self.ptrs.push(ptr.cast());
+        self.lengths.push(length as usize);
+        Ok(self.ptrs.len() - 1)
+    }
 }
 
-/// A dispatch validated and ready to run: its binding pointers and the v0
-/// dispatch state pointing at them.
+/// Bindings most dispatches fit without a heap allocation.
+const INLINE_BINDINGS: usize = 8;
+
+/// A dispatch validated and ready to run: its export, constants and where
+/// its binding addresses sit in the region's [`DeviceBindings`], from which
+/// each tile's v0 dispatch state is built.
 pub struct PreparedGrid<'a> {
     library: &'a dyn WorkgroupExecutable,
     ordinal: usize,
-    /// Pointed to by `state` (heap storage: stays put when this moves).
-    _binding_ptrs: Vec<*mut c_void>,
-    /// Pointed to by `state`.
-    _binding_lengths: Vec<usize>,
-    /// Points to `constants` (borrowed for `'a`) and the vectors above.
-    state: DispatchStateV0,
+    export: &'a ExportInfo,
+    constants: &'a [u32],
+    /// The range of the region's binding arrays holding this dispatch's.
+    bindings: std::ops::Range<usize>,
+    workgroup_count: [u32; 2],
+    workgroup_count_z: u16,
+    max_concurrency: u8,
     total: u64,
     local_memory_size: usize,
 }
@@ -181,7 +197,7 @@ pub struct PreparedGrid<'a> {
 impl<'a> PreparedGrid<'a> {
     /// Checks the dispatch of export `ordinal` over `workgroup_count` with
     /// `constants` and `bindings` against the export, resolves the bindings
-    /// to addresses under `guards`, and builds the state for up to
+    /// to addresses in `bindings_out`, and records the state for up to
     /// `max_concurrency` workers. `local_memory_limit` (0: none) bounds the
     /// workgroup-local memory the export may ask for.
     #[allow(clippy::too_many_arguments)]
@@ -193,7 +209,7 @@ impl<'a> PreparedGrid<'a> {
         workgroup_count: [u32; 3],
         max_concurrency: usize,
         local_memory_limit: usize,
-        guards: &mut AccessGuards<'a>,
+        bindings_out: &mut DeviceBindings<'a>,
     ) -> Result<PreparedGrid<'a>> {
         let Some(export) = library.exports().get(ordinal) else {
             bail!(
@@ -239,46 +255,56 @@ impl<'a> PreparedGrid<'a> {
                 "workgroup count {workgroup_count:?} has more than 2^64 workgroups"
             );
         };
-        let mut binding_ptrs = Vec::with_capacity(bindings.len());
-        let mut binding_lengths = Vec::with_capacity(bindings.len());
+        let first = bindings_out.ptrs.len();
         if total > 0 {
             for binding in bindings {
-                let length =
-                    calculate_range(binding.buffer.byte_length(), binding.offset, binding.length)?;
-                binding_ptrs.push(guards.address(binding.buffer, binding.offset)?.cast());
-                binding_lengths.push(length as usize);
+                bindings_out.push_binding(binding)?;
             }
         }
-        // The ABI carries the concurrency in 8 bits.
-        let max_concurrency = max_concurrency.clamp(1, usize::from(u8::MAX)) as u8;
-        let state = DispatchStateV0::new(
-            export,
-            [workgroup_count[0], workgroup_count[1]],
-            count_z,
-            max_concurrency,
-            constants,
-            &binding_ptrs,
-            &binding_lengths,
-        );
         Ok(PreparedGrid {
             library,
             ordinal,
-            _binding_ptrs: binding_ptrs,
-            _binding_lengths: binding_lengths,
-            state,
+            export,
+            constants,
+            bindings: first..bindings_out.ptrs.len(),
+            workgroup_count: [workgroup_count[0], workgroup_count[1]],
+            workgroup_count_z: count_z,
+            // The ABI carries the concurrency in 8 bits.
+            max_concurrency: max_concurrency.clamp(1, usize::from(u8::MAX)) as u8,
             total,
             local_memory_size,
         })
     }
 
+    /// The v0 dispatch state, pointing into `bindings` (the arrays this
+    /// dispatch was prepared into).
+    fn state(&self, bindings: &DeviceBindings<'_>) -> DispatchStateV0 {
+        DispatchStateV0::new(
+            self.export,
+            self.workgroup_count,
+            self.workgroup_count_z,
+            self.max_concurrency,
+            self.constants,
+            &bindings.ptrs[self.bindings.clone()],
+            &bindings.lengths[self.bindings.clone()],
+        )
+    }
+
     /// Runs linear workgroup `index` (x fastest) as `processor_id`.
-    fn run_tile(&self, index: u64, processor_id: u32, local_memory: &mut [u8]) -> Result<()> {
-        let [count_x, count_y] = [self.state.workgroup_count_x, self.state.workgroup_count_y];
+    fn run_tile(
+        &self,
+        index: u64,
+        processor_id: u32,
+        local_memory: &mut [u8],
+        bindings: &DeviceBindings<'_>,
+    ) -> Result<()> {
+        let [count_x, count_y] = self.workgroup_count;
         let x = (index % u64::from(count_x)) as u32;
         let y = ((index / u64::from(count_x)) % u64::from(count_y)) as u32;
         let z = (index / (u64::from(count_x) * u64::from(count_y))) as u16;
         let local_memory = &mut local_memory[..self.local_memory_size];
         let workgroup = WorkgroupStateV0::new([x, y], z, processor_id, local_memory);
+        let state = self.state(bindings);
         // SAFETY: constant and binding counts match the export (checked in
         // `new`); every binding pointer/length pair lies inside an allocation
         // held under a device-access guard for as long as the region runs, so
@@ -286,10 +312,7 @@ impl<'a> PreparedGrid<'a> {
         // worker's local memory (of the export's size) are live for the call.
         // The kernel's own accesses within its bindings are trusted, as
         // documented in the crate.
-        match unsafe {
-            self.library
-                .run_workgroup(self.ordinal, &self.state, &workgroup)
-        }? {
+        match unsafe { self.library.run_workgroup(self.ordinal, &state, &workgroup) }? {
             0 => Ok(()),
             code => Err(Status::new(
                 StatusCode::Internal,
@@ -309,7 +332,7 @@ impl<'a> PreparedGrid<'a> {
 pub const TRANSFER_TILE: usize = 256 << 10;
 
 /// A device address range a transfer reads or writes, inside an allocation
-/// held under an [`AccessGuards`] guard for the region's life.
+/// held under a [`DeviceBindings`] guard for the region's life.
 #[derive(Clone, Copy)]
 pub struct RawRange {
     /// The first byte.
@@ -405,14 +428,20 @@ impl Work<'_> {
         }
     }
 
-    fn run_tile(&self, tile: u64, processor_id: u32, local_memory: &mut [u8]) -> Result<()> {
+    fn run_tile(
+        &self,
+        tile: u64,
+        processor_id: u32,
+        local_memory: &mut [u8],
+        bindings: &DeviceBindings<'_>,
+    ) -> Result<()> {
         // For the transfers: their ranges were checked against their buffers
         // and are held under device access while the region runs; the
         // executor runs a transfer concurrently only with work that touches
         // none of its bytes (a copy's source and target included), and each
         // tile goes to one worker.
         match self {
-            Work::Grid(grid) => grid.run_tile(tile, processor_id, local_memory),
+            Work::Grid(grid) => grid.run_tile(tile, processor_id, local_memory, bindings),
             Work::Fill { target, pattern } => {
                 // SAFETY: see above.
                 let bytes = unsafe { target.tile_mut(tile) };
@@ -445,23 +474,27 @@ thread_local! {
 
 /// Work items that may run concurrently, cut into tiles claimed from one
 /// counter.
-pub struct Region<'a> {
-    items: Vec<Work<'a>>,
+pub struct Region<'r, 'a> {
+    items: &'r [Work<'a>],
+    bindings: &'r DeviceBindings<'a>,
     /// `starts[i]` is the first tile of item `i`; one more entry holds the
     /// total.
-    starts: Vec<u64>,
+    starts: SmallVec<[u64; 2]>,
     local_memory_size: usize,
     /// The next unclaimed tile.
     next: AtomicU64,
     failure: Mutex<Option<Status>>,
+    /// Set with `failure`, so a region that succeeded takes no lock.
+    failed: AtomicBool,
 }
 
-impl<'a> Region<'a> {
-    /// A region of `items`; fails when their tiles do not fit a `u64`.
-    pub fn new(items: Vec<Work<'a>>) -> Result<Region<'a>> {
-        let mut starts = Vec::with_capacity(items.len() + 1);
+impl<'r, 'a> Region<'r, 'a> {
+    /// A region of `items`, prepared into `bindings`; fails when their
+    /// tiles do not fit a `u64`.
+    pub fn new(items: &'r [Work<'a>], bindings: &'r DeviceBindings<'a>) -> Result<Region<'r, 'a>> {
+        let mut starts = SmallVec::with_capacity(items.len() + 1);
         let mut total = 0u64;
-        for item in &items {
+        for item in items {
             starts.push(total);
             total = total.checked_add(item.tiles()).ok_or_else(|| {
                 Status::new(
@@ -474,10 +507,12 @@ impl<'a> Region<'a> {
         let local_memory_size = items.iter().map(Work::local_memory_size).max().unwrap_or(0);
         Ok(Region {
             items,
+            bindings,
             starts,
             local_memory_size,
             next: AtomicU64::new(0),
             failure: Mutex::new(None),
+            failed: AtomicBool::new(false),
         })
     }
 
@@ -487,7 +522,7 @@ impl<'a> Region<'a> {
 
     /// Runs every tile on `workers` and returns the first failure, if any
     /// (a failure stops the workers from claiming more tiles).
-    pub fn run(self, workers: Workers<'_>) -> Result<()> {
+    pub fn run(&self, workers: Workers<'_>) -> Result<()> {
         let total = self.total();
         // More workers than tiles would only wait.
         let helpers = workers.count().min(total.min(usize::MAX as u64) as usize);
@@ -498,11 +533,13 @@ impl<'a> Region<'a> {
         } else {
             std::thread::scope(|scope| {
                 for processor in 1..helpers {
-                    let region = &self;
-                    scope.spawn(move || region.work(processor as u32));
+                    scope.spawn(move || self.work(processor as u32));
                 }
                 self.work(0);
             });
+        }
+        if !self.failed.load(Ordering::Acquire) {
+            return Ok(());
         }
         match sync::lock(&self.failure).take() {
             Some(status) => Err(status),
@@ -517,7 +554,11 @@ impl<'a> Region<'a> {
             return;
         }
         let _fpu = FlushDenormals::enter();
-        let mut local_memory = LOCAL_MEMORY.take();
+        let mut local_memory = if self.local_memory_size > 0 {
+            LOCAL_MEMORY.take()
+        } else {
+            Vec::new()
+        };
         if local_memory.len() < self.local_memory_size {
             local_memory.resize(self.local_memory_size, 0);
         }
@@ -536,15 +577,19 @@ impl<'a> Region<'a> {
                 tile - self.starts[item],
                 processor_id,
                 &mut local_memory,
+                self.bindings,
             );
             if let Err(failure) = result {
                 // Stop everyone from claiming more; keep the first failure.
                 self.next.store(total, Ordering::Relaxed);
                 sync::lock(&self.failure).get_or_insert(failure);
+                self.failed.store(true, Ordering::Release);
                 break;
             }
         }
-        LOCAL_MEMORY.set(local_memory);
+        if local_memory.capacity() > 0 {
+            LOCAL_MEMORY.set(local_memory);
+        }
     }
 }
 
@@ -588,18 +633,6 @@ impl Drop for FlushDenormals {
     }
 }
 
-/// Borrows resolved HAL dispatch bindings as [`BufferBinding`]s.
-pub fn buffer_bindings(bindings: &[iree_hal::DispatchBinding]) -> Vec<BufferBinding<'_>> {
-    bindings
-        .iter()
-        .map(|b| BufferBinding {
-            buffer: &b.buffer,
-            offset: b.offset,
-            length: b.length,
-        })
-        .collect()
-}
-
 impl iree_hal::Executable for crate::EmbeddedElfLibrary {
     fn export_count(&self) -> usize {
         self.exports().len()
@@ -614,9 +647,8 @@ impl iree_hal::Executable for crate::EmbeddedElfLibrary {
         ordinal: usize,
         workgroup_count: [u32; 3],
         constants: &[u32],
-        bindings: &[iree_hal::DispatchBinding],
+        bindings: &[BufferBinding<'_>],
     ) -> Result<()> {
-        let bindings = buffer_bindings(bindings);
-        dispatch_grid(self, ordinal, constants, &bindings, workgroup_count)
+        dispatch_grid(self, ordinal, constants, bindings, workgroup_count)
     }
 }

@@ -18,11 +18,10 @@ use std::sync::Arc;
 use iree_base::{Result, Status, StatusCode};
 use iree_hal::buffer::validate_access;
 use iree_hal::command_buffer::{resolve, Command, CommandBuffer, DispatchBinding};
-use iree_hal::{Buffer, Executable, MemoryAccess};
+use iree_hal::{Buffer, BufferBinding, Executable, MemoryAccess};
+use smallvec::SmallVec;
 
-use crate::dispatch::{
-    buffer_bindings, AccessGuards, PreparedGrid, RawRange, Region, Work, Workers,
-};
+use crate::dispatch::{DeviceBindings, PreparedGrid, RawRange, Region, Work, Workers};
 use crate::executable::WorkgroupExecutable;
 use crate::pool::WorkerPool;
 
@@ -91,11 +90,14 @@ impl Runner {
     fn run_region(&self, commands: &[Command], table: &[DispatchBinding]) -> Result<()> {
         // Everything is resolved and checked before anything runs, and
         // indirect workgroup counts are read before any guard is taken.
+        if let [command] = commands {
+            return self.run(&[Resolved::new(command, table)?]);
+        }
         let resolved = commands
             .iter()
             .map(|command| Resolved::new(command, table))
-            .collect::<Result<Vec<_>>>()?;
-        if resolved.len() > 1 && !may_run_together(&resolved) {
+            .collect::<Result<SmallVec<[_; 1]>>>()?;
+        if !may_run_together(&resolved) {
             return resolved
                 .iter()
                 .try_for_each(|command| self.run(std::slice::from_ref(command)));
@@ -120,7 +122,7 @@ impl Runner {
             [Resolved::Copy { source, target }] if overlap(source, target) => {
                 return target.buffer.copy_from(
                     target.offset,
-                    &source.buffer,
+                    source.buffer,
                     source.offset,
                     source.length,
                 )
@@ -128,8 +130,8 @@ impl Runner {
             _ => {}
         }
         let workers = self.workers();
-        let mut guards = AccessGuards::default();
-        let mut items = Vec::with_capacity(commands.len());
+        let mut guards = DeviceBindings::default();
+        let mut items = SmallVec::<[_; 1]>::with_capacity(commands.len());
         for command in commands {
             items.push(match command {
                 Resolved::Dispatch {
@@ -143,7 +145,7 @@ impl Runner {
                     &*local.inner,
                     *ordinal,
                     constants,
-                    &buffer_bindings(bindings),
+                    bindings,
                     *count,
                     workers.count(),
                     self.local_memory_limit,
@@ -169,7 +171,7 @@ impl Runner {
                 },
             });
         }
-        Region::new(items)?.run(workers)
+        Region::new(&items, &guards)?.run(workers)
     }
 
     /// Runs export `ordinal` of `executable` over `workgroup_count`.
@@ -179,21 +181,21 @@ impl Runner {
         ordinal: usize,
         workgroup_count: [u32; 3],
         constants: &[u32],
-        bindings: &[DispatchBinding],
+        bindings: &[BufferBinding<'_>],
     ) -> Result<()> {
         let workers = self.workers();
-        let mut guards = AccessGuards::default();
+        let mut guards = DeviceBindings::default();
         let grid = PreparedGrid::new(
             executable,
             ordinal,
             constants,
-            &buffer_bindings(bindings),
+            bindings,
             workgroup_count,
             workers.count(),
             self.local_memory_limit,
             &mut guards,
         )?;
-        Region::new(vec![Work::Grid(grid)])?.run(workers)
+        Region::new(&[Work::Grid(grid)], &guards)?.run(workers)
     }
 }
 
@@ -209,9 +211,9 @@ fn ends_region(command: &Command) -> bool {
 }
 
 /// The device range of a resolved binding (checked against its buffer).
-fn raw<'a>(guards: &mut AccessGuards<'a>, binding: &'a DispatchBinding) -> Result<RawRange> {
+fn raw<'a>(guards: &mut DeviceBindings<'a>, binding: &BufferBinding<'a>) -> Result<RawRange> {
     Ok(RawRange {
-        ptr: guards.address(&binding.buffer, binding.offset)?,
+        ptr: guards.address(binding.buffer, binding.offset)?,
         len: binding.length as usize,
     })
 }
@@ -227,26 +229,26 @@ enum Resolved<'c> {
         ordinal: usize,
         count: [u32; 3],
         constants: &'c [u32],
-        bindings: Vec<DispatchBinding>,
+        bindings: SmallVec<[BufferBinding<'c>; 4]>,
     },
     Fill {
-        target: DispatchBinding,
+        target: BufferBinding<'c>,
         pattern: &'c [u8],
     },
     Copy {
-        source: DispatchBinding,
-        target: DispatchBinding,
+        source: BufferBinding<'c>,
+        target: BufferBinding<'c>,
     },
     Update {
         data: &'c [u8],
-        target: DispatchBinding,
+        target: BufferBinding<'c>,
     },
 }
 
 impl<'c> Resolved<'c> {
     /// Resolves `command` (not a barrier or event command) through `table`,
     /// with the checks upstream makes when a command executes.
-    fn new(command: &'c Command, table: &[DispatchBinding]) -> Result<Resolved<'c>> {
+    fn new(command: &'c Command, table: &'c [DispatchBinding]) -> Result<Resolved<'c>> {
         Ok(match command {
             Command::Dispatch {
                 executable,
@@ -332,7 +334,7 @@ impl<'c> Resolved<'c> {
 /// transfer touches bytes another command touches.
 fn may_run_together(commands: &[Resolved<'_>]) -> bool {
     // (command, range, whether a transfer touches it)
-    let mut ranges: Vec<(usize, &DispatchBinding, bool)> = Vec::new();
+    let mut ranges: Vec<(usize, &BufferBinding<'_>, bool)> = Vec::new();
     for (index, command) in commands.iter().enumerate() {
         match command {
             Resolved::Dispatch { local: None, .. } => return false,
@@ -362,8 +364,8 @@ fn may_run_together(commands: &[Resolved<'_>]) -> bool {
 }
 
 /// Whether two resolved ranges share a byte.
-fn overlap(a: &DispatchBinding, b: &DispatchBinding) -> bool {
-    if !Buffer::same_allocation(&a.buffer, &b.buffer) || a.length == 0 || b.length == 0 {
+fn overlap(a: &BufferBinding<'_>, b: &BufferBinding<'_>) -> bool {
+    if !Buffer::same_allocation(a.buffer, b.buffer) || a.length == 0 || b.length == 0 {
         return false;
     }
     let start_a = a.buffer.byte_offset() + a.offset;
@@ -399,7 +401,7 @@ impl Executable for LocalExecutable {
         ordinal: usize,
         workgroup_count: [u32; 3],
         constants: &[u32],
-        bindings: &[DispatchBinding],
+        bindings: &[BufferBinding<'_>],
     ) -> Result<()> {
         self.runner
             .dispatch(&*self.inner, ordinal, workgroup_count, constants, bindings)

@@ -156,8 +156,8 @@ fn run_region(
     second: &CountingKernel,
     pool: &WorkerPool,
 ) -> iree_base::Result<()> {
-    use iree_hal_local::dispatch::{AccessGuards, PreparedGrid, Region, Work, Workers};
-    let mut guards = AccessGuards::default();
+    use iree_hal_local::dispatch::{DeviceBindings, PreparedGrid, Region, Work, Workers};
+    let mut guards = DeviceBindings::default();
     let items = vec![
         Work::Grid(PreparedGrid::new(
             first,
@@ -180,7 +180,7 @@ fn run_region(
             &mut guards,
         )?),
     ];
-    Region::new(items)?.run(Workers::Pool(pool))
+    Region::new(&items, &guards)?.run(Workers::Pool(pool))
 }
 
 /// Workers claiming tiles of a region from one counter run every tile of

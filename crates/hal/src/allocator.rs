@@ -213,6 +213,11 @@ struct TransientCache {
 /// A reused block may be up to this many times larger than the request.
 const TRANSIENT_SLACK: usize = 2;
 
+/// Smaller transients come from the heap, whose allocator already reuses
+/// freed memory without faulting and costs less than the cache's
+/// bookkeeping.
+const TRANSIENT_CACHE_MIN: usize = 256 << 10;
+
 impl TransientCache {
     /// A cached block of at least `size` bytes (and at most
     /// [`TRANSIENT_SLACK`] times that). On a miss the cache is emptied, so
@@ -267,8 +272,9 @@ impl HeapAllocator {
     /// A buffer for a queue allocation (`queue.alloca`): like
     /// [`Allocator::allocate_buffer`], but its memory may be that of a
     /// transient buffer dropped earlier (of up to twice the size), so
-    /// steady-state calls neither map nor fault in fresh pages. Its contents
-    /// are unspecified (zeros, or bytes an earlier buffer left).
+    /// steady-state calls neither map nor fault in fresh pages (buffers of
+    /// under 256 KiB come straight from the heap). Its contents are
+    /// unspecified (zeros, or bytes an earlier buffer left).
     pub fn allocate_transient(&self, params: BufferParams, allocation_size: u64) -> Result<Buffer> {
         let mut params = params.canonicalize();
         if !self
@@ -286,6 +292,15 @@ impl HeapAllocator {
                 format!("cannot allocate {allocation_size} bytes"),
             )
         })?;
+        if size < TRANSIENT_CACHE_MIN {
+            return Buffer::allocate_host_tracked(
+                allocation_size,
+                params.memory_type,
+                params.usage,
+                params.access,
+                Some(self.statistics.clone()),
+            );
+        }
         let block = match self.transients.take(size) {
             Some(block) => block,
             None => {
@@ -469,23 +484,23 @@ mod tests {
             ..Default::default()
         };
         let address = |b: &Buffer| b.begin_device_access().unwrap().base_ptr() as usize;
-        let first = allocator.allocate_transient(params, 10_000).unwrap();
+        let first = allocator.allocate_transient(params, 1_000_000).unwrap();
         let held = first.subspan(0, 16).unwrap();
         let a = address(&first);
         drop(first);
-        let second = allocator.allocate_transient(params, 9_000).unwrap();
+        let second = allocator.allocate_transient(params, 900_000).unwrap();
         assert_ne!(address(&second), a, "still held by a subspan");
         drop(held);
         drop(second);
         // Both blocks are cached now; a fitting request reuses one of them.
-        let third = allocator.allocate_transient(params, 10_000).unwrap();
+        let third = allocator.allocate_transient(params, 1_000_000).unwrap();
         assert_eq!(address(&third), a);
-        assert_eq!(third.byte_length(), 10_000);
+        assert_eq!(third.byte_length(), 1_000_000);
         third.write(0, &[1, 2, 3]).unwrap();
         drop(third);
         // More than twice the request is not reused; the miss empties the
         // cache rather than keeping blocks nobody asks for.
-        let small = allocator.allocate_transient(params, 100).unwrap();
+        let small = allocator.allocate_transient(params, 300_000).unwrap();
         assert_ne!(address(&small), a);
         drop(small);
         assert!(allocator
@@ -494,9 +509,12 @@ mod tests {
             .lock()
             .values()
             .flatten()
-            .all(|b| b.len() == 100));
+            .all(|b| b.len() == 300_000));
         let stats = allocator.statistics();
-        assert_eq!(stats.device_bytes_allocated, 10_000 + 9_000 + 10_000 + 100);
+        assert_eq!(
+            stats.device_bytes_allocated,
+            1_000_000 + 900_000 + 1_000_000 + 300_000
+        );
         assert_eq!(stats.device_bytes_freed, stats.device_bytes_allocated);
     }
 

@@ -31,6 +31,41 @@ pub struct DispatchBinding {
     pub length: u64,
 }
 
+impl DispatchBinding {
+    /// This binding, borrowed.
+    pub fn as_binding(&self) -> BufferBinding<'_> {
+        BufferBinding {
+            buffer: &self.buffer,
+            offset: self.offset,
+            length: self.length,
+        }
+    }
+}
+
+/// A byte range of a buffer, borrowed from a recorded command or a binding
+/// table: a binding as resolved for execution.
+#[derive(Clone, Copy, Debug)]
+pub struct BufferBinding<'a> {
+    /// The buffer.
+    pub buffer: &'a Buffer,
+    /// Offset within the buffer.
+    pub offset: u64,
+    /// Length in bytes ([`crate::WHOLE_BUFFER`] for the rest of the buffer
+    /// where the user passes it; resolved bindings have a concrete length).
+    pub length: u64,
+}
+
+impl BufferBinding<'_> {
+    /// An owned copy (the buffer reference is cloned).
+    pub fn to_owned(&self) -> DispatchBinding {
+        DispatchBinding {
+            buffer: self.buffer.clone(),
+            offset: self.offset,
+            length: self.length,
+        }
+    }
+}
+
 /// Loaded device code.
 pub trait Executable: Send + Sync {
     /// The number of exports.
@@ -44,7 +79,7 @@ pub trait Executable: Send + Sync {
         ordinal: usize,
         workgroup_count: [u32; 3],
         constants: &[u32],
-        bindings: &[DispatchBinding],
+        bindings: &[BufferBinding<'_>],
     ) -> Result<()>;
 
     /// The concrete executable, for drivers that run their own executables
@@ -455,8 +490,7 @@ impl CommandBuffer {
                             ),
                         ));
                     }
-                    t.buffer
-                        .copy_from(t.offset, &s.buffer, s.offset, s.length)?;
+                    t.buffer.copy_from(t.offset, s.buffer, s.offset, s.length)?;
                 }
                 Command::Barrier => {}
                 Command::SignalEvent(event) => event.signal(),
@@ -472,10 +506,12 @@ impl CommandBuffer {
     }
 }
 
-/// Resolves a recorded binding to a concrete buffer range.
 /// Resolves a recorded binding to a concrete buffer range, looking slots up
-/// in `table` (`execute.indirect`'s binding table).
-pub fn resolve(binding: &BindingRef, table: &[DispatchBinding]) -> Result<DispatchBinding> {
+/// in `table` (`execute.indirect`'s binding table); borrows, never clones.
+pub fn resolve<'a>(
+    binding: &'a BindingRef,
+    table: &'a [DispatchBinding],
+) -> Result<BufferBinding<'a>> {
     match binding {
         BindingRef::Direct {
             buffer,
@@ -483,8 +519,8 @@ pub fn resolve(binding: &BindingRef, table: &[DispatchBinding]) -> Result<Dispat
             length,
         } => {
             let length = calculate_range(buffer.byte_length(), *offset, *length)?;
-            Ok(DispatchBinding {
-                buffer: buffer.clone(),
+            Ok(BufferBinding {
+                buffer,
                 offset: *offset,
                 length,
             })
@@ -504,8 +540,8 @@ pub fn resolve(binding: &BindingRef, table: &[DispatchBinding]) -> Result<Dispat
                 )
             })?;
             let length = calculate_range(entry.length, *offset, *length)?;
-            Ok(DispatchBinding {
-                buffer: entry.buffer.clone(),
+            Ok(BufferBinding {
+                buffer: &entry.buffer,
                 offset: entry.offset + offset,
                 length,
             })
@@ -535,7 +571,7 @@ mod tests {
             _: usize,
             count: [u32; 3],
             _: &[u32],
-            b: &[DispatchBinding],
+            b: &[BufferBinding<'_>],
         ) -> Result<()> {
             for i in 0..count[0] as u64 {
                 let (mut x, mut y) = ([0u8; 4], [0u8; 4]);

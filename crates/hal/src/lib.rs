@@ -34,7 +34,7 @@ pub use buffer_view_text::{
     BufferViewLiteral,
 };
 pub use command_buffer::{
-    BindingRef, Command, CommandBuffer, DispatchBinding, Executable, WorkgroupCount,
+    BindingRef, BufferBinding, Command, CommandBuffer, DispatchBinding, Executable, WorkgroupCount,
 };
 pub use device::{Device, DeviceInfo, Driver, DriverRegistry};
 pub use element_type::{ElementType, EncodingType, NumericalType};
