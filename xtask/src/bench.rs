@@ -1,14 +1,19 @@
-//! `cargo xtask bench`: wall time of our `iree-run-module` against upstream's
-//! on the same modules, flags and inputs, in one alternating run.
+//! `cargo xtask bench`: our `iree-run-module` against upstream's on the same
+//! modules, flags and inputs, in one alternating run.
 //!
-//! Each workload runs `--runs` times per tool, alternating which tool goes
-//! first, after one untimed warm-up each; outputs must be identical. The
-//! report gives the median wall time per tool and the ratio ours/upstream.
+//! Two kinds of workload: programs from `testdata/` (interpreter loops, a
+//! large matmul, many tiny dispatches) and real models from PyPI wheels
+//! (`models.rs`) on `local-sync` and `local-task`. Each workload runs once
+//! per tool untimed (which must print the same and, for models, write
+//! byte-identical `.npy` outputs), then `--runs` times per tool, alternating
+//! which goes first. The report gives the median wall time and the median
+//! peak RSS per tool and the ratios ours/upstream; the exit code is non-zero
+//! when any workload fails or differs.
 
-use std::path::Path;
-use std::time::{Duration, Instant};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
 
-use crate::{conformance, proc, venv, Result};
+use crate::{conformance, models, proc, venv, Result};
 
 /// A benchmark: a name, a suite directory and the `iree-run-module` args.
 struct Workload {
@@ -103,6 +108,18 @@ const WORKLOADS: &[Workload] = &[
     },
 ];
 
+/// One thing to time: where to run and what to pass.
+struct Job {
+    name: String,
+    dir: PathBuf,
+    args: Vec<String>,
+    /// Files the run writes (relative to `dir`) that must match byte for byte.
+    outputs: Vec<String>,
+}
+
+/// The devices models run on.
+const MODEL_DEVICES: [&str; 2] = ["local-sync", "local-task"];
+
 /// Options: `--runs N` (default 7), `--filter TEXT`.
 pub fn run(args: &[String]) -> Result<bool> {
     let mut runs = 7usize;
@@ -114,50 +131,94 @@ pub fn run(args: &[String]) -> Result<bool> {
                 runs = it
                     .next()
                     .and_then(|v| v.parse().ok())
-                    .ok_or("--runs needs a number")?
+                    .filter(|&n| n > 0)
+                    .ok_or("--runs needs a positive number")?
             }
             "--filter" => filter = Some(it.next().ok_or("--filter needs text")?.clone()),
             other => return Err(format!("unknown bench option `{other}`")),
         }
     }
+    let wanted = |name: &str| filter.as_deref().is_none_or(|f| name.contains(f));
     let root = crate::repo_root();
-    let upstream = venv::ensure(&root)?.iree_run_module();
+    let venv = venv::ensure(&root)?;
+    let upstream = venv.iree_run_module();
     let ours = conformance::our_binary(&root)?;
+
+    let mut jobs: Vec<Job> = WORKLOADS
+        .iter()
+        .filter(|w| wanted(w.name))
+        .map(|w| Job {
+            name: w.name.to_string(),
+            dir: root.join("testdata").join(w.suite),
+            args: w.args.iter().map(|s| s.to_string()).collect(),
+            outputs: Vec::new(),
+        })
+        .collect();
+    let mut legend = Vec::new();
+    for model in models::MODELS {
+        let names: Vec<String> = MODEL_DEVICES
+            .iter()
+            .map(|device| format!("{}, {device}", model.name))
+            .collect();
+        if !names.iter().any(|n| wanted(n)) {
+            continue;
+        }
+        let prepared = models::prepare(&root, &venv, model)?;
+        legend.push(format!(
+            "  {:<12} {} ({} from {}, input {})",
+            model.name,
+            model.what,
+            model.member,
+            model.wheel,
+            model.inputs.join(" ")
+        ));
+        for (device, name) in MODEL_DEVICES.iter().zip(names) {
+            if !wanted(&name) {
+                continue;
+            }
+            let outputs: Vec<String> = (0..prepared.outputs)
+                .map(|i| format!("{}.out{i}.npy", model.name))
+                .collect();
+            let mut args = vec![format!("--device={device}")];
+            args.extend(prepared.args.iter().cloned());
+            args.extend(outputs.iter().map(|f| format!("--output=@{f}")));
+            jobs.push(Job {
+                name,
+                dir: prepared.dir.clone(),
+                args,
+                outputs,
+            });
+        }
+    }
+
     println!(
-        "ours:     {}\nupstream: {}\nruns per tool: {runs} (alternating order)\n",
+        "ours:     {}\nupstream: {}\nruns per tool: {runs} (alternating order); medians\n",
         ours.display(),
         upstream.display()
     );
+    if !legend.is_empty() {
+        println!("models:\n{}\n", legend.join("\n"));
+    }
     println!(
-        "{:<40} {:>12} {:>12} {:>8}",
-        "workload", "upstream", "ours", "ratio"
+        "{:<40} {:>10} {:>10} {:>7} {:>9} {:>9} {:>7}",
+        "workload", "upstream", "ours", "ratio", "up RSS", "our RSS", "ratio"
     );
     let mut all_ok = true;
-    for w in WORKLOADS
-        .iter()
-        .filter(|w| filter.as_deref().is_none_or(|f| w.name.contains(f)))
-    {
-        let dir = root.join("testdata").join(w.suite);
-        let args: Vec<String> = w.args.iter().map(|s| s.to_string()).collect();
-        let (up, us) = measure(&upstream, &ours, &args, &dir, runs)?;
-        match (up, us) {
-            (Ok(up), Ok(us)) => {
-                println!(
-                    "{:<40} {:>10.1}ms {:>10.1}ms {:>8.3}",
-                    w.name,
-                    ms(up),
-                    ms(us),
-                    us.as_secs_f64() / up.as_secs_f64()
-                );
-            }
-            (up, us) => {
+    for job in &jobs {
+        match measure(&upstream, &ours, job, runs) {
+            Ok((up, us)) => println!(
+                "{:<40} {:>8.1}ms {:>8.1}ms {:>7.3} {:>6.1}MiB {:>6.1}MiB {:>7.3}",
+                job.name,
+                ms(up.wall),
+                ms(us.wall),
+                us.wall.as_secs_f64() / up.wall.as_secs_f64(),
+                mib(up.rss_kib),
+                mib(us.rss_kib),
+                us.rss_kib as f64 / up.rss_kib.max(1) as f64
+            ),
+            Err(why) => {
                 all_ok = false;
-                println!(
-                    "{:<40} FAILED: upstream {:?}, ours {:?}",
-                    w.name,
-                    up.err(),
-                    us.err()
-                );
+                println!("{:<40} FAILED: {why}", job.name);
             }
         }
     }
@@ -168,48 +229,78 @@ fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1e3
 }
 
-type Timing = std::result::Result<Duration, String>;
+fn mib(kib: u64) -> f64 {
+    kib as f64 / 1024.0
+}
 
-fn measure(
-    upstream: &Path,
-    ours: &Path,
-    args: &[String],
-    dir: &Path,
-    runs: usize,
-) -> Result<(Timing, Timing)> {
+/// Medians of one tool's runs.
+struct Summary {
+    wall: Duration,
+    rss_kib: u64,
+}
+
+/// What one run produced: its stdout and the bytes of each output file.
+fn run_once(tool: &Path, job: &Job) -> Result<(proc::Measured, Vec<Vec<u8>>)> {
     let timeout = Duration::from_secs(300);
-    // Warm-up (page cache, CPU frequency), and check both print the same.
-    let a = proc::run(upstream, args, dir, timeout)?;
-    let b = proc::run(ours, args, dir, timeout)?;
-    if a.exit_code != 0 || b.exit_code != 0 || a.stdout != b.stdout {
-        let why = format!(
-            "outputs differ or failed: upstream exit {} {:?}; ours exit {} {:?}",
-            a.exit_code, a.stdout, b.exit_code, b.stdout
-        );
-        return Ok((Err(why.clone()), Err(why)));
+    for file in &job.outputs {
+        let _ = std::fs::remove_file(job.dir.join(file));
+    }
+    let run = proc::run_measured(tool, &job.args, &job.dir, timeout)?;
+    if run.output.exit_code != 0 {
+        return Err(format!(
+            "{} exited with {}: {}",
+            tool.display(),
+            run.output.exit_code,
+            run.output.stderr.trim_end()
+        ));
+    }
+    let files = job
+        .outputs
+        .iter()
+        .map(|f| {
+            std::fs::read(job.dir.join(f))
+                .map_err(|e| format!("{} wrote no {f}: {e}", tool.display()))
+        })
+        .collect::<Result<_>>()?;
+    Ok((run, files))
+}
+
+fn measure(upstream: &Path, ours: &Path, job: &Job, runs: usize) -> Result<(Summary, Summary)> {
+    // Untimed first runs (page cache, CPU frequency) that also check that
+    // both print the same and write the same bytes.
+    let (a, a_files) = run_once(upstream, job)?;
+    let (b, b_files) = run_once(ours, job)?;
+    if a.output.stdout != b.output.stdout {
+        return Err(format!(
+            "stdout differs: upstream {:?}, ours {:?}",
+            a.output.stdout, b.output.stdout
+        ));
+    }
+    if let Some(i) = (0..a_files.len()).find(|&i| a_files[i] != b_files[i]) {
+        return Err(format!("{} differs from upstream's", job.outputs[i]));
     }
     let mut up = Vec::with_capacity(runs);
     let mut us = Vec::with_capacity(runs);
     for i in 0..runs {
-        let order: [(&Path, &mut Vec<Duration>); 2] = if i % 2 == 0 {
+        let order: [(&Path, &mut Vec<proc::Measured>); 2] = if i % 2 == 0 {
             [(upstream, &mut up), (ours, &mut us)]
         } else {
             [(ours, &mut us), (upstream, &mut up)]
         };
-        for (tool, times) in order {
-            let start = Instant::now();
-            let out = proc::run(tool, args, dir, timeout)?;
-            let elapsed = start.elapsed();
-            if out.exit_code != 0 {
-                return Err(format!("{} failed: {}", tool.display(), out.stderr));
-            }
-            times.push(elapsed);
+        for (tool, samples) in order {
+            samples.push(run_once(tool, job)?.0);
         }
     }
-    Ok((Ok(median(&mut up)), Ok(median(&mut us))))
+    Ok((summarize(&up), summarize(&us)))
 }
 
-fn median(v: &mut [Duration]) -> Duration {
-    v.sort();
-    v[v.len() / 2]
+fn summarize(samples: &[proc::Measured]) -> Summary {
+    let mut walls: Vec<Duration> = samples.iter().map(|m| m.wall).collect();
+    let mut rss: Vec<u64> = samples.iter().map(|m| m.peak_rss_kib).collect();
+    walls.sort();
+    rss.sort();
+    Summary {
+        wall: walls[walls.len() / 2],
+        rss_kib: rss[rss.len() / 2],
+    }
 }

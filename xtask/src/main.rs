@@ -6,7 +6,8 @@
 //! * `conformance`: run every case through upstream and through our
 //!   `iree-run-module` and compare;
 //! * `opcodes`: list which core VM opcodes the `vm` suite's modules contain;
-//! * `bench`: time ours against upstream on `testdata/bench` workloads;
+//! * `bench`: time ours against upstream on `testdata` workloads and real
+//!   models from PyPI wheels (`models.rs`);
 //! * `loom`: model-check the semaphore, queue and worker-pool protocols;
 //! * `param-rss`: peak memory of loading a large parameter file, ours
 //!   against upstream.
@@ -18,6 +19,7 @@ mod bench;
 mod cli;
 mod conformance;
 mod diff;
+mod models;
 mod opcodes;
 mod param_rss;
 mod proc;
@@ -54,8 +56,10 @@ commands:
                             testdata/<suite>/*.vmfb (default suite: vm)
       --verbose             also list, per opcode, the groups containing it
   bench [--runs N] [--filter TEXT]
-                            wall time of ours vs upstream on testdata/bench
-                            workloads, alternating runs; prints the ratio
+                            median wall time and peak RSS of ours vs upstream,
+                            alternating runs: testdata workloads, and real ONNX
+                            models from PyPI wheels (prepared under target/models)
+                            on local-sync and local-task, outputs compared bit for bit
   param-rss [--mib N]       peak RSS (and anonymous / file-backed RSS) and wall time of
                             loading an N MiB (default 1024) parameter file, ours vs
                             upstream, on local-sync/local-task, --parameter_mode=file/preload

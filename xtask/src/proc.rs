@@ -160,3 +160,110 @@ pub fn shell_quote(arg: &str) -> String {
         format!("'{}'", arg.replace('\'', "'\\''"))
     }
 }
+
+/// One run's output with its wall time and peak resident memory.
+#[derive(Debug, Clone)]
+pub struct Measured {
+    /// What the run printed and how it ended.
+    pub output: Output,
+    /// Wall time from spawn to reaping.
+    pub wall: Duration,
+    /// Peak resident set size of the process, in KiB (`ru_maxrss`).
+    pub peak_rss_kib: u64,
+}
+
+/// Like [`run`], but reaps the child with `wait4` to get its own peak RSS,
+/// and times it without polling (a watchdog thread enforces `timeout`).
+#[cfg(unix)]
+pub fn run_measured(
+    program: &Path,
+    args: &[String],
+    cwd: &Path,
+    timeout: Duration,
+) -> Result<Measured> {
+    use std::os::unix::process::CommandExt;
+    use std::sync::atomic::AtomicBool;
+    use std::sync::Arc;
+
+    let mut cmd = Command::new(program);
+    cmd.args(args)
+        .current_dir(cwd)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0);
+    let start = Instant::now();
+    let mut child = cmd
+        .spawn()
+        .map_err(|e| format!("cannot run {}: {e}", program.display()))?;
+    let mut out_pipe = child.stdout.take().expect("piped stdout");
+    let mut err_pipe = child.stderr.take().expect("piped stderr");
+    let out_reader = std::thread::spawn(move || {
+        let mut buf = Vec::new();
+        let _ = out_pipe.read_to_end(&mut buf);
+        buf
+    });
+    let err_reader = std::thread::spawn(move || {
+        let mut buf = Vec::new();
+        let _ = err_pipe.read_to_end(&mut buf);
+        buf
+    });
+    let pid = child.id();
+    let reaped = Arc::new(AtomicBool::new(false));
+    let timed_out = Arc::new(AtomicBool::new(false));
+    let watchdog = {
+        let (reaped, timed_out) = (reaped.clone(), timed_out.clone());
+        std::thread::spawn(move || {
+            while !reaped.load(Ordering::Acquire) {
+                if start.elapsed() > timeout {
+                    timed_out.store(true, Ordering::Release);
+                    kill_group(pid);
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(10));
+            }
+        })
+    };
+    let mut status = 0i32;
+    // SAFETY: an all-zero `rusage` is a valid value of this plain C struct.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let waited = loop {
+        // SAFETY: `pid` is our unreaped child; both pointers are to live locals.
+        let r = unsafe { libc::wait4(pid as libc::pid_t, &mut status, 0, &mut usage) };
+        if r >= 0 || std::io::Error::last_os_error().kind() != std::io::ErrorKind::Interrupted {
+            break r;
+        }
+    };
+    let wall = start.elapsed();
+    reaped.store(true, Ordering::Release);
+    let _ = watchdog.join();
+    if waited < 0 {
+        return Err(format!(
+            "waiting for {}: {}",
+            program.display(),
+            std::io::Error::last_os_error()
+        ));
+    }
+    let stdout = String::from_utf8_lossy(&out_reader.join().unwrap_or_default()).into_owned();
+    let stderr = String::from_utf8_lossy(&err_reader.join().unwrap_or_default()).into_owned();
+    let timed_out = timed_out.load(Ordering::Acquire);
+    let signal = libc::WIFSIGNALED(status).then(|| libc::WTERMSIG(status));
+    let exit_code = if timed_out {
+        TIMEOUT_EXIT_CODE
+    } else if libc::WIFEXITED(status) {
+        libc::WEXITSTATUS(status)
+    } else {
+        128 + signal.unwrap_or(0)
+    };
+    Ok(Measured {
+        output: Output {
+            exit_code,
+            signal: if timed_out { None } else { signal },
+            timed_out,
+            stdout,
+            stderr,
+        },
+        wall,
+        peak_rss_kib: u64::try_from(usage.ru_maxrss).unwrap_or(0),
+    })
+}

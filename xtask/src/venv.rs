@@ -200,7 +200,8 @@ pub fn ensure(root: &Path) -> Result<Venv> {
     probe(&dir)
 }
 
-fn run_checked(cmd: &mut Command) -> Result<()> {
+/// Runs `cmd`, an error unless it exits successfully.
+pub fn run_checked(cmd: &mut Command) -> Result<()> {
     let status = cmd
         .status()
         .map_err(|e| format!("cannot run {:?}: {e}", cmd.get_program()))?;
