@@ -9,6 +9,7 @@ use iree_base::{Result, ResultExt, Status, StatusCode};
 use iree_vm::{Cconv, CconvType, TypeDef};
 
 use crate::format::{FeatureBits, ModuleMetadata};
+use crate::isa::OpcodeSet;
 use crate::op::*;
 
 /// Marker byte that starts every block.
@@ -665,10 +666,14 @@ fn decode_inner(m: &ModuleView<'_>, file: &[u8], ordinal: usize) -> Result<Funct
             PREFIX_EXT_F64 => (2u16, d.r.u8()?),
             c => (0u16, c),
         };
-        let op = match set {
-            0 => decode_core(&mut d, code_byte),
-            1 => decode_f32(&mut d, code_byte),
-            _ => decode_f64(&mut d, code_byte),
+        let opcode_set = [OpcodeSet::Core, OpcodeSet::F32, OpcodeSet::F64][usize::from(set)];
+        let op = match decode_alu(&mut d, opcode_set, code_byte) {
+            Ok(None) => match set {
+                0 => decode_core(&mut d, code_byte),
+                1 => decode_f32(&mut d, code_byte),
+                _ => decode_f64(&mut d, code_byte),
+            },
+            decoded => decoded,
         }
         .annotate_with(|| {
             format!(
@@ -885,6 +890,41 @@ fn align16(n: usize) -> usize {
     (n + 15) & !15
 }
 
+/// Reads one register operand of an ALU instruction by its value type.
+macro_rules! alu_operand {
+    ($d:ident, I32) => {
+        $d.i32()?
+    };
+    ($d:ident, F32) => {
+        $d.i32()?
+    };
+    ($d:ident, I64) => {
+        $d.i64()?
+    };
+    ($d:ident, F64) => {
+        $d.i64()?
+    };
+}
+
+macro_rules! define_decode_alu {
+    (() $( $set:ident $code:literal $mnemonic:literal $name:ident
+           ( $($arg:ident : $arg_ty:ident),* ) -> $result_ty:ident = $kind:ident $sem:expr ; )*) => {
+        /// Decodes and verifies a register-to-register instruction (every row
+        /// of [`for_each_alu_op!`](crate::isa)): operands, then the result, in
+        /// encoding order. `None` for other opcodes.
+        fn decode_alu(d: &mut Decoder<'_, '_>, set: OpcodeSet, code: u8) -> Result<Option<Op>> {
+            Ok(Some(match (set, code) {
+                $( (OpcodeSet::$set, $code) => Op::$name {
+                    $($arg: alu_operand!(d, $arg_ty),)*
+                    r: alu_operand!(d, $result_ty),
+                }, )*
+                _ => return Ok(None),
+            }))
+        }
+    };
+}
+crate::isa::for_each_alu_op!(define_decode_alu! {});
+
 fn decode_core(d: &mut Decoder<'_, '_>, c: u8) -> Result<Option<Op>> {
     use Op::*;
     Ok(Some(match c {
@@ -1068,263 +1108,6 @@ fn decode_core(d: &mut Decoder<'_, '_>, c: u8) -> Result<Option<Op>> {
                 r: d.rref()?,
             }
         }
-        0x22 => AddI32 {
-            a: d.i32()?,
-            b: d.i32()?,
-            r: d.i32()?,
-        },
-        0x23 => SubI32 {
-            a: d.i32()?,
-            b: d.i32()?,
-            r: d.i32()?,
-        },
-        0x24 => MulI32 {
-            a: d.i32()?,
-            b: d.i32()?,
-            r: d.i32()?,
-        },
-        0x25 => BinI32 {
-            op: self::BinI32::DivS,
-            a: d.i32()?,
-            b: d.i32()?,
-            r: d.i32()?,
-        },
-        0x26 => BinI32 {
-            op: self::BinI32::DivU,
-            a: d.i32()?,
-            b: d.i32()?,
-            r: d.i32()?,
-        },
-        0x27 => BinI32 {
-            op: self::BinI32::RemS,
-            a: d.i32()?,
-            b: d.i32()?,
-            r: d.i32()?,
-        },
-        0x28 => BinI32 {
-            op: self::BinI32::RemU,
-            a: d.i32()?,
-            b: d.i32()?,
-            r: d.i32()?,
-        },
-        0x29 => FmaI32 {
-            a: d.i32()?,
-            b: d.i32()?,
-            c: d.i32()?,
-            r: d.i32()?,
-        },
-        0x2A => AddI64 {
-            a: d.i64()?,
-            b: d.i64()?,
-            r: d.i64()?,
-        },
-        0x2B => SubI64 {
-            a: d.i64()?,
-            b: d.i64()?,
-            r: d.i64()?,
-        },
-        0x2C => MulI64 {
-            a: d.i64()?,
-            b: d.i64()?,
-            r: d.i64()?,
-        },
-        0x2D => BinI64 {
-            op: self::BinI64::DivS,
-            a: d.i64()?,
-            b: d.i64()?,
-            r: d.i64()?,
-        },
-        0x2E => BinI64 {
-            op: self::BinI64::DivU,
-            a: d.i64()?,
-            b: d.i64()?,
-            r: d.i64()?,
-        },
-        0x2F => BinI64 {
-            op: self::BinI64::RemS,
-            a: d.i64()?,
-            b: d.i64()?,
-            r: d.i64()?,
-        },
-        0x30 => BinI64 {
-            op: self::BinI64::RemU,
-            a: d.i64()?,
-            b: d.i64()?,
-            r: d.i64()?,
-        },
-        0x31 => FmaI64 {
-            a: d.i64()?,
-            b: d.i64()?,
-            c: d.i64()?,
-            r: d.i64()?,
-        },
-        0x32 => UnI32 {
-            op: self::UnI32::Not,
-            a: d.i32()?,
-            r: d.i32()?,
-        },
-        0x33 => AndI32 {
-            a: d.i32()?,
-            b: d.i32()?,
-            r: d.i32()?,
-        },
-        0x34 => OrI32 {
-            a: d.i32()?,
-            b: d.i32()?,
-            r: d.i32()?,
-        },
-        0x35 => XorI32 {
-            a: d.i32()?,
-            b: d.i32()?,
-            r: d.i32()?,
-        },
-        0x36 => UnI64 {
-            op: self::UnI64::Not,
-            a: d.i64()?,
-            r: d.i64()?,
-        },
-        0x37 => BinI64 {
-            op: self::BinI64::And,
-            a: d.i64()?,
-            b: d.i64()?,
-            r: d.i64()?,
-        },
-        0x38 => BinI64 {
-            op: self::BinI64::Or,
-            a: d.i64()?,
-            b: d.i64()?,
-            r: d.i64()?,
-        },
-        0x39 => BinI64 {
-            op: self::BinI64::Xor,
-            a: d.i64()?,
-            b: d.i64()?,
-            r: d.i64()?,
-        },
-        0x3A => ShlI32 {
-            a: d.i32()?,
-            b: d.i32()?,
-            r: d.i32()?,
-        },
-        0x3B => ShrSI32 {
-            a: d.i32()?,
-            b: d.i32()?,
-            r: d.i32()?,
-        },
-        0x3C => ShrUI32 {
-            a: d.i32()?,
-            b: d.i32()?,
-            r: d.i32()?,
-        },
-        0x3D => ShlI64 {
-            a: d.i64()?,
-            b: d.i32()?,
-            r: d.i64()?,
-        },
-        0x3E => ShrSI64 {
-            a: d.i64()?,
-            b: d.i32()?,
-            r: d.i64()?,
-        },
-        0x3F => ShrUI64 {
-            a: d.i64()?,
-            b: d.i32()?,
-            r: d.i64()?,
-        },
-        0x40 => UnI32 {
-            op: self::UnI32::TruncI8,
-            a: d.i32()?,
-            r: d.i32()?,
-        },
-        0x41 => UnI32 {
-            op: self::UnI32::TruncI16,
-            a: d.i32()?,
-            r: d.i32()?,
-        },
-        0x42 => Conv {
-            op: self::Conv::TruncI64I32,
-            a: d.i64()?,
-            r: d.i32()?,
-        },
-        0x43 => UnI32 {
-            op: self::UnI32::ExtI8S,
-            a: d.i32()?,
-            r: d.i32()?,
-        },
-        0x44 => UnI32 {
-            op: self::UnI32::ExtI8U,
-            a: d.i32()?,
-            r: d.i32()?,
-        },
-        0x45 => UnI32 {
-            op: self::UnI32::ExtI16S,
-            a: d.i32()?,
-            r: d.i32()?,
-        },
-        0x46 => UnI32 {
-            op: self::UnI32::ExtI16U,
-            a: d.i32()?,
-            r: d.i32()?,
-        },
-        0x47 => Conv {
-            op: self::Conv::ExtI32I64S,
-            a: d.i32()?,
-            r: d.i64()?,
-        },
-        0x48 => Conv {
-            op: self::Conv::ExtI32I64U,
-            a: d.i32()?,
-            r: d.i64()?,
-        },
-        0x49 => CmpEqI32 {
-            a: d.i32()?,
-            b: d.i32()?,
-            r: d.i32()?,
-        },
-        0x4A => CmpNeI32 {
-            a: d.i32()?,
-            b: d.i32()?,
-            r: d.i32()?,
-        },
-        0x4B => CmpLtSI32 {
-            a: d.i32()?,
-            b: d.i32()?,
-            r: d.i32()?,
-        },
-        0x4C => CmpLtUI32 {
-            a: d.i32()?,
-            b: d.i32()?,
-            r: d.i32()?,
-        },
-        0x4D => CmpNzI32 {
-            a: d.i32()?,
-            r: d.i32()?,
-        },
-        0x4E => CmpEqI64 {
-            a: d.i64()?,
-            b: d.i64()?,
-            r: d.i32()?,
-        },
-        0x4F => CmpNeI64 {
-            a: d.i64()?,
-            b: d.i64()?,
-            r: d.i32()?,
-        },
-        0x50 => CmpLtSI64 {
-            a: d.i64()?,
-            b: d.i64()?,
-            r: d.i32()?,
-        },
-        0x51 => CmpLtUI64 {
-            a: d.i64()?,
-            b: d.i64()?,
-            r: d.i32()?,
-        },
-        0x52 => Conv {
-            op: self::Conv::CmpNzI64,
-            a: d.i64()?,
-            r: d.i32()?,
-        },
         0x53 => CmpEqRef {
             a: d.rref()?,
             b: d.rref()?,
@@ -1511,74 +1294,6 @@ fn decode_core(d: &mut Decoder<'_, '_>, c: u8) -> Result<Option<Op>> {
             length: d.i64()?,
             v: d.i64()?,
         },
-        0x75 => UnI32 {
-            op: self::UnI32::Ctlz,
-            a: d.i32()?,
-            r: d.i32()?,
-        },
-        0x76 => UnI64 {
-            op: self::UnI64::Ctlz,
-            a: d.i64()?,
-            r: d.i64()?,
-        },
-        0x77 => UnI32 {
-            op: self::UnI32::Abs,
-            a: d.i32()?,
-            r: d.i32()?,
-        },
-        0x78 => UnI64 {
-            op: self::UnI64::Abs,
-            a: d.i64()?,
-            r: d.i64()?,
-        },
-        0x7A => BinI32 {
-            op: self::BinI32::MinS,
-            a: d.i32()?,
-            b: d.i32()?,
-            r: d.i32()?,
-        },
-        0x7B => BinI32 {
-            op: self::BinI32::MinU,
-            a: d.i32()?,
-            b: d.i32()?,
-            r: d.i32()?,
-        },
-        0x7C => BinI32 {
-            op: self::BinI32::MaxS,
-            a: d.i32()?,
-            b: d.i32()?,
-            r: d.i32()?,
-        },
-        0x7D => BinI32 {
-            op: self::BinI32::MaxU,
-            a: d.i32()?,
-            b: d.i32()?,
-            r: d.i32()?,
-        },
-        0x7E => BinI64 {
-            op: self::BinI64::MinS,
-            a: d.i64()?,
-            b: d.i64()?,
-            r: d.i64()?,
-        },
-        0x7F => BinI64 {
-            op: self::BinI64::MinU,
-            a: d.i64()?,
-            b: d.i64()?,
-            r: d.i64()?,
-        },
-        0x80 => BinI64 {
-            op: self::BinI64::MaxS,
-            a: d.i64()?,
-            b: d.i64()?,
-            r: d.i64()?,
-        },
-        0x81 => BinI64 {
-            op: self::BinI64::MaxU,
-            a: d.i64()?,
-            b: d.i64()?,
-            r: d.i64()?,
-        },
         0x82 => CastAnyRef {
             a: d.rref()?,
             ty: d.type_of()?,
@@ -1626,35 +1341,6 @@ fn decode_core(d: &mut Decoder<'_, '_>, c: u8) -> Result<Option<Op>> {
 
 fn decode_f32(d: &mut Decoder<'_, '_>, c: u8) -> Result<Option<Op>> {
     use Op::*;
-    let un = |d: &mut Decoder<'_, '_>, op: UnF| -> Result<Op> {
-        Ok(UnF32 {
-            op,
-            a: d.i32()?,
-            r: d.i32()?,
-        })
-    };
-    let bin = |d: &mut Decoder<'_, '_>, op: BinF| -> Result<Op> {
-        Ok(BinF32 {
-            op,
-            a: d.i32()?,
-            b: d.i32()?,
-            r: d.i32()?,
-        })
-    };
-    let cmp = |d: &mut Decoder<'_, '_>, op: CmpF| -> Result<Op> {
-        Ok(CmpF32 {
-            op,
-            a: d.i32()?,
-            b: d.i32()?,
-            r: d.i32()?,
-        })
-    };
-    let conv =
-        |d: &mut Decoder<'_, '_>, op: self::Conv, wide_in: bool, wide_out: bool| -> Result<Op> {
-            let a = if wide_in { d.i64()? } else { d.i32()? };
-            let r = if wide_out { d.i64()? } else { d.i32()? };
-            Ok(Conv { op, a, r })
-        };
     Ok(Some(match c {
         0x00 => GlobalLoadI32 {
             offset: d.global_offset(4)?,
@@ -1704,55 +1390,6 @@ fn decode_f32(d: &mut Decoder<'_, '_>, c: u8) -> Result<Option<Op>> {
             list: d.list_of(|d, r| d.check_i32(r))?,
             r: d.i32()?,
         },
-        0x0A => bin(d, BinF::Add)?,
-        0x0B => bin(d, BinF::Sub)?,
-        0x0C => bin(d, BinF::Mul)?,
-        0x0D => bin(d, BinF::Div)?,
-        0x0E => bin(d, BinF::Rem)?,
-        0x0F => FmaF32 {
-            a: d.i32()?,
-            b: d.i32()?,
-            c: d.i32()?,
-            r: d.i32()?,
-        },
-        0x10 => un(d, UnF::Abs)?,
-        0x11 => un(d, UnF::Neg)?,
-        0x12 => un(d, UnF::Ceil)?,
-        0x13 => un(d, UnF::Floor)?,
-        0x14 => conv(d, self::Conv::Si32F32, false, false)?,
-        0x15 => conv(d, self::Conv::Ui32F32, false, false)?,
-        0x16 => conv(d, self::Conv::F32Si32, false, false)?,
-        0x17 => conv(d, self::Conv::F32Ui32, false, false)?,
-        // Bitcasts between i32 and f32 registers are plain moves.
-        0x18 | 0x19 => MoveI32 {
-            a: d.i32()?,
-            r: d.i32()?,
-        },
-        0x1A => un(d, UnF::Atan)?,
-        0x1B => bin(d, BinF::Atan2)?,
-        0x1C => un(d, UnF::Cos)?,
-        0x1D => un(d, UnF::Sin)?,
-        0x1E => un(d, UnF::Exp)?,
-        0x1F => un(d, UnF::Exp2)?,
-        0x20 => un(d, UnF::Expm1)?,
-        0x21 => un(d, UnF::Log)?,
-        0x22 => un(d, UnF::Log10)?,
-        0x23 => un(d, UnF::Log1p)?,
-        0x24 => un(d, UnF::Log2)?,
-        0x25 => bin(d, BinF::Pow)?,
-        0x26 => un(d, UnF::Rsqrt)?,
-        0x27 => un(d, UnF::Sqrt)?,
-        0x28 => un(d, UnF::Tanh)?,
-        0x29 => un(d, UnF::Erf)?,
-        0x2A => cmp(d, CmpF::EqO)?,
-        0x2B => cmp(d, CmpF::EqU)?,
-        0x2C => cmp(d, CmpF::NeO)?,
-        0x2D => cmp(d, CmpF::NeU)?,
-        0x2E => cmp(d, CmpF::LtO)?,
-        0x2F => cmp(d, CmpF::LtU)?,
-        0x30 => cmp(d, CmpF::LteO)?,
-        0x31 => cmp(d, CmpF::LteU)?,
-        0x32 => conv(d, self::Conv::CmpNanF32, false, false)?,
         0x33 => BufferLoad {
             elem: BufElem::F32,
             buf: d.rref()?,
@@ -1772,54 +1409,12 @@ fn decode_f32(d: &mut Decoder<'_, '_>, c: u8) -> Result<Option<Op>> {
             length: d.i64()?,
             v: d.i32()?,
         },
-        0x36 => un(d, UnF::Round)?,
-        0x37 => bin(d, BinF::Min)?,
-        0x38 => bin(d, BinF::Max)?,
-        0x39 => un(d, UnF::RoundEven)?,
-        0x3A => conv(d, self::Conv::F32Si64, false, true)?,
-        0x3B => conv(d, self::Conv::F32Ui64, false, true)?,
-        0x3C => conv(d, self::Conv::Si64F32, true, false)?,
-        0x3D => conv(d, self::Conv::Ui64F32, true, false)?,
-        0x3E => FpowiF32 {
-            a: d.i32()?,
-            b: d.i64()?,
-            r: d.i32()?,
-        },
         _ => return Ok(None),
     }))
 }
 
 fn decode_f64(d: &mut Decoder<'_, '_>, c: u8) -> Result<Option<Op>> {
     use Op::*;
-    let un = |d: &mut Decoder<'_, '_>, op: UnF| -> Result<Op> {
-        Ok(UnF64 {
-            op,
-            a: d.i64()?,
-            r: d.i64()?,
-        })
-    };
-    let bin = |d: &mut Decoder<'_, '_>, op: BinF| -> Result<Op> {
-        Ok(BinF64 {
-            op,
-            a: d.i64()?,
-            b: d.i64()?,
-            r: d.i64()?,
-        })
-    };
-    let cmp = |d: &mut Decoder<'_, '_>, op: CmpF| -> Result<Op> {
-        Ok(CmpF64 {
-            op,
-            a: d.i64()?,
-            b: d.i64()?,
-            r: d.i32()?,
-        })
-    };
-    let conv =
-        |d: &mut Decoder<'_, '_>, op: self::Conv, wide_in: bool, wide_out: bool| -> Result<Op> {
-            let a = if wide_in { d.i64()? } else { d.i32()? };
-            let r = if wide_out { d.i64()? } else { d.i32()? };
-            Ok(Conv { op, a, r })
-        };
     Ok(Some(match c {
         0x00 => GlobalLoadI64 {
             offset: d.global_offset(8)?,
@@ -1874,61 +1469,6 @@ fn decode_f64(d: &mut Decoder<'_, '_>, c: u8) -> Result<Option<Op>> {
             list: d.list_of(|d, r| d.check_i64(r))?,
             r: d.i64()?,
         },
-        0x0A => bin(d, BinF::Add)?,
-        0x0B => bin(d, BinF::Sub)?,
-        0x0C => bin(d, BinF::Mul)?,
-        0x0D => bin(d, BinF::Div)?,
-        0x0E => bin(d, BinF::Rem)?,
-        0x0F => FmaF64 {
-            a: d.i64()?,
-            b: d.i64()?,
-            c: d.i64()?,
-            r: d.i64()?,
-        },
-        0x10 => un(d, UnF::Abs)?,
-        0x11 => un(d, UnF::Neg)?,
-        0x12 => un(d, UnF::Ceil)?,
-        0x13 => un(d, UnF::Floor)?,
-        0x14 => conv(d, self::Conv::F64F32, true, false)?,
-        0x15 => conv(d, self::Conv::F32F64, false, true)?,
-        0x16 => conv(d, self::Conv::Si32F64, false, true)?,
-        0x17 => conv(d, self::Conv::Ui32F64, false, true)?,
-        0x18 => conv(d, self::Conv::F64Si32, true, false)?,
-        0x19 => conv(d, self::Conv::F64Ui32, true, false)?,
-        0x1A => conv(d, self::Conv::Si64F64, true, true)?,
-        0x1B => conv(d, self::Conv::Ui64F64, true, true)?,
-        0x1C => conv(d, self::Conv::F64Si64, true, true)?,
-        0x1D => conv(d, self::Conv::F64Ui64, true, true)?,
-        // Bitcasts between i64 and f64 registers are plain moves.
-        0x1E | 0x1F => MoveI64 {
-            a: d.i64()?,
-            r: d.i64()?,
-        },
-        0x20 => un(d, UnF::Atan)?,
-        0x21 => bin(d, BinF::Atan2)?,
-        0x22 => un(d, UnF::Cos)?,
-        0x23 => un(d, UnF::Sin)?,
-        0x24 => un(d, UnF::Exp)?,
-        0x25 => un(d, UnF::Exp2)?,
-        0x26 => un(d, UnF::Expm1)?,
-        0x27 => un(d, UnF::Log)?,
-        0x28 => un(d, UnF::Log10)?,
-        0x29 => un(d, UnF::Log1p)?,
-        0x2A => un(d, UnF::Log2)?,
-        0x2B => bin(d, BinF::Pow)?,
-        0x2C => un(d, UnF::Rsqrt)?,
-        0x2D => un(d, UnF::Sqrt)?,
-        0x2E => un(d, UnF::Tanh)?,
-        0x2F => un(d, UnF::Erf)?,
-        0x30 => cmp(d, CmpF::EqO)?,
-        0x31 => cmp(d, CmpF::EqU)?,
-        0x32 => cmp(d, CmpF::NeO)?,
-        0x33 => cmp(d, CmpF::NeU)?,
-        0x34 => cmp(d, CmpF::LtO)?,
-        0x35 => cmp(d, CmpF::LtU)?,
-        0x36 => cmp(d, CmpF::LteO)?,
-        0x37 => cmp(d, CmpF::LteU)?,
-        0x38 => conv(d, self::Conv::CmpNanF64, true, false)?,
         0x39 => BufferLoad {
             elem: BufElem::F64,
             buf: d.rref()?,
@@ -1947,15 +1487,6 @@ fn decode_f64(d: &mut Decoder<'_, '_>, c: u8) -> Result<Option<Op>> {
             offset: d.i64()?,
             length: d.i64()?,
             v: d.i64()?,
-        },
-        0x3C => un(d, UnF::Round)?,
-        0x3D => bin(d, BinF::Min)?,
-        0x3E => bin(d, BinF::Max)?,
-        0x3F => un(d, UnF::RoundEven)?,
-        0x40 => FpowiF64 {
-            a: d.i64()?,
-            b: d.i64()?,
-            r: d.i64()?,
         },
         _ => return Ok(None),
     }))

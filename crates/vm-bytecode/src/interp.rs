@@ -14,7 +14,6 @@ use iree_vm::refs::type_mismatch;
 use iree_vm::{CallStatus, CconvType, Ref, Stack, TypeDef, Value};
 
 use crate::decode::{CallTarget, FunctionCode, ImportArg, Slot, MOVE_BIT, REF_BIT, REF_MASK};
-use crate::math;
 use crate::module::BytecodeInstance;
 use crate::op::*;
 
@@ -44,6 +43,68 @@ struct Continuation {
 enum Exit {
     Returned,
     Deferred(Option<u32>),
+}
+
+/// Reads an ALU operand register as its value type.
+macro_rules! alu_read {
+    (I32, $regs:ident, $reg:expr) => {
+        r32($regs, $reg) as i32
+    };
+    (I64, $regs:ident, $reg:expr) => {
+        r64($regs, $reg) as i64
+    };
+    (F32, $regs:ident, $reg:expr) => {
+        rf32($regs, $reg)
+    };
+    (F64, $regs:ident, $reg:expr) => {
+        rf64($regs, $reg)
+    };
+}
+
+/// Writes an ALU result register from its value type.
+macro_rules! alu_write {
+    (I32, $regs:ident, $reg:expr, $value:ident) => {
+        w32($regs, $reg, $value as u32)
+    };
+    (I64, $regs:ident, $reg:expr, $value:ident) => {
+        w64($regs, $reg, $value as u64)
+    };
+    (F32, $regs:ident, $reg:expr, $value:ident) => {
+        w32($regs, $reg, $value.to_bits())
+    };
+    (F64, $regs:ident, $reg:expr, $value:ident) => {
+        w64($regs, $reg, $value.to_bits())
+    };
+}
+
+/// Evaluates an ALU row's semantics; a `try` row's error goes to `$fail!`.
+macro_rules! alu_eval {
+    (ok, $e:expr, $fail:ident) => {
+        $e
+    };
+    (try, $e:expr, $fail:ident) => {
+        match $e {
+            Ok(value) => value,
+            Err(error) => $fail!(error),
+        }
+    };
+}
+
+/// The dispatch loop's `match`: one generated arm per row of
+/// [`for_each_alu_op!`](crate::isa), then the hand-written `$arms`.
+macro_rules! dispatch_alu {
+    (($op:expr, $regs:ident, $fail:ident, { $($arms:tt)* })
+     $( $set:ident $code:literal $mnemonic:literal $name:ident
+        ( $($arg:ident : $arg_ty:ident),* ) -> $result_ty:ident = $kind:ident $sem:expr ; )*) => {
+        match $op {
+            $( Op::$name { $($arg,)* r } => {
+                $( let $arg = alu_read!($arg_ty, $regs, $arg); )*
+                let value = alu_eval!($kind, $sem, $fail);
+                alu_write!($result_ty, $regs, r, value);
+            } )*
+            $($arms)*
+        }
+    };
 }
 
 impl BytecodeInstance {
@@ -237,6 +298,13 @@ impl BytecodeInstance {
                         ip = base.add(branch_target(taken, u32::from($t), u32::from($f)));
                     }};
                 }
+                // Fails the current op (`ip` is already past it).
+                macro_rules! fail_op {
+                    ($error:expr) => {{
+                        cont.current.pc = (ip.offset_from(base) - 1) as u32;
+                        return Err($error);
+                    }};
+                }
                 loop {
                     let op: &Op = &*ip;
                     #[cfg(feature = "opcode-coverage")]
@@ -244,7 +312,7 @@ impl BytecodeInstance {
                         *code.op_codes.get_unchecked(ip.offset_from(base) as usize),
                     );
                     ip = ip.add(1);
-                    match *op {
+                    crate::isa::for_each_alu_op!(dispatch_alu! { *op, regs, fail_op, {
                         Op::GlobalLoadI32 { offset, r } => {
                             w32(regs, r, self.global_bytes().load(offset as usize, 4) as u32)
                         }
@@ -262,8 +330,6 @@ impl BytecodeInstance {
                         Op::ConstI64 { lo, hi, r } => {
                             w64(regs, r, u64::from(lo) | (u64::from(hi) << 32))
                         }
-                        Op::MoveI32 { a, r } => w32(regs, r, r32(regs, a)),
-                        Op::MoveI64 { a, r } => w64(regs, r, r64(regs, a)),
                         Op::SelectI32 { cond, t, f, r } => w32(
                             regs,
                             r,
@@ -281,150 +347,6 @@ impl BytecodeInstance {
                             } else {
                                 r64(regs, f)
                             },
-                        ),
-                        Op::AddI32 { a, b, r } => {
-                            w32(regs, r, r32(regs, a).wrapping_add(r32(regs, b)))
-                        }
-                        Op::SubI32 { a, b, r } => {
-                            w32(regs, r, r32(regs, a).wrapping_sub(r32(regs, b)))
-                        }
-                        Op::MulI32 { a, b, r } => {
-                            w32(regs, r, r32(regs, a).wrapping_mul(r32(regs, b)))
-                        }
-                        Op::AndI32 { a, b, r } => w32(regs, r, r32(regs, a) & r32(regs, b)),
-                        Op::OrI32 { a, b, r } => w32(regs, r, r32(regs, a) | r32(regs, b)),
-                        Op::XorI32 { a, b, r } => w32(regs, r, r32(regs, a) ^ r32(regs, b)),
-                        Op::ShlI32 { a, b, r } => w32(regs, r, r32(regs, a) << (r32(regs, b) & 31)),
-                        Op::ShrSI32 { a, b, r } => w32(
-                            regs,
-                            r,
-                            ((r32(regs, a) as i32) >> (r32(regs, b) & 31)) as u32,
-                        ),
-                        Op::ShrUI32 { a, b, r } => {
-                            w32(regs, r, r32(regs, a) >> (r32(regs, b) & 31))
-                        }
-                        Op::FmaI32 { a, b, c, r } => w32(
-                            regs,
-                            r,
-                            r32(regs, a)
-                                .wrapping_mul(r32(regs, b))
-                                .wrapping_add(r32(regs, c)),
-                        ),
-                        Op::UnI32 { op, a, r } => {
-                            w32(regs, r, math::un_i32(op, r32(regs, a) as i32) as u32)
-                        }
-                        Op::CmpEqI32 { a, b, r } => {
-                            w32(regs, r, (r32(regs, a) == r32(regs, b)) as u32)
-                        }
-                        Op::CmpNeI32 { a, b, r } => {
-                            w32(regs, r, (r32(regs, a) != r32(regs, b)) as u32)
-                        }
-                        Op::CmpLtSI32 { a, b, r } => w32(
-                            regs,
-                            r,
-                            ((r32(regs, a) as i32) < (r32(regs, b) as i32)) as u32,
-                        ),
-                        Op::CmpLtUI32 { a, b, r } => {
-                            w32(regs, r, (r32(regs, a) < r32(regs, b)) as u32)
-                        }
-                        Op::CmpNzI32 { a, r } => w32(regs, r, (r32(regs, a) != 0) as u32),
-                        Op::AddI64 { a, b, r } => {
-                            w64(regs, r, r64(regs, a).wrapping_add(r64(regs, b)))
-                        }
-                        Op::SubI64 { a, b, r } => {
-                            w64(regs, r, r64(regs, a).wrapping_sub(r64(regs, b)))
-                        }
-                        Op::MulI64 { a, b, r } => {
-                            w64(regs, r, r64(regs, a).wrapping_mul(r64(regs, b)))
-                        }
-                        Op::FmaI64 { a, b, c, r } => w64(
-                            regs,
-                            r,
-                            r64(regs, a)
-                                .wrapping_mul(r64(regs, b))
-                                .wrapping_add(r64(regs, c)),
-                        ),
-                        Op::UnI64 { op, a, r } => {
-                            w64(regs, r, math::un_i64(op, r64(regs, a) as i64) as u64)
-                        }
-                        Op::ShlI64 { a, b, r } => w64(regs, r, r64(regs, a) << (r32(regs, b) & 63)),
-                        Op::ShrSI64 { a, b, r } => w64(
-                            regs,
-                            r,
-                            ((r64(regs, a) as i64) >> (r32(regs, b) & 63)) as u64,
-                        ),
-                        Op::ShrUI64 { a, b, r } => {
-                            w64(regs, r, r64(regs, a) >> (r32(regs, b) & 63))
-                        }
-                        Op::CmpEqI64 { a, b, r } => {
-                            w32(regs, r, (r64(regs, a) == r64(regs, b)) as u32)
-                        }
-                        Op::CmpNeI64 { a, b, r } => {
-                            w32(regs, r, (r64(regs, a) != r64(regs, b)) as u32)
-                        }
-                        Op::CmpLtSI64 { a, b, r } => w32(
-                            regs,
-                            r,
-                            ((r64(regs, a) as i64) < (r64(regs, b) as i64)) as u32,
-                        ),
-                        Op::CmpLtUI64 { a, b, r } => {
-                            w32(regs, r, (r64(regs, a) < r64(regs, b)) as u32)
-                        }
-                        Op::Conv { op, a, r } => {
-                            let (value, wide) =
-                                math::conv(op, r32(regs, a), r64_or_zero(regs, a, op));
-                            if wide {
-                                w64(regs, r, value);
-                            } else {
-                                w32(regs, r, value as u32);
-                            }
-                        }
-                        Op::BinF32 { op, a, b, r } => w32(
-                            regs,
-                            r,
-                            math::bin_f32(op, rf32(regs, a), rf32(regs, b)).to_bits(),
-                        ),
-                        Op::UnF32 { op, a, r } => {
-                            w32(regs, r, math::un_f32(op, rf32(regs, a)).to_bits())
-                        }
-                        Op::FmaF32 { a, b, c, r } => w32(
-                            regs,
-                            r,
-                            (rf32(regs, a) * rf32(regs, b) + rf32(regs, c)).to_bits(),
-                        ),
-                        Op::CmpF32 { op, a, b, r } => w32(
-                            regs,
-                            r,
-                            math::cmp_f64(op, f64::from(rf32(regs, a)), f64::from(rf32(regs, b)))
-                                as u32,
-                        ),
-                        Op::FpowiF32 { a, b, r } => w32(
-                            regs,
-                            r,
-                            math::fpowi_f32(rf32(regs, a), r64(regs, b) as i64).to_bits(),
-                        ),
-                        Op::BinF64 { op, a, b, r } => w64(
-                            regs,
-                            r,
-                            math::bin_f64(op, rf64(regs, a), rf64(regs, b)).to_bits(),
-                        ),
-                        Op::UnF64 { op, a, r } => {
-                            w64(regs, r, math::un_f64(op, rf64(regs, a)).to_bits())
-                        }
-                        Op::FmaF64 { a, b, c, r } => w64(
-                            regs,
-                            r,
-                            (rf64(regs, a) * rf64(regs, b) + rf64(regs, c)).to_bits(),
-                        ),
-                        Op::CmpF64 { op, a, b, r } => w32(
-                            regs,
-                            r,
-                            math::cmp_f64(op, rf64(regs, a), rf64(regs, b)) as u32,
-                        ),
-                        Op::FpowiF64 { a, b, r } => w64(
-                            regs,
-                            r,
-                            math::fpowi_f64(rf64(regs, a), r64(regs, b) as i64).to_bits(),
                         ),
                         Op::Br { target } => ip = base.add(target as usize),
                         Op::CondBr { cond, t, f } => {
@@ -529,7 +451,7 @@ impl BytecodeInstance {
                                 Flow::Exit(exit) => return Ok(exit),
                             }
                         }
-                    }
+                    }})
                 }
             }
         }
@@ -744,16 +666,6 @@ impl BytecodeInstance {
                     let value = (*rref(refs, src)).clone();
                     *rref(refs, r) = value;
                 }
-                Op::BinI32 { op, a, b, r } => w32(
-                    regs,
-                    r,
-                    tri!(math::bin_i32(op, r32(regs, a) as i32, r32(regs, b) as i32)) as u32,
-                ),
-                Op::BinI64 { op, a, b, r } => w64(
-                    regs,
-                    r,
-                    tri!(math::bin_i64(op, r64(regs, a) as i64, r64(regs, b) as i64)) as u64,
-                ),
                 Op::CmpEqRef { a, b, r } => {
                     let eq = ref_eq(&*rref(refs, a), &*rref(refs, b));
                     discard_if_move(refs, a);
@@ -1164,16 +1076,6 @@ unsafe fn rf32(regs: *mut u32, r: Reg) -> f32 {
 unsafe fn rf64(regs: *mut u32, r: Reg) -> f64 {
     // SAFETY: see above.
     f64::from_bits(unsafe { r64(regs, r) })
-}
-#[inline(always)]
-unsafe fn r64_or_zero(regs: *mut u32, r: Reg, op: Conv) -> u64 {
-    // Only wide-input conversions were verified as register pairs.
-    if math::conv_input_is_wide(op) {
-        // SAFETY: wide conversions have pair-checked operands.
-        unsafe { r64(regs, r) }
-    } else {
-        0
-    }
 }
 #[inline(always)]
 unsafe fn rref<'a>(refs: *mut Option<Ref>, r: RefReg) -> &'a mut Option<Ref> {

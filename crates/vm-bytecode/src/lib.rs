@@ -18,6 +18,7 @@ pub mod coverage;
 pub mod decode;
 pub mod format;
 mod interp;
+pub mod isa;
 mod math;
 mod module;
 pub mod op;

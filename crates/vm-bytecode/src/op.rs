@@ -36,230 +36,6 @@ impl RefReg {
     }
 }
 
-/// Unary i32 operations that are not hot enough for their own variant.
-#[derive(Clone, Copy, Debug)]
-pub enum UnI32 {
-    /// `not.i32`
-    Not,
-    /// `trunc.i32.i8`
-    TruncI8,
-    /// `trunc.i32.i16`
-    TruncI16,
-    /// `ext.i8.i32.s`
-    ExtI8S,
-    /// `ext.i8.i32.u`
-    ExtI8U,
-    /// `ext.i16.i32.s`
-    ExtI16S,
-    /// `ext.i16.i32.u`
-    ExtI16U,
-    /// `ctlz.i32`
-    Ctlz,
-    /// `abs.i32`
-    Abs,
-}
-
-/// Binary i32 operations without their own variant.
-#[derive(Clone, Copy, Debug)]
-pub enum BinI32 {
-    /// `div.i32.s`
-    DivS,
-    /// `div.i32.u`
-    DivU,
-    /// `rem.i32.s`
-    RemS,
-    /// `rem.i32.u`
-    RemU,
-    /// `min.i32.s`
-    MinS,
-    /// `min.i32.u`
-    MinU,
-    /// `max.i32.s`
-    MaxS,
-    /// `max.i32.u`
-    MaxU,
-}
-
-/// Unary i64 operations.
-#[derive(Clone, Copy, Debug)]
-pub enum UnI64 {
-    /// `not.i64`
-    Not,
-    /// `ctlz.i64`
-    Ctlz,
-    /// `abs.i64`
-    Abs,
-}
-
-/// Binary i64 operations without their own variant.
-#[derive(Clone, Copy, Debug)]
-pub enum BinI64 {
-    /// `div.i64.s`
-    DivS,
-    /// `div.i64.u`
-    DivU,
-    /// `rem.i64.s`
-    RemS,
-    /// `rem.i64.u`
-    RemU,
-    /// `min.i64.s`
-    MinS,
-    /// `min.i64.u`
-    MinU,
-    /// `max.i64.s`
-    MaxS,
-    /// `max.i64.u`
-    MaxU,
-    /// `and.i64`
-    And,
-    /// `or.i64`
-    Or,
-    /// `xor.i64`
-    Xor,
-}
-
-/// Conversions between register classes (operand and result widths vary).
-#[derive(Clone, Copy, Debug)]
-pub enum Conv {
-    /// `trunc.i64.i32`
-    TruncI64I32,
-    /// `ext.i32.i64.s`
-    ExtI32I64S,
-    /// `ext.i32.i64.u`
-    ExtI32I64U,
-    /// `cast.si32.f32`
-    Si32F32,
-    /// `cast.ui32.f32`
-    Ui32F32,
-    /// `cast.f32.si32`
-    F32Si32,
-    /// `cast.f32.ui32`
-    F32Ui32,
-    /// `cast.f32.si64`
-    F32Si64,
-    /// `cast.f32.ui64`
-    F32Ui64,
-    /// `cast.si64.f32`
-    Si64F32,
-    /// `cast.ui64.f32`
-    Ui64F32,
-    /// `trunc.f64.f32`
-    F64F32,
-    /// `ext.f32.f64`
-    F32F64,
-    /// `cast.si32.f64`
-    Si32F64,
-    /// `cast.ui32.f64`
-    Ui32F64,
-    /// `cast.f64.si32`
-    F64Si32,
-    /// `cast.f64.ui32`
-    F64Ui32,
-    /// `cast.si64.f64`
-    Si64F64,
-    /// `cast.ui64.f64`
-    Ui64F64,
-    /// `cast.f64.si64`
-    F64Si64,
-    /// `cast.f64.ui64`
-    F64Ui64,
-    /// `cmp.nz.i64`
-    CmpNzI64,
-    /// `cmp.nan.f32`
-    CmpNanF32,
-    /// `cmp.nan.f64`
-    CmpNanF64,
-}
-
-/// Unary float operations (applied at f32 or f64 precision).
-#[derive(Clone, Copy, Debug)]
-pub enum UnF {
-    /// `abs`
-    Abs,
-    /// `neg`
-    Neg,
-    /// `ceil`
-    Ceil,
-    /// `floor`
-    Floor,
-    /// `round` (half away from zero)
-    Round,
-    /// `round.even`
-    RoundEven,
-    /// `atan`
-    Atan,
-    /// `cos`
-    Cos,
-    /// `sin`
-    Sin,
-    /// `exp`
-    Exp,
-    /// `exp2`
-    Exp2,
-    /// `expm1`
-    Expm1,
-    /// `log`
-    Log,
-    /// `log10`
-    Log10,
-    /// `log1p`
-    Log1p,
-    /// `log2`
-    Log2,
-    /// `rsqrt`
-    Rsqrt,
-    /// `sqrt`
-    Sqrt,
-    /// `tanh`
-    Tanh,
-    /// `erf`
-    Erf,
-}
-
-/// Binary float operations producing a float.
-#[derive(Clone, Copy, Debug)]
-pub enum BinF {
-    /// `add`
-    Add,
-    /// `sub`
-    Sub,
-    /// `mul`
-    Mul,
-    /// `div`
-    Div,
-    /// `rem` (IEEE remainder)
-    Rem,
-    /// `min`
-    Min,
-    /// `max`
-    Max,
-    /// `atan2`
-    Atan2,
-    /// `pow`
-    Pow,
-}
-
-/// Float comparisons producing an i32.
-#[derive(Clone, Copy, Debug)]
-pub enum CmpF {
-    /// ordered ==
-    EqO,
-    /// unordered ==
-    EqU,
-    /// ordered !=
-    NeO,
-    /// unordered !=
-    NeU,
-    /// ordered <
-    LtO,
-    /// unordered <
-    LtU,
-    /// ordered <=
-    LteO,
-    /// unordered <=
-    LteU,
-}
-
 /// Element kinds for buffer loads, stores and fills.
 #[derive(Clone, Copy, Debug)]
 pub enum BufElem {
@@ -294,15 +70,28 @@ pub enum ListElem {
     F64,
 }
 
-/// One decoded instruction. Register fields are frame-relative ordinals that
-/// the verifier checked against the frame's register counts; `u32` fields
-/// index the function's side tables or op array and were checked too.
-///
-/// Field names follow one convention: `a`, `b`, `c` are operands, `r` the
-/// result, `v` a stored value, and `ty` a type-table ordinal.
-#[derive(Clone, Copy, Debug)]
-#[allow(missing_docs, reason = "operand fields follow the convention above")]
-pub enum Op {
+macro_rules! define_op {
+    (($($special:tt)*) $( $set:ident $code:literal $mnemonic:literal $name:ident
+           ( $($arg:ident : $arg_ty:ident),* ) -> $result_ty:ident = $kind:ident $sem:expr ; )*) => {
+        /// One decoded instruction. Register fields are frame-relative ordinals that
+        /// the verifier checked against the frame's register counts; `u32` fields
+        /// index the function's side tables or op array and were checked too.
+        ///
+        /// Field names follow one convention: `a`, `b`, `c` are operands, `r` the
+        /// result, `v` a stored value, and `ty` a type-table ordinal.
+        #[derive(Clone, Copy, Debug)]
+        #[allow(missing_docs, reason = "operand fields follow the convention above")]
+        pub enum Op {
+            $(
+                #[doc = concat!("`vm.", $mnemonic, "`")]
+                $name { $($arg: Reg,)* r: Reg },
+            )*
+            $($special)*
+        }
+    };
+}
+
+crate::isa::for_each_alu_op!(define_op! {
     // ---- globals (f32/f64 share the bit-moving i32/i64 forms) ----
     /// Loads 4 bytes of global storage.
     GlobalLoadI32 { offset: u32, r: Reg },
@@ -375,12 +164,6 @@ pub enum Op {
     },
     /// `list.set.ref`
     ListSetRef { list: RefReg, index: Reg, v: RefReg },
-
-    // ---- select / switch ----
-    /// A 32-bit register move (`bitcast.i32.f32`, `bitcast.f32.i32`).
-    MoveI32 { a: Reg, r: Reg },
-    /// A 64-bit register move (`bitcast.i64.f64`, `bitcast.f64.i64`).
-    MoveI64 { a: Reg, r: Reg },
     /// `select.i32` / `select.f32`
     SelectI32 { cond: Reg, t: Reg, f: Reg, r: Reg },
     /// `select.i64` / `select.f64`
@@ -421,94 +204,6 @@ pub enum Op {
         list: u32,
         r: RefReg,
     },
-
-    // ---- hot i32 arithmetic ----
-    /// `add.i32`
-    AddI32 { a: Reg, b: Reg, r: Reg },
-    /// `sub.i32`
-    SubI32 { a: Reg, b: Reg, r: Reg },
-    /// `mul.i32`
-    MulI32 { a: Reg, b: Reg, r: Reg },
-    /// `and.i32`
-    AndI32 { a: Reg, b: Reg, r: Reg },
-    /// `or.i32`
-    OrI32 { a: Reg, b: Reg, r: Reg },
-    /// `xor.i32`
-    XorI32 { a: Reg, b: Reg, r: Reg },
-    /// `shl.i32`
-    ShlI32 { a: Reg, b: Reg, r: Reg },
-    /// `shr.i32.s`
-    ShrSI32 { a: Reg, b: Reg, r: Reg },
-    /// `shr.i32.u`
-    ShrUI32 { a: Reg, b: Reg, r: Reg },
-    /// `fma.i32`
-    FmaI32 { a: Reg, b: Reg, c: Reg, r: Reg },
-    /// Other binary i32 ops.
-    BinI32 { op: BinI32, a: Reg, b: Reg, r: Reg },
-    /// Other unary i32 ops.
-    UnI32 { op: UnI32, a: Reg, r: Reg },
-    /// `cmp.eq.i32`
-    CmpEqI32 { a: Reg, b: Reg, r: Reg },
-    /// `cmp.ne.i32`
-    CmpNeI32 { a: Reg, b: Reg, r: Reg },
-    /// `cmp.lt.i32.s`
-    CmpLtSI32 { a: Reg, b: Reg, r: Reg },
-    /// `cmp.lt.i32.u`
-    CmpLtUI32 { a: Reg, b: Reg, r: Reg },
-    /// `cmp.nz.i32`
-    CmpNzI32 { a: Reg, r: Reg },
-
-    // ---- i64 arithmetic ----
-    /// `add.i64`
-    AddI64 { a: Reg, b: Reg, r: Reg },
-    /// `sub.i64`
-    SubI64 { a: Reg, b: Reg, r: Reg },
-    /// `mul.i64`
-    MulI64 { a: Reg, b: Reg, r: Reg },
-    /// `fma.i64`
-    FmaI64 { a: Reg, b: Reg, c: Reg, r: Reg },
-    /// Other binary i64 ops.
-    BinI64 { op: BinI64, a: Reg, b: Reg, r: Reg },
-    /// Unary i64 ops.
-    UnI64 { op: UnI64, a: Reg, r: Reg },
-    /// `shl.i64` (amount is an i32 register)
-    ShlI64 { a: Reg, b: Reg, r: Reg },
-    /// `shr.i64.s`
-    ShrSI64 { a: Reg, b: Reg, r: Reg },
-    /// `shr.i64.u`
-    ShrUI64 { a: Reg, b: Reg, r: Reg },
-    /// `cmp.eq.i64`
-    CmpEqI64 { a: Reg, b: Reg, r: Reg },
-    /// `cmp.ne.i64`
-    CmpNeI64 { a: Reg, b: Reg, r: Reg },
-    /// `cmp.lt.i64.s`
-    CmpLtSI64 { a: Reg, b: Reg, r: Reg },
-    /// `cmp.lt.i64.u`
-    CmpLtUI64 { a: Reg, b: Reg, r: Reg },
-    /// Width-changing conversions and single-operand compares.
-    Conv { op: Conv, a: Reg, r: Reg },
-
-    // ---- floats ----
-    /// Binary f32 ops.
-    BinF32 { op: BinF, a: Reg, b: Reg, r: Reg },
-    /// Unary f32 ops.
-    UnF32 { op: UnF, a: Reg, r: Reg },
-    /// `fma.f32`
-    FmaF32 { a: Reg, b: Reg, c: Reg, r: Reg },
-    /// f32 compares.
-    CmpF32 { op: CmpF, a: Reg, b: Reg, r: Reg },
-    /// `fpowi.f32` (exponent is an i64 register)
-    FpowiF32 { a: Reg, b: Reg, r: Reg },
-    /// Binary f64 ops.
-    BinF64 { op: BinF, a: Reg, b: Reg, r: Reg },
-    /// Unary f64 ops.
-    UnF64 { op: UnF, a: Reg, r: Reg },
-    /// `fma.f64`
-    FmaF64 { a: Reg, b: Reg, c: Reg, r: Reg },
-    /// f64 compares.
-    CmpF64 { op: CmpF, a: Reg, b: Reg, r: Reg },
-    /// `fpowi.f64`
-    FpowiF64 { a: Reg, b: Reg, r: Reg },
 
     // ---- refs ----
     /// `cmp.eq.ref`
@@ -696,7 +391,7 @@ pub enum Op {
     /// variant: with hot ops at both ends of the tag range the dispatch jump
     /// table covers every tag and needs no range check.)
     Br { target: u32 },
-}
+});
 
 #[cfg(test)]
 mod tests {
