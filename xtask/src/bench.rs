@@ -85,6 +85,18 @@ const WORKLOADS: &[Workload] = &[
         ],
     },
     Workload {
+        name: "vmvx matmul 512^3 f32, local-sync",
+        suite: "vmvx",
+        args: &[
+            "--device=local-sync",
+            "--module=matmul_512.vmfb",
+            "--function=matmul",
+            "--input=512x512xf32=0.5",
+            "--input=512x512xf32=2",
+            "--expected_output=512x512xf32=512",
+        ],
+    },
+    Workload {
         name: "100k tiny dispatches, local-task",
         suite: "llvm-cpu",
         args: &[

@@ -442,6 +442,15 @@ impl BytecodeInstance {
                         } if hot_list(refs, list).is_some_and(|l| {
                             l.try_set_i32(r32(regs, index) as i32, r32(regs, v) as i32)
                         }) => {}
+                        // Buffer elements in bounds stay inline; null or
+                        // other refs, bad offsets and read-only stores take
+                        // the slow path for their error.
+                        Op::BufferLoad { elem, buf, offset, r }
+                            if let Some(b) = hot_buffer(refs, buf)
+                                && buffer_load_fast(b, elem, regs, offset, r) => {}
+                        Op::BufferStore { elem, buf, offset, v }
+                            if let Some(b) = hot_buffer(refs, buf)
+                                && buffer_store_fast(b, elem, regs, offset, v) => {}
                         _ => {
                             cont.current.pc = ip.offset_from(base) as u32;
                             match self.slow_op(stack, cont, results, *op)? {
@@ -1109,6 +1118,80 @@ unsafe fn hot_list<'a>(refs: *mut Option<Ref>, r: RefReg) -> Option<&'a List> {
         (*refs.add(r.index()))
             .as_ref()
             .and_then(|v| v.downcast::<List>())
+    }
+}
+
+unsafe fn hot_buffer<'a>(refs: *mut Option<Ref>, r: RefReg) -> Option<&'a Buffer> {
+    // SAFETY: see above.
+    unsafe {
+        (*refs.add(r.index()))
+            .as_ref()
+            .and_then(|v| v.downcast::<Buffer>())
+    }
+}
+
+/// `buffer.load.*` without errors: `false` (nothing written) when the
+/// element is out of bounds.
+#[inline(always)]
+unsafe fn buffer_load_fast(b: &Buffer, elem: BufElem, regs: *mut u32, offset: Reg, r: Reg) -> bool {
+    // SAFETY: register accesses as above (verified ordinals of this frame).
+    unsafe {
+        let off = r64(regs, offset) as i64;
+        let value: Option<u64> = match elem {
+            BufElem::I8U => b.try_load_element::<1>(off).map(|x| u64::from(x[0])),
+            BufElem::I8S => b
+                .try_load_element::<1>(off)
+                .map(|x| x[0] as i8 as i32 as u32 as u64),
+            BufElem::I16U => b
+                .try_load_element::<2>(off)
+                .map(|x| u64::from(u16::from_le_bytes(x))),
+            BufElem::I16S => b
+                .try_load_element::<2>(off)
+                .map(|x| i16::from_le_bytes(x) as i32 as u32 as u64),
+            BufElem::I32 | BufElem::F32 => b
+                .try_load_element::<4>(off)
+                .map(|x| u64::from(u32::from_le_bytes(x))),
+            BufElem::I64 | BufElem::F64 => {
+                return match b.try_load_element::<8>(off) {
+                    Some(x) => {
+                        w64(regs, r, u64::from_le_bytes(x));
+                        true
+                    }
+                    None => false,
+                };
+            }
+        };
+        match value {
+            Some(v) => {
+                w32(regs, r, v as u32);
+                true
+            }
+            None => false,
+        }
+    }
+}
+
+/// `buffer.store.*` without errors: `false` (nothing stored) when the
+/// element is out of bounds or the buffer read-only.
+#[inline(always)]
+unsafe fn buffer_store_fast(
+    b: &Buffer,
+    elem: BufElem,
+    regs: *mut u32,
+    offset: Reg,
+    v: Reg,
+) -> bool {
+    // SAFETY: register accesses as above (verified ordinals of this frame).
+    unsafe {
+        let off = r64(regs, offset) as i64;
+        match elem {
+            BufElem::I8U | BufElem::I8S => b.try_store_element(off, [r32(regs, v) as u8]),
+            BufElem::I16U | BufElem::I16S => {
+                b.try_store_element(off, (r32(regs, v) as u16).to_le_bytes())
+            }
+            BufElem::I32 | BufElem::F32 => b.try_store_element(off, r32(regs, v).to_le_bytes()),
+            BufElem::I64 | BufElem::F64 => b.try_store_element(off, r64(regs, v).to_le_bytes()),
+        }
     }
 }
 

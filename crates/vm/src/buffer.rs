@@ -508,6 +508,45 @@ impl Buffer {
         }
     }
 
+    /// The `N`-byte element at element `offset` (byte `N * offset`), or
+    /// `None` when it is out of bounds: the interpreter's fast path, whose
+    /// misses take the checked `load_*` methods for their error.
+    #[inline(always)]
+    pub fn try_load_element<const N: usize>(&self, offset: i64) -> Option<[u8; N]> {
+        let start = (offset as u64).checked_mul(N as u64)?;
+        if start.checked_add(N as u64)? > self.len as u64 {
+            return None;
+        }
+        Some(self.load_raw(start as usize))
+    }
+
+    /// Stores the `N`-byte element at element `offset`; `false` (and nothing
+    /// stored) when it is out of bounds or the buffer is read-only, for the
+    /// checked `store_*` methods to report.
+    #[inline(always)]
+    pub fn try_store_element<const N: usize>(&self, offset: i64, value: [u8; N]) -> bool {
+        let Some(start) = (offset as u64).checked_mul(N as u64) else {
+            return false;
+        };
+        if start
+            .checked_add(N as u64)
+            .is_none_or(|end| end > self.len as u64)
+        {
+            return false;
+        }
+        let start = start as usize;
+        match &self.storage {
+            Storage::Owned(lock) => lock.write()[start..start + N].copy_from_slice(&value),
+            Storage::External(external) if external.writable => {
+                // SAFETY: `start + N <= self.len`, the external length; the
+                // memory is writable (checked above).
+                unsafe { external.bytes.store::<N>(start, value) }
+            }
+            Storage::Shared { .. } | Storage::External(_) => return false,
+        }
+        true
+    }
+
     /// Loads `N` bytes at byte `start`; `start + N <= self.len` (checked by
     /// the caller).
     #[inline(always)]

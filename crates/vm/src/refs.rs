@@ -1,6 +1,6 @@
 //! Reference-counted typed objects (`iree_vm_ref_t`).
 
-use std::any::Any;
+use std::any::{Any, TypeId};
 use std::fmt;
 use std::sync::Arc;
 
@@ -19,33 +19,78 @@ pub trait RefObject: Any + Send + Sync {
 /// Cloning retains (an atomic increment); dropping releases. VM registers
 /// hold `Option<Ref>`, where `None` is the null ref.
 #[derive(Clone)]
-pub struct Ref(Arc<dyn RefObject>);
+pub struct Ref {
+    object: Arc<dyn RefObject>,
+    /// Which of the VM's own hot types the object is, recorded when the
+    /// handle is made from the concrete type, so that downcasts to them
+    /// (every `vm.buffer` and `vm.list` access) need no virtual `type_id`.
+    kind: Kind,
+}
+
+/// The concrete types [`Ref::downcast`] recognizes without `Any`.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Buffer,
+    List,
+    Other,
+}
+
+impl Kind {
+    /// The kind of objects of type `T` (folds to a constant per `T`).
+    #[inline(always)]
+    fn of<T: RefObject>() -> Kind {
+        let id = TypeId::of::<T>();
+        if id == TypeId::of::<crate::buffer::Buffer>() {
+            Kind::Buffer
+        } else if id == TypeId::of::<crate::list::List>() {
+            Kind::List
+        } else {
+            Kind::Other
+        }
+    }
+}
 
 impl Ref {
     /// Wraps a new object.
     pub fn new<T: RefObject>(object: T) -> Ref {
-        Ref(Arc::new(object))
+        Ref::from_arc(Arc::new(object))
     }
 
     /// Wraps an existing shared object.
     pub fn from_arc<T: RefObject>(object: Arc<T>) -> Ref {
-        Ref(object)
+        Ref {
+            object,
+            kind: Kind::of::<T>(),
+        }
     }
 
     /// The object's registered type.
     pub fn ref_type(&self) -> RefType {
-        self.0.ref_type()
+        self.object.ref_type()
     }
 
     /// Borrows the object as `T` if it is one.
+    #[inline(always)]
     pub fn downcast<T: RefObject>(&self) -> Option<&T> {
-        let any: &dyn Any = &*self.0;
-        any.downcast_ref::<T>()
+        let kind = Kind::of::<T>();
+        if kind == Kind::Other {
+            let any: &dyn Any = &*self.object;
+            return any.downcast_ref::<T>();
+        }
+        if self.kind != kind {
+            return None;
+        }
+        let object: *const dyn RefObject = Arc::as_ptr(&self.object);
+        // SAFETY: `kind` is recorded from the concrete type the handle was
+        // made from (`from_arc`), and equal non-`Other` kinds mean equal
+        // `TypeId`s, so the object is a `T`; the borrow lives as long as
+        // `self`'s strong reference.
+        Some(unsafe { &*object.cast::<T>() })
     }
 
     /// Returns a shared handle to the object as `T` if it is one.
     pub fn downcast_arc<T: RefObject>(&self) -> Option<Arc<T>> {
-        let any: Arc<dyn Any + Send + Sync> = self.0.clone();
+        let any: Arc<dyn Any + Send + Sync> = self.object.clone();
         any.downcast::<T>().ok()
     }
 
@@ -57,18 +102,18 @@ impl Ref {
 
     /// True when both handles point at the same object.
     pub fn ptr_eq(a: &Ref, b: &Ref) -> bool {
-        std::ptr::addr_eq(Arc::as_ptr(&a.0), Arc::as_ptr(&b.0))
+        std::ptr::addr_eq(Arc::as_ptr(&a.object), Arc::as_ptr(&b.object))
     }
 
     /// The current strong count (for tests and leak checks).
     pub fn strong_count(this: &Ref) -> usize {
-        Arc::strong_count(&this.0)
+        Arc::strong_count(&this.object)
     }
 }
 
 impl fmt::Debug for Ref {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{:?}@{:p}", self.ref_type(), Arc::as_ptr(&self.0))
+        write!(f, "{:?}@{:p}", self.ref_type(), Arc::as_ptr(&self.object))
     }
 }
 
