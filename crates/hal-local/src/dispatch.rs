@@ -469,7 +469,9 @@ thread_local! {
     /// Each worker's workgroup-local memory, kept between runs (kernels
     /// treat it as uninitialized scratch). Taken out while a worker runs,
     /// so nothing stays borrowed.
-    static LOCAL_MEMORY: Cell<Vec<u8>> = const { Cell::new(Vec::new()) };
+    /// Whole `u32` words, so that word-granular accesses (VMVX's atomic
+    /// buffers, `iree_hal::HOST_ACCESS_WORD`) stay inside it.
+    static LOCAL_MEMORY: Cell<Vec<u32>> = const { Cell::new(Vec::new()) };
 }
 
 /// Work items that may run concurrently, cut into tiles claimed from one
@@ -559,8 +561,9 @@ impl<'r, 'a> Region<'r, 'a> {
         } else {
             Vec::new()
         };
-        if local_memory.len() < self.local_memory_size {
-            local_memory.resize(self.local_memory_size, 0);
+        let words = self.local_memory_size.div_ceil(4);
+        if local_memory.len() < words {
+            local_memory.resize(words, 0);
         }
         // Tiles are claimed in increasing order, so the item holding the
         // next one is never before the last one's.
@@ -576,7 +579,7 @@ impl<'r, 'a> Region<'r, 'a> {
             let result = self.items[item].run_tile(
                 tile - self.starts[item],
                 processor_id,
-                &mut local_memory,
+                as_bytes(&mut local_memory),
                 self.bindings,
             );
             if let Err(failure) = result {
@@ -591,6 +594,15 @@ impl<'r, 'a> Region<'r, 'a> {
             LOCAL_MEMORY.set(local_memory);
         }
     }
+}
+
+/// The bytes of `words`.
+fn as_bytes(words: &mut [u32]) -> &mut [u8] {
+    let len = std::mem::size_of_val(words);
+    // SAFETY: `u8` has no alignment or validity requirements, the byte view
+    // covers exactly the words' memory, and it borrows `words` mutably for
+    // its whole life.
+    unsafe { std::slice::from_raw_parts_mut(words.as_mut_ptr().cast::<u8>(), len) }
 }
 
 /// Kernels run with denormals flushed to zero (inputs and results), as

@@ -191,6 +191,12 @@ pub const WHOLE_BUFFER: u64 = u64::MAX;
 /// Alignment of host allocations (`IREE_HAL_HEAP_BUFFER_ALIGNMENT`).
 pub const HOST_ALLOCATION_ALIGNMENT: usize = 64;
 
+/// The granule in which executables that may not race on memory (VMVX's
+/// interpreter) read and write host memory: aligned words of this many
+/// bytes. Host allocations and imported memory cover every word that holds
+/// one of their bytes.
+pub const HOST_ACCESS_WORD: usize = 4;
+
 /// Fails unless `actual` has every bit of `expected`.
 pub fn validate_memory_type(actual: MemoryType, expected: MemoryType) -> Result<()> {
     if actual.contains(expected) {
@@ -333,7 +339,10 @@ impl ExternalHostMemory {
     ///
     /// `[ptr, ptr + len)` must be valid for reads and writes for as long as
     /// `owner` lives, and nothing outside the buffers made from this value
-    /// may access those bytes while it lives.
+    /// may access those bytes while it lives. The aligned
+    /// [`HOST_ACCESS_WORD`]-byte words holding the range must lie in the same
+    /// allocation (executables may read and write them whole, keeping the
+    /// bytes outside the range as they are).
     pub unsafe fn new(ptr: *mut u8, len: usize, owner: Box<dyn Send + Sync>) -> Result<Self> {
         let ptr = std::ptr::NonNull::new(ptr).ok_or_else(|| {
             Status::new(
@@ -371,6 +380,22 @@ impl ExternalHostMemory {
             ));
         };
         let (ptr, len) = (window.as_ptr(), window.len());
+        // Kernels that cannot share memory non-atomically (VMVX) access it in
+        // aligned words: the words holding the window must be shared bytes too.
+        let (first, end) = (all.as_ptr() as usize, all.as_ptr() as usize + all.len());
+        let word_start = (ptr as usize) / HOST_ACCESS_WORD * HOST_ACCESS_WORD;
+        let word_end = (ptr as usize + len).div_ceil(HOST_ACCESS_WORD) * HOST_ACCESS_WORD;
+        if len > 0 && (word_start < first || word_end > end) {
+            return Err(Status::new(
+                StatusCode::OutOfRange,
+                format!(
+                    "range [{}, {}) of {} shared bytes does not cover whole {HOST_ACCESS_WORD}-byte words",
+                    range.start,
+                    range.end,
+                    all.len()
+                ),
+            ));
+        }
         // SAFETY: the bytes are reached only through shared references, so
         // nothing writes them, and the `Arc` kept as the owner keeps them
         // alive and in place. Host writes through the buffers made from
@@ -424,8 +449,11 @@ impl HostMemory {
     /// an over-aligned `alloc_zeroed` would: that touched the whole buffer
     /// up front and cost ~5% on a 1024^3 matmul run).
     fn layout(len: usize) -> Result<std::alloc::Layout> {
+        // Whole aligned blocks past the start, so that the words holding the
+        // last bytes (`HOST_ACCESS_WORD`) are inside the allocation too.
         len.max(1)
-            .checked_add(HOST_ALLOCATION_ALIGNMENT - 1)
+            .checked_next_multiple_of(HOST_ALLOCATION_ALIGNMENT)
+            .and_then(|size| size.checked_add(HOST_ALLOCATION_ALIGNMENT - 1))
             .and_then(|size| std::alloc::Layout::from_size_align(size, 16).ok())
             .ok_or_else(|| {
                 Status::new(

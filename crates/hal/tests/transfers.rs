@@ -169,6 +169,15 @@ impl AsRef<[u8]> for Aligned {
     }
 }
 
+/// Shared bytes that end 3 bytes into an aligned word.
+struct Short(Aligned);
+
+impl AsRef<[u8]> for Short {
+    fn as_ref(&self) -> &[u8] {
+        &self.0 .0[..253]
+    }
+}
+
 #[test]
 fn shared_bytes_are_imported_read_only_without_a_copy() {
     let mut image = Aligned([0; 256]);
@@ -206,6 +215,18 @@ fn shared_bytes_are_imported_read_only_without_a_copy() {
     let outside = ExternalHostMemory::from_shared(bytes.clone(), 200..300);
     assert_eq!(
         outside.err().map(|e| e.code()),
+        Some(StatusCode::OutOfRange)
+    );
+    // Windows whose last bytes share a word with bytes past the end of the
+    // shared memory are refused too (kernels may access whole words).
+    let ragged: Arc<dyn AsRef<[u8]> + Send + Sync> = Arc::new(Aligned([7; 256]));
+    let tail = ExternalHostMemory::from_shared(ragged.clone(), 248..253).unwrap();
+    assert_eq!(tail.len(), 5);
+    let short: Arc<dyn AsRef<[u8]> + Send + Sync> = Arc::new(Short(Aligned([7; 256])));
+    assert_eq!(
+        ExternalHostMemory::from_shared(short, 248..253)
+            .err()
+            .map(|e| e.code()),
         Some(StatusCode::OutOfRange)
     );
     let unaligned = ExternalHostMemory::from_shared(bytes, 1..65).unwrap();

@@ -2,20 +2,30 @@
 //! bindings, host memory) that is read and written only through relaxed
 //! atomic operations, so concurrent users of the same bytes never race.
 //!
-//! Every access is made of single-byte `AtomicU8` operations, also for
-//! aligned 2-, 4- and 8-byte elements. Rust's memory model makes racing
-//! atomic accesses of *different sizes* to overlapping bytes undefined
-//! behaviour (Miri reports them), and the programs running over this memory
-//! mix widths freely (an `i8` view of `i32` data, byte-range copies next to
-//! element stores), so one access size is the only way to stay sound whatever
-//! the program does. A racy program may then observe a torn element; a
-//! correct one (concurrent workgroups write disjoint bytes) cannot tell.
+//! Every access is made of 4-byte `AtomicU32` operations on the aligned
+//! words that hold the bytes, whatever the element width. Rust's memory
+//! model makes a racing atomic *write* of one size and an access of another
+//! size to overlapping bytes undefined behaviour, and the programs running
+//! over this memory mix widths freely (an `i8` view of `i32` data, byte-range
+//! copies next to element stores), so one access size is the only way to
+//! stay sound whatever the program does. Words are the size that makes the
+//! common case, an aligned 4-byte element, a single load or store; an
+//! element that covers only part of a word is stored with a compare-and-swap
+//! loop, so the word's other bytes, which another thread may be writing, are
+//! never lost. A racy program may then observe a torn element; a correct one
+//! (concurrent workgroups write disjoint bytes) cannot tell.
+//!
+//! Because whole words are accessed, the constructor's contract covers the
+//! aligned words overlapping the range, not only the range itself.
 //!
 //! Every access method is `unsafe`: callers check offsets against the length
 //! first (the [`crate::buffer::Buffer`] methods do), and the constructor's
 //! contract covers the memory itself.
 
-use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+
+/// The access granule: every access is to aligned words of this size.
+const WORD: usize = 4;
 
 /// Bytes moved per step of a copy between two atomic ranges.
 const COPY_CHUNK: usize = 256;
@@ -34,26 +44,30 @@ impl AtomicBytes {
     ///
     /// # Safety
     ///
-    /// While this value or any copy of it is used, `ptr` must be valid for
-    /// reads and writes of `len` bytes (`AtomicU8::from_ptr` requires write
-    /// permission even for loads), and no non-atomic access may touch those
-    /// bytes concurrently with an access made through this value.
+    /// While this value or any copy of it is used, the aligned 4-byte words
+    /// overlapping `ptr..ptr + len` must be valid for reads and writes
+    /// (`AtomicU32::from_ptr` requires write permission even for loads; the
+    /// words lie in one allocation with the range), and no non-atomic access
+    /// may touch those words concurrently with an access made through this
+    /// value.
     pub(crate) unsafe fn new(ptr: *mut u8, len: usize) -> AtomicBytes {
         AtomicBytes { ptr, len }
     }
 
-    /// The atomic cell of byte `offset`.
+    /// The atomic word at absolute address `word` (a multiple of [`WORD`]
+    /// overlapping the range), with the range's provenance.
     ///
     /// # Safety
     ///
-    /// `offset < len`, and the constructor's contract holds.
+    /// `word` overlaps `ptr..ptr + len`, and the constructor's contract holds.
     #[inline(always)]
-    unsafe fn cell(&self, offset: usize) -> &AtomicU8 {
-        debug_assert!(offset < self.len);
-        // SAFETY: `ptr + offset` lies inside the range (caller), which is
-        // valid for atomic access while `self` is used (constructor);
-        // `AtomicU8` has alignment 1.
-        unsafe { AtomicU8::from_ptr(self.ptr.add(offset)) }
+    unsafe fn word(&self, word: usize) -> &AtomicU32 {
+        debug_assert!(word.is_multiple_of(WORD));
+        debug_assert!(word < self.ptr as usize + self.len && word + WORD > self.ptr as usize);
+        let at = self.ptr.wrapping_add(word.wrapping_sub(self.ptr as usize));
+        // SAFETY: the word overlaps the range (caller), so it is valid for
+        // atomic access (constructor) and aligned for `AtomicU32`.
+        unsafe { AtomicU32::from_ptr(at.cast::<u32>()) }
     }
 
     /// Loads `N` bytes at `offset`, in memory order.
@@ -63,10 +77,18 @@ impl AtomicBytes {
     /// `offset + N <= len`, and the constructor's contract holds.
     #[inline(always)]
     pub(crate) unsafe fn load<const N: usize>(&self, offset: usize) -> [u8; N] {
+        let at = self.ptr as usize + offset;
         let mut out = [0u8; N];
-        for (i, byte) in out.iter_mut().enumerate() {
-            // SAFETY: `offset + i < offset + N <= len` (caller).
-            *byte = unsafe { self.cell(offset + i) }.load(Relaxed);
+        if at.is_multiple_of(WORD) && N.is_multiple_of(WORD) {
+            // Whole aligned words (4- and 8-byte elements).
+            for (i, chunk) in out.chunks_exact_mut(WORD).enumerate() {
+                // SAFETY: the word lies inside the range (caller).
+                let word = unsafe { self.word(at + i * WORD) }.load(Relaxed);
+                chunk.copy_from_slice(&word.to_ne_bytes());
+            }
+        } else {
+            // SAFETY: as this function's contract.
+            unsafe { self.read(offset, &mut out) };
         }
         out
     }
@@ -79,9 +101,16 @@ impl AtomicBytes {
     /// contract holds.
     #[inline(always)]
     pub(crate) unsafe fn store<const N: usize>(&self, offset: usize, bytes: [u8; N]) {
-        for (i, &byte) in bytes.iter().enumerate() {
-            // SAFETY: `offset + i < offset + N <= len` and writable (caller).
-            unsafe { self.cell(offset + i) }.store(byte, Relaxed);
+        let at = self.ptr as usize + offset;
+        if at.is_multiple_of(WORD) && N.is_multiple_of(WORD) {
+            for (i, chunk) in bytes.chunks_exact(WORD).enumerate() {
+                let value = u32::from_ne_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]);
+                // SAFETY: the word lies inside the writable range (caller).
+                unsafe { self.word(at + i * WORD) }.store(value, Relaxed);
+            }
+        } else {
+            // SAFETY: as this function's contract.
+            unsafe { self.write(offset, &bytes) };
         }
     }
 
@@ -91,23 +120,49 @@ impl AtomicBytes {
     ///
     /// `offset + out.len() <= len`, and the constructor's contract holds.
     pub(crate) unsafe fn read(&self, offset: usize, out: &mut [u8]) {
-        for (i, byte) in out.iter_mut().enumerate() {
-            // SAFETY: `offset + i < offset + out.len() <= len` (caller).
-            *byte = unsafe { self.cell(offset + i) }.load(Relaxed);
+        let start = self.ptr as usize + offset;
+        let end = start + out.len();
+        let mut word = start - start % WORD;
+        while word < end {
+            // SAFETY: `word` overlaps `start..end`, inside the range (caller).
+            let bytes = unsafe { self.word(word) }.load(Relaxed).to_ne_bytes();
+            let (lo, hi) = (start.max(word), end.min(word + WORD));
+            out[lo - start..hi - start].copy_from_slice(&bytes[lo - word..hi - word]);
+            word += WORD;
         }
     }
 
-    /// Copies `data` to the bytes starting at `offset`.
+    /// Copies `data` to the bytes starting at `offset`. Words the data
+    /// covers only in part are updated with a compare-and-swap loop, so
+    /// their other bytes keep whatever another thread stores there.
     ///
     /// # Safety
     ///
     /// `offset + data.len() <= len`, the range is writable, and the
     /// constructor's contract holds.
     pub(crate) unsafe fn write(&self, offset: usize, data: &[u8]) {
-        for (i, &byte) in data.iter().enumerate() {
-            // SAFETY: `offset + i < offset + data.len() <= len`, writable
+        let start = self.ptr as usize + offset;
+        let end = start + data.len();
+        let mut word = start - start % WORD;
+        while word < end {
+            let (lo, hi) = (start.max(word), end.min(word + WORD));
+            let part = &data[lo - start..hi - start];
+            // SAFETY: `word` overlaps `start..end`, inside the writable range
             // (caller).
-            unsafe { self.cell(offset + i) }.store(byte, Relaxed);
+            let cell = unsafe { self.word(word) };
+            if part.len() == WORD {
+                cell.store(
+                    u32::from_ne_bytes([part[0], part[1], part[2], part[3]]),
+                    Relaxed,
+                );
+            } else {
+                let _ = cell.fetch_update(Relaxed, Relaxed, |old| {
+                    let mut bytes = old.to_ne_bytes();
+                    bytes[lo - word..hi - word].copy_from_slice(part);
+                    Some(u32::from_ne_bytes(bytes))
+                });
+            }
+            word += WORD;
         }
     }
 

@@ -89,13 +89,28 @@ fn zeroed_cells<W: Word>(count: usize) -> Result<Box<[W::Atomic]>> {
     Ok(unsafe { Box::from_raw(std::ptr::slice_from_raw_parts_mut(ptr, count)) })
 }
 
-/// Slabs replaced by a reallocation. They are boxed on purpose: readers may
-/// still hold pointers into them, so they must never move.
-#[allow(
-    clippy::vec_box,
-    reason = "readers hold pointers to slabs, which must not move"
-)]
-type Retired<A> = Vec<Box<Slab<A>>>;
+/// A slab replaced by a reallocation, kept (never moved or freed) until the
+/// vector drops because readers may still hold references into it. It is
+/// held as a raw pointer, not a `Box`: a `Box` asserts unique ownership,
+/// which those readers' shared references contradict (Miri's data-race
+/// check reports the retag).
+struct RetiredSlab<A>(std::ptr::NonNull<Slab<A>>);
+
+// SAFETY: a retired slab is only read through shared references (its cells
+// are atomics) and freed once, by the vector's `drop` with `&mut self`.
+unsafe impl<A: Send + Sync> Send for RetiredSlab<A> {}
+// SAFETY: as above.
+unsafe impl<A: Send + Sync> Sync for RetiredSlab<A> {}
+
+impl<A> Drop for RetiredSlab<A> {
+    fn drop(&mut self) {
+        // SAFETY: the pointer came from `Box::into_raw` and is retired: the
+        // vector owning this value is being dropped, so no reader remains.
+        drop(unsafe { Box::from_raw(self.0.as_ptr()) });
+    }
+}
+
+type Retired<A> = Vec<RetiredSlab<A>>;
 
 /// A growable vector of `W` elements with lock-free element access.
 pub(crate) struct AtomicVec<W: Word> {
@@ -205,10 +220,11 @@ impl<W: Word> AtomicVec<W> {
             data,
         }));
         let previous = self.current.swap(slab, Ordering::AcqRel);
-        // SAFETY: `previous` came from `Box::into_raw` and is no longer
-        // published; readers that still hold it stay valid because the box
-        // is kept (not freed) until the vector drops.
-        retired.push(unsafe { Box::from_raw(previous) });
+        // Readers that still hold `previous` stay valid: it is kept, not
+        // freed, until the vector drops.
+        if let Some(previous) = std::ptr::NonNull::new(previous) {
+            retired.push(RetiredSlab(previous));
+        }
         Ok(())
     }
 

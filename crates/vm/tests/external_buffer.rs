@@ -276,3 +276,43 @@ fn concurrent_workers_write_disjoint_elements() {
         );
     }
 }
+
+#[test]
+fn concurrent_workers_write_disjoint_bytes_of_shared_words() {
+    // Every word is shared by all workers (worker `w` owns bytes `w mod 4`),
+    // so each store updates only part of a word: no worker may lose
+    // another's bytes. Unaligned 2-byte stores at a skewed base straddle
+    // words as well.
+    const WORKERS: usize = 4;
+    const BYTES: usize = if cfg!(miri) { 32 } else { 4096 };
+    const ROUNDS: usize = if cfg!(miri) { 2 } else { 20 };
+    let bytes = Arc::new(external(BYTES, 0, true));
+    let halves = Arc::new(external(BYTES, 1, true));
+    std::thread::scope(|scope| {
+        for w in 0..WORKERS {
+            let (bytes, halves) = (bytes.clone(), halves.clone());
+            scope.spawn(move || {
+                for round in 0..ROUNDS {
+                    for i in (w..BYTES).step_by(WORKERS) {
+                        bytes.store_i8(i as i64, (i + round) as i32).unwrap();
+                    }
+                    for i in (w..BYTES / 2).step_by(WORKERS) {
+                        halves.store_i16(i as i64, (i * 7 + round) as i32).unwrap();
+                    }
+                }
+            });
+        }
+    });
+    for i in 0..BYTES {
+        assert_eq!(
+            bytes.load_i8u(i as i64).unwrap(),
+            ((i + ROUNDS - 1) as u8).into()
+        );
+    }
+    for i in 0..BYTES / 2 {
+        assert_eq!(
+            halves.load_i16u(i as i64).unwrap(),
+            ((i * 7 + ROUNDS - 1) as u16).into()
+        );
+    }
+}
