@@ -108,7 +108,8 @@ macro_rules! dispatch_alu {
 }
 
 impl BytecodeInstance {
-    /// Runs internal function `function` from an external caller.
+    /// Runs internal function `function` from an external caller; `args`
+    /// were checked against its calling convention (or are known to match).
     pub(crate) fn execute(
         &self,
         stack: &mut Stack,
@@ -117,7 +118,6 @@ impl BytecodeInstance {
         results: &mut Vec<Value>,
     ) -> Result<CallStatus> {
         let code = &self.module().functions[function as usize];
-        iree_vm::Cconv::check_values(&code.arg_slots, args, "argument")?;
         let i32_base = stack.i32_arena.len();
         let ref_base = stack.ref_arena.len();
         stack.enter_frame(code.frame_bytes)?;
@@ -934,7 +934,7 @@ impl BytecodeInstance {
                             let mut import_results = stack.take_args();
                             frame.pc = (pc - 1) as u32;
                             cont.current = frame;
-                            let status = resolved.instance.call(
+                            let status = resolved.instance.call_verified(
                                 stack,
                                 resolved.export_ordinal,
                                 &mut values,

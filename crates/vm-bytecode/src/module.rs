@@ -289,6 +289,20 @@ pub struct BytecodeInstance {
 }
 
 impl BytecodeInstance {
+    /// The internal function behind export `export_ordinal`.
+    fn export_function(&self, export_ordinal: u32) -> Result<u32> {
+        self.module
+            .export_functions
+            .get(export_ordinal as usize)
+            .copied()
+            .ok_or_else(|| {
+                Status::new(
+                    StatusCode::NotFound,
+                    format!("export ordinal {export_ordinal} out of range"),
+                )
+            })
+    }
+
     pub(crate) fn module(&self) -> &BytecodeModule {
         &self.module
     }
@@ -315,16 +329,23 @@ impl ModuleInstance for BytecodeInstance {
         args: &mut [Value],
         results: &mut Vec<Value>,
     ) -> Result<CallStatus> {
-        let function = *self
-            .module
-            .export_functions
-            .get(export_ordinal as usize)
-            .ok_or_else(|| {
-                Status::new(
-                    StatusCode::NotFound,
-                    format!("export ordinal {export_ordinal} out of range"),
-                )
-            })?;
+        let function = self.export_function(export_ordinal)?;
+        iree_vm::Cconv::check_values(
+            &self.module.functions[function as usize].arg_slots,
+            args,
+            "argument",
+        )?;
+        self.execute(stack, function, args, results)
+    }
+
+    fn call_verified(
+        &self,
+        stack: &mut Stack,
+        export_ordinal: u32,
+        args: &mut [Value],
+        results: &mut Vec<Value>,
+    ) -> Result<CallStatus> {
+        let function = self.export_function(export_ordinal)?;
         self.execute(stack, function, args, results)
     }
 

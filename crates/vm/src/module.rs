@@ -123,6 +123,21 @@ pub trait ModuleInstance: Send + Sync {
         results: &mut Vec<Value>,
     ) -> Result<CallStatus>;
 
+    /// [`call`](Self::call) for a caller that guarantees `args` match the
+    /// export's calling convention: bytecode calling a resolved import, whose
+    /// signature [`check_import_signature`] matched at link time, with
+    /// arguments taken from verified registers. Implementations may skip
+    /// checking the argument types; the default checks them as `call` does.
+    fn call_verified(
+        &self,
+        stack: &mut Stack,
+        export_ordinal: u32,
+        args: &mut [Value],
+        results: &mut Vec<Value>,
+    ) -> Result<CallStatus> {
+        self.call(stack, export_ordinal, args, results)
+    }
+
     /// Resumes the most recent deferred call made on this instance.
     fn resume(&self, _stack: &mut Stack, _results: &mut Vec<Value>) -> Result<CallStatus> {
         Err(Status::new(
