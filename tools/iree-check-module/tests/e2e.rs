@@ -1,0 +1,3 @@
+//! End-to-end check suites (added with the suites).
+
+fn main() {}
