@@ -8,6 +8,7 @@
 //! * `opcodes`: list which core VM opcodes the `vm` suite's modules contain;
 //! * `bench`: time ours against upstream on `testdata/bench` workloads;
 //! * `loom`: model-check the semaphore, queue and worker-pool protocols;
+//! * `e2e`: compile the end-to-end check suites of `testdata/e2e`;
 //! * `param-rss`: peak memory of loading a large parameter file, ours
 //!   against upstream.
 //!
@@ -18,6 +19,7 @@ mod bench;
 mod cli;
 mod conformance;
 mod diff;
+mod e2e;
 mod opcodes;
 mod param_rss;
 mod proc;
@@ -59,6 +61,9 @@ commands:
   param-rss [--mib N]       peak RSS (and anonymous / file-backed RSS) and wall time of
                             loading an N MiB (default 1024) parameter file, ours vs
                             upstream, on local-sync/local-task, --parameter_mode=file/preload
+  e2e [--force]             compile the check suites testdata/e2e/src/*.mlir for
+                            llvm-cpu, llvm-cpu-system and vmvx, and testdata/e2e/bad
+                            (when stale); cargo test -p iree-check-module runs them
   loom                      model-check semaphores, fences, the device queue and the
                             worker pool with loom (RUSTFLAGS=--cfg loom, own target dir)
 ";
@@ -123,6 +128,7 @@ fn main() -> ExitCode {
         "bench" => bench::run(&args),
         "loom" => loom(),
         "param-rss" => param_rss::run(&args),
+        "e2e" => e2e::run(&args),
         other => {
             eprint!("unknown command `{other}`\n\n{USAGE}");
             return ExitCode::from(2);

@@ -58,7 +58,7 @@ fn main() -> ExitCode {
         Err(status) => {
             let _ = out.flush();
             let mut err = std::io::stderr().lock();
-            let _ = write!(err, "{status}");
+            let _ = writeln!(err, "{status}");
             let _ = err.flush();
             false
         }
