@@ -9,6 +9,7 @@
 //! * `bench`: time ours against upstream on `testdata` workloads and real
 //!   models from PyPI wheels (`models.rs`);
 //! * `loom`: model-check the semaphore, queue and worker-pool protocols;
+//! * `e2e`: compile the end-to-end check suites of `testdata/e2e`;
 //! * `param-rss`: peak memory of loading a large parameter file, ours
 //!   against upstream.
 //!
@@ -19,6 +20,7 @@ mod bench;
 mod cli;
 mod conformance;
 mod diff;
+mod e2e;
 mod models;
 mod opcodes;
 mod param_rss;
@@ -63,6 +65,9 @@ commands:
   param-rss [--mib N]       peak RSS (and anonymous / file-backed RSS) and wall time of
                             loading an N MiB (default 1024) parameter file, ours vs
                             upstream, on local-sync/local-task, --parameter_mode=file/preload
+  e2e [--force]             compile the check suites testdata/e2e/src/*.mlir for
+                            llvm-cpu, llvm-cpu-system and vmvx, and testdata/e2e/bad
+                            (when stale); cargo test -p iree-check-module runs them
   loom                      model-check semaphores, fences, the device queue and the
                             worker pool with loom (RUSTFLAGS=--cfg loom, own target dir)
 ";
@@ -127,6 +132,7 @@ fn main() -> ExitCode {
         "bench" => bench::run(&args),
         "loom" => loom(),
         "param-rss" => param_rss::run(&args),
+        "e2e" => e2e::run(&args),
         other => {
             eprint!("unknown command `{other}`\n\n{USAGE}");
             return ExitCode::from(2);

@@ -67,7 +67,8 @@ fn mtime(p: &Path) -> Option<SystemTime> {
     fs::metadata(p).and_then(|m| m.modified()).ok()
 }
 
-fn is_stale(src: &Path, out: &Path) -> bool {
+/// Whether `out` is missing or older than `src`.
+pub fn is_stale(src: &Path, out: &Path) -> bool {
     match (mtime(src), mtime(out)) {
         (Some(s), Some(o)) => o < s,
         _ => true,

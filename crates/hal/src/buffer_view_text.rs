@@ -19,6 +19,7 @@
 use iree_base::cformat::format_g_upper;
 use iree_base::{Result, Status, StatusCode};
 
+use crate::element_compare::float_element;
 use crate::element_type::{ElementType, EncodingType};
 use crate::math;
 use iree_base::cnumber::{atod, atof, atoi_i32, atoi_i64, atoi_u32, atoi_u64};
@@ -333,7 +334,10 @@ pub fn format_element(data: &[u8], element_type: ElementType, out: &mut String) 
     }
     let data = &data[..element_size];
     let u16_at = || u16::from_le_bytes([data[0], data[1]]);
-    let float = |v: f32| format_g_upper(f64::from(v));
+    if let Some(value) = float_element(data, element_type) {
+        out.push_str(&format_g_upper(value));
+        return Ok(());
+    }
     let text = match element_type {
         ElementType::INT_8 | ElementType::SINT_8 => (data[0] as i8).to_string(),
         ElementType::UINT_8 => data[0].to_string(),
@@ -347,17 +351,6 @@ pub fn format_element(data: &[u8], element_type: ElementType, out: &mut String) 
             i64::from_le_bytes(data.try_into().expect("8 bytes")).to_string()
         }
         ElementType::UINT_64 => u64::from_le_bytes(data.try_into().expect("8 bytes")).to_string(),
-        ElementType::FLOAT_8_E4M3_FN => float(math::f8e4m3fn_to_f32(data[0])),
-        ElementType::FLOAT_8_E4M3_FNUZ => float(math::f8e4m3fnuz_to_f32(data[0])),
-        ElementType::FLOAT_8_E5M2 => float(math::f8e5m2_to_f32(data[0])),
-        ElementType::FLOAT_8_E5M2_FNUZ => float(math::f8e5m2fnuz_to_f32(data[0])),
-        ElementType::FLOAT_8_E8M0_FNU => float(math::f8e8m0fnu_to_f32(data[0])),
-        ElementType::BFLOAT_16 => float(math::bf16_to_f32(u16_at())),
-        ElementType::FLOAT_16 => float(math::f16_to_f32(u16_at())),
-        ElementType::FLOAT_32 => float(f32::from_le_bytes(data.try_into().expect("4 bytes"))),
-        ElementType::FLOAT_64 => {
-            format_g_upper(f64::from_le_bytes(data.try_into().expect("8 bytes")))
-        }
         _ => {
             for b in data {
                 out.push_str(&format!("{b:02X}"));

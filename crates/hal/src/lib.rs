@@ -11,6 +11,7 @@ pub mod buffer_view;
 pub mod buffer_view_text;
 pub mod command_buffer;
 pub mod device;
+pub mod element_compare;
 pub mod element_type;
 pub mod event;
 pub mod executable_cache;
@@ -37,6 +38,9 @@ pub use command_buffer::{
     BindingRef, BufferBinding, Command, CommandBuffer, DispatchBinding, Executable, WorkgroupCount,
 };
 pub use device::{Device, DeviceInfo, Driver, DriverRegistry};
+pub use element_compare::{
+    element_bytes, first_difference, float_element, fuzzy_eq, ElementEquality,
+};
 pub use element_type::{ElementType, EncodingType, NumericalType};
 pub use event::Event;
 pub use executable_cache::ExecutableCache;

@@ -8,8 +8,10 @@
 //! (upstream's checker never compares equal-typed primitives).
 
 use iree_base::Result;
-use iree_hal::math::{bf16_to_f32, f16_to_f32};
-use iree_hal::{format_element, format_shape_and_element_type, BufferView, ElementType};
+use iree_hal::{
+    element_bytes, first_difference, format_element, format_shape_and_element_type, BufferView,
+    ElementEquality, ElementType,
+};
 use iree_modules_hal::HalBufferView;
 use iree_vm::Value;
 
@@ -182,7 +184,6 @@ fn compare_buffer_views(
     } else {
         let element_type = actual.element_type();
         let count = actual.element_count();
-        let size = element_type.bit_count().div_ceil(8);
         let expected_buffer = expected.buffer();
         let actual_buffer = actual.buffer();
         // Both mapped in place: no copies of large results.
@@ -191,8 +192,12 @@ fn compare_buffer_views(
                 first_mismatch(element_type, count, e, a, equality).map(|i| {
                     let mut actual_text = String::new();
                     let mut expected_text = String::new();
-                    format_element(&a[i * size..][..size], element_type, &mut actual_text)?;
-                    format_element(&e[i * size..][..size], element_type, &mut expected_text)?;
+                    let (a, e) = (
+                        element_bytes(a, element_type, i),
+                        element_bytes(e, element_type, i),
+                    );
+                    format_element(a.unwrap_or_default(), element_type, &mut actual_text)?;
+                    format_element(e.unwrap_or_default(), element_type, &mut expected_text)?;
                     Ok::<_, iree_base::Status>((i, actual_text, expected_text))
                 })
             })
@@ -215,7 +220,9 @@ fn compare_buffer_views(
     Ok(false)
 }
 
-/// The index of the first element that differs, or `None`.
+/// The index of the first element that differs, or `None`: floats of the
+/// four types with a threshold flag approximately (that type's absolute
+/// tolerance and the shared relative one), everything else exactly.
 fn first_mismatch(
     element_type: ElementType,
     count: usize,
@@ -223,50 +230,21 @@ fn first_mismatch(
     actual: &[u8],
     equality: &Equality,
 ) -> Option<usize> {
-    let size = element_type.bit_count().div_ceil(8).max(1);
-    let limit = count.saturating_mul(size);
-    let (expected, actual) = (
-        &expected[..limit.min(expected.len())],
-        &actual[..limit.min(actual.len())],
-    );
-    let pairs = expected.chunks_exact(size).zip(actual.chunks_exact(size));
-    let approx32 = |e: f32, a: f32, atol: f32| -> bool {
-        e == a
-            || (e.is_nan() && a.is_nan())
-            || f64::from((a - e).abs()) <= f64::from(atol) + equality.rtol * f64::from(e.abs())
+    let atol = match element_type {
+        ElementType::FLOAT_16 => Some(f64::from(equality.f16_atol)),
+        ElementType::BFLOAT_16 => Some(f64::from(equality.bf16_atol)),
+        ElementType::FLOAT_32 => Some(f64::from(equality.f32_atol)),
+        ElementType::FLOAT_64 => Some(equality.f64_atol),
+        _ => None,
     };
-    let mut position = None;
-    for (i, (e, a)) in pairs.enumerate() {
-        let same = if equality.exact {
-            e == a
-        } else if element_type == ElementType::FLOAT_32 {
-            let f = |b: &[u8]| f32::from_le_bytes(b.try_into().expect("4 bytes"));
-            approx32(f(e), f(a), equality.f32_atol)
-        } else if element_type == ElementType::FLOAT_16 {
-            let f = |b: &[u8]| f16_to_f32(u16::from_le_bytes(b.try_into().expect("2 bytes")));
-            approx32(f(e), f(a), equality.f16_atol)
-        } else if element_type == ElementType::BFLOAT_16 {
-            let f = |b: &[u8]| bf16_to_f32(u16::from_le_bytes(b.try_into().expect("2 bytes")));
-            approx32(f(e), f(a), equality.bf16_atol)
-        } else if element_type == ElementType::FLOAT_64 {
-            let f = |b: &[u8]| f64::from_le_bytes(b.try_into().expect("8 bytes"));
-            let (e, a) = (f(e), f(a));
-            e == a
-                || (e.is_nan() && a.is_nan())
-                || (a - e).abs() <= equality.f64_atol + equality.rtol * e.abs()
-        } else {
-            e == a
-        };
-        if !same {
-            position = Some(i);
-            break;
-        }
-    }
-    // Buffers shorter than the view (should not happen) count as differing.
-    if position.is_none() && (expected.len() < count * size || actual.len() < count * size) {
-        position = Some(expected.len().min(actual.len()) / size);
-    }
-    position
+    let mode = match atol {
+        Some(atol) if !equality.exact => ElementEquality::Approximate {
+            atol,
+            rtol: equality.rtol,
+        },
+        _ => ElementEquality::Exact,
+    };
+    first_difference(element_type, count, expected, actual, mode)
 }
 
 #[cfg(test)]

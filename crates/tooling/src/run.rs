@@ -24,7 +24,7 @@ use iree_io_parameters::FileMode;
 use iree_modules_hal::{HalBufferView, HalFence};
 use iree_vm::buffer::SharedBytes;
 use iree_vm::list::List;
-use iree_vm::{CconvType, Context, Function, Instance, Module, Ref, Value};
+use iree_vm::{CconvType, Context, Function, Instance, Module, ModuleInstance, Ref, Value};
 use iree_vm_bytecode::BytecodeModule;
 
 use crate::compare::{compare_results, Equality};
@@ -206,18 +206,64 @@ fn create_run_context_with(
 ) -> Result<RunContext> {
     let instance = Instance::new();
     iree_modules_hal::register_types(&instance)?;
+    let modules = load_modules(&instance, options)?;
+    let main = modules.last().cloned().ok_or_else(no_user_module)?;
+    let (context, device) = create_context(instance, modules, options, given_device, &[])?;
+    let instance = main_instance(&context, &main)?;
+    let ordinal = if options.function.is_empty() {
+        find_single_export(&*main)?
+    } else {
+        main.lookup_export(&options.function)
+            .ok_or_else(|| {
+                Status::new(
+                    StatusCode::NotFound,
+                    format!("no function `{}` exported by module", options.function),
+                )
+            })
+            .annotate_with(|| format!("looking up function '{}'", options.function))?
+    };
+    Ok(RunContext {
+        context,
+        function: Function::new(instance, ordinal),
+        device,
+    })
+}
+
+/// The error for a run without `--module=`.
+pub fn no_user_module() -> Status {
+    Status::new(
+        StatusCode::InvalidArgument,
+        "no user module specified; use --module=file.vmfb to load from a file or --module=- to load from stdin",
+    )
+}
+
+/// Loads the `--module=` files in order (the last is the main module).
+pub fn load_modules(
+    instance: &Arc<Instance>,
+    options: &RunOptions,
+) -> Result<Vec<Arc<dyn Module>>> {
     let mut modules: Vec<Arc<dyn Module>> = Vec::new();
     for path in &options.modules {
-        modules.push(load_module(&instance, path).annotate("loading modules and dependencies")?);
+        modules.push(load_module(instance, path).annotate("loading modules and dependencies")?);
     }
-    let main = modules.last().cloned().ok_or_else(|| {
-        Status::new(
-            StatusCode::InvalidArgument,
-            "no user module specified; use --module=file.vmfb to load from a file or --module=- to load from stdin",
-        )
-    })?;
-    // System modules the user modules depend on, created in the order
-    // their dependencies are first named (as upstream resolves them).
+    Ok(modules)
+}
+
+/// Builds a context of `modules` (user modules, in dependency order) and
+/// the system modules they depend on, created in the order their
+/// dependencies are first named (as upstream resolves them): `hal` on
+/// `device` or, when none is given, on a device created from the first
+/// `--device=`; `io_parameters` from `--parameters=`; and any module of
+/// `provided` (a tool's own, such as `check`) by its name. Returns the
+/// context and the device serving `hal`, if any module depends on it.
+pub fn create_context(
+    instance: Arc<Instance>,
+    modules: Vec<Arc<dyn Module>>,
+    options: &RunOptions,
+    device: Option<Arc<dyn Device>>,
+    provided: &[Arc<dyn Module>],
+) -> Result<(Context, Option<Arc<dyn Device>>)> {
+    let given_device = device;
     let mut device = None;
     let mut system: Vec<Arc<dyn Module>> = Vec::new();
     let mut resolved: Vec<String> = Vec::new();
@@ -252,37 +298,27 @@ fn create_run_context_with(
                     .annotate("creating VM context")?;
                 system.push(iree_io_parameters::create_io_parameters_module(providers)?);
             }
-            _ => continue,
+            name => match provided.iter().find(|m| m.name() == name) {
+                Some(module) => system.push(module.clone()),
+                None => continue,
+            },
         }
         resolved.push(dependency.name.clone());
     }
     system.extend(modules);
-    let modules = system;
-    let context = Context::with_modules(instance, modules).annotate("creating VM context")?;
-    let instance = context
+    let context = Context::with_modules(instance, system).annotate("creating VM context")?;
+    Ok((context, device))
+}
+
+/// The instance of `main` (a module registered in `context`).
+pub fn main_instance(context: &Context, main: &Arc<dyn Module>) -> Result<Arc<dyn ModuleInstance>> {
+    context
         .modules()
         .iter()
         .rev()
-        .find(|m| std::ptr::addr_eq(m.module() as *const dyn Module, Arc::as_ptr(&main)))
+        .find(|m| std::ptr::addr_eq(m.module() as *const dyn Module, Arc::as_ptr(main)))
         .cloned()
-        .ok_or_else(|| Status::new(StatusCode::Internal, "main module missing from context"))?;
-    let ordinal = if options.function.is_empty() {
-        find_single_export(&*main)?
-    } else {
-        main.lookup_export(&options.function)
-            .ok_or_else(|| {
-                Status::new(
-                    StatusCode::NotFound,
-                    format!("no function `{}` exported by module", options.function),
-                )
-            })
-            .annotate_with(|| format!("looking up function '{}'", options.function))?
-    };
-    Ok(RunContext {
-        context,
-        function: Function::new(instance, ordinal),
-        device,
-    })
+        .ok_or_else(|| Status::new(StatusCode::Internal, "main module missing from context"))
 }
 
 /// Parses `--input=` texts into argument values following the cconv, in

@@ -1,0 +1,354 @@
+//! Flags shared by the tools that load modules onto devices
+//! (`iree-run-module`, `iree-check-module`), spelled as upstream spells them
+//! (`--flag=value`), and the information flags that print and exit
+//! (`--list_drivers`, `--list_devices`, `--dump_devices`,
+//! `--dump_task_topologies`).
+
+use std::io::Write;
+
+use crate::run::{driver_registry, GpuOptions, Recording, RunOptions, TaskTopologyOptions};
+
+/// The module, device, parameter and driver flags of `iree-run-module`.
+#[derive(clap::Args, Debug)]
+pub struct ModuleFlags {
+    /// Module to load; repeat in dependency order. `-` reads standard input.
+    #[arg(long = "module")]
+    pub module: Vec<String>,
+    /// Device URI(s) (`local-sync`); used when a module imports `hal`.
+    #[arg(long = "device")]
+    pub device: Vec<String>,
+    /// Accepted for compatibility; execution tracing prints nothing in release builds.
+    #[arg(long = "trace_execution", num_args = 0..=1, default_missing_value = "true")]
+    pub trace_execution: Option<String>,
+    /// Prints the device allocator's memory statistics to stderr at exit.
+    #[arg(long = "print_statistics", num_args = 0..=1, default_missing_value = "true")]
+    pub print_statistics: Option<String>,
+    /// A parameter file to make available, `scope=path` or just `path`
+    /// (the unscoped form); repeatable. Formats by extension: .irpa, .gguf,
+    /// .safetensors.
+    #[arg(long = "parameters")]
+    pub parameters: Vec<String>,
+    /// `file` (map parameter files and read them as used) or `preload`
+    /// (read whole files at startup).
+    #[arg(long = "parameter_mode", default_value = "file")]
+    pub parameter_mode: String,
+    /// cuda: run command buffers on CUDA streams (true) or as CUDA graphs.
+    #[arg(long = "cuda_use_streams", num_args = 0..=1, default_missing_value = "true", default_value = "true")]
+    pub cuda_use_streams: String,
+    /// cuda: allocate queue allocations from stream-ordered memory pools.
+    #[arg(long = "cuda_async_allocations", num_args = 0..=1, default_missing_value = "true", default_value = "true")]
+    pub cuda_async_allocations: String,
+    /// hip: run command buffers on HIP streams (true) or as HIP graphs.
+    #[arg(long = "hip_use_streams", num_args = 0..=1, default_missing_value = "true", default_value = "true")]
+    pub hip_use_streams: String,
+    /// hip: allocate queue allocations from stream-ordered memory pools.
+    #[arg(long = "hip_async_allocations", num_args = 0..=1, default_missing_value = "true", default_value = "true")]
+    pub hip_async_allocations: String,
+    /// Lists the HAL drivers compiled into the binary and exits.
+    #[arg(long = "list_drivers")]
+    pub list_drivers: bool,
+    /// Dumps the task topologies the `--task_*` flags select on this
+    /// machine and exits.
+    #[arg(long = "dump_task_topologies")]
+    pub dump_task_topologies: bool,
+    /// Lists the devices of all drivers (or of one: `--list_devices=local-task`) and exits.
+    #[arg(long = "list_devices", num_args = 0..=1, default_missing_value = "")]
+    pub list_devices: Option<String>,
+    /// Dumps details of the devices of all drivers (or of one) and exits.
+    #[arg(long = "dump_devices", num_args = 0..=1, default_missing_value = "")]
+    pub dump_devices: Option<String>,
+    /// Flag file with one flag per line.
+    #[arg(long = "flagfile")]
+    pub flagfile: Option<String>,
+    /// local-task: the topology mode (`physical_cores`).
+    #[arg(long = "task_topology_mode", default_value = "physical_cores")]
+    pub task_topology_mode: String,
+    /// local-task: the number of workers (0: decided by the mode).
+    #[arg(long = "task_topology_group_count", default_value_t = 0)]
+    pub task_topology_group_count: usize,
+    /// local-task: logical CPU ids to pin one worker each to (`0,1,2`).
+    #[arg(long = "task_topology_cpu_ids")]
+    pub task_topology_cpu_ids: Vec<String>,
+    /// local-task: the most workers the mode may pick.
+    #[arg(long = "task_topology_max_group_count", default_value_t = 64)]
+    pub task_topology_max_group_count: usize,
+    /// local-task: minimum worker stack size in bytes.
+    #[arg(long = "task_worker_stack_size", default_value_t = 131072)]
+    pub task_worker_stack_size: usize,
+    /// local-task: per-worker workgroup local memory limit (0: none).
+    #[arg(long = "task_worker_local_memory", default_value_t = 0)]
+    pub task_worker_local_memory: usize,
+    /// Accepted for compatibility: workers never spin.
+    #[arg(long = "task_worker_spin_us", default_value_t = 0)]
+    pub task_worker_spin_us: u64,
+    /// Accepted for compatibility: one executor on the current node.
+    #[arg(long = "task_topology_nodes", default_value = "current")]
+    pub task_topology_nodes: String,
+    /// Accepted for compatibility: every core qualifies.
+    #[arg(long = "task_topology_performance_level", default_value = "any")]
+    pub task_topology_performance_level: String,
+    /// Accepted for compatibility.
+    #[arg(long = "task_topology_distribution", default_value = "scatter")]
+    pub task_topology_distribution: String,
+    /// Accepted for compatibility.
+    #[arg(long = "task_topology_favor", default_value = "")]
+    pub task_topology_favor: String,
+    /// Accepted for compatibility: failures are reported, never aborted on.
+    #[arg(long = "task_abort_on_failure", num_args = 0..=1, default_missing_value = "true")]
+    pub task_abort_on_failure: Option<String>,
+}
+
+impl ModuleFlags {
+    /// Runs the information flags, if one is given (printing to stdout, or
+    /// the error to stderr), and returns the exit code; otherwise returns
+    /// [`RunOptions`] with the module, device, parameter and driver fields
+    /// set from the flags. A bad `--task_topology_cpu_ids` is printed and
+    /// gives exit code 1.
+    pub fn into_run_options(self) -> std::result::Result<RunOptions, u8> {
+        if self.list_drivers {
+            print!("{}", list_drivers());
+            return Err(0);
+        }
+        if let Some(driver) = &self.list_devices {
+            return Err(match list_devices(driver) {
+                Ok(text) => {
+                    print!("{text}");
+                    0
+                }
+                Err(status) => {
+                    eprint!("{status}");
+                    1
+                }
+            });
+        }
+        if let Some(driver) = &self.dump_devices {
+            let mut stdout = std::io::stdout().lock();
+            return Err(match dump_devices(driver, &mut stdout) {
+                Ok(()) => 0,
+                Err(status) => {
+                    let _ = stdout.flush();
+                    eprint!("{status}");
+                    1
+                }
+            });
+        }
+        let mut cpu_ids = Vec::new();
+        for text in &self.task_topology_cpu_ids {
+            match parse_cpu_ids(text) {
+                Ok(ids) => cpu_ids.push(ids),
+                Err(status) => {
+                    eprint!("{status}");
+                    return Err(1);
+                }
+            }
+        }
+        let task_topology = TaskTopologyOptions {
+            mode: self.task_topology_mode,
+            group_count: self.task_topology_group_count,
+            cpu_ids,
+            max_group_count: self.task_topology_max_group_count,
+            worker_stack_size: self.task_worker_stack_size,
+            worker_local_memory: self.task_worker_local_memory,
+        };
+        if self.dump_task_topologies {
+            return Err(match task_topology.dump_topologies() {
+                Ok(text) => {
+                    print!("{text}");
+                    0
+                }
+                Err(status) => {
+                    eprint!("{status}");
+                    1
+                }
+            });
+        }
+        Ok(RunOptions {
+            task_topology,
+            cuda: gpu_options(&self.cuda_use_streams, &self.cuda_async_allocations),
+            hip: gpu_options(&self.hip_use_streams, &self.hip_async_allocations),
+            parameters: self.parameters,
+            parameter_mode: self.parameter_mode,
+            modules: self.module,
+            devices: self.device,
+            print_statistics: self
+                .print_statistics
+                .as_deref()
+                .is_some_and(|v| v != "false" && v != "0"),
+            ..RunOptions::default()
+        })
+    }
+}
+
+/// Parses the process arguments (after expanding `--flagfile=`) into `F`.
+/// `--help` prints and gives exit code 0; a bad flag prints and gives 1, as
+/// upstream's flag parser does.
+pub fn parse_args<F: clap::Parser>() -> std::result::Result<F, u8> {
+    let args = match expand_flagfiles(std::env::args().collect()) {
+        Ok(args) => args,
+        Err(message) => {
+            eprint!("{message}");
+            return Err(1);
+        }
+    };
+    F::try_parse_from(args).map_err(|e| {
+        let _ = e.print();
+        if e.use_stderr() {
+            1
+        } else {
+            0
+        }
+    })
+}
+
+/// Parses one `--task_topology_cpu_ids` value (`0,1,2`).
+fn parse_cpu_ids(text: &str) -> iree_base::Result<Vec<usize>> {
+    if text.is_empty() {
+        return Ok(Vec::new());
+    }
+    text.split(',')
+        .map(|id| {
+            id.trim().parse::<usize>().map_err(|_| {
+                iree_base::Status::new(
+                    iree_base::StatusCode::InvalidArgument,
+                    format!("'{id}' not a valid CPU ID"),
+                )
+            })
+        })
+        .collect()
+}
+
+/// `GpuOptions` from a `--*_use_streams` and a `--*_async_allocations` flag.
+fn gpu_options(use_streams: &str, async_allocations: &str) -> GpuOptions {
+    let on = |v: &str| v != "false" && v != "0";
+    GpuOptions {
+        recording: if on(use_streams) {
+            Recording::Stream
+        } else {
+            Recording::Graph
+        },
+        async_allocations: on(async_allocations),
+    }
+}
+
+/// `--list_drivers` output, in upstream's layout.
+pub fn list_drivers() -> String {
+    let rule = format!("# {}\n", "=".repeat(76));
+    let mut text = format!(
+        "{rule}# Available HAL drivers\n{rule}# Use --list_devices={{driver name}} to enumerate available devices.\n\n"
+    );
+    for driver in driver_registry().drivers() {
+        text.push_str(&format!(
+            "{:>16}: {}\n",
+            driver.name(),
+            driver.description()
+        ));
+    }
+    text
+}
+
+/// `--list_devices[=driver]` output: one `driver://path` line per device.
+pub fn list_devices(only: &str) -> iree_base::Result<String> {
+    let registry = driver_registry();
+    let drivers = if only.is_empty() {
+        registry.drivers().to_vec()
+    } else {
+        vec![registry.find(only).cloned().ok_or_else(|| {
+            iree_base::Status::new(
+                iree_base::StatusCode::NotFound,
+                format!("no driver '{only}' registered"),
+            )
+        })?]
+    };
+    let mut text = String::new();
+    for driver in drivers {
+        // Listing every driver skips those that cannot enumerate (a GPU
+        // driver without its library), as upstream does; naming one
+        // reports its error.
+        let devices = match driver.devices() {
+            Ok(devices) => devices,
+            Err(_) if only.is_empty() => continue,
+            Err(status) => return Err(status),
+        };
+        for device in devices {
+            text.push_str(&format!("{}://{}\n", driver.name(), device.path));
+        }
+    }
+    Ok(text)
+}
+
+/// `--dump_devices[=driver]` output: per driver a header, then a block per
+/// device with the `--device=` URI that selects it.
+pub fn dump_devices(only: &str, out: &mut impl Write) -> iree_base::Result<()> {
+    let io = |e: std::io::Error| {
+        iree_base::Status::new(iree_base::StatusCode::Unavailable, format!("writing: {e}"))
+    };
+    let registry = driver_registry();
+    let header = |name: &str| {
+        let rule = format!("# {}\n", "=".repeat(76));
+        format!("{rule}# Enumerated devices for driver '{name}'\n{rule}\n")
+    };
+    let device_rule = format!("# ==={}===\n", "-".repeat(70));
+    let dump_one = |driver: &std::sync::Arc<dyn iree_hal::Driver>, out: &mut dyn Write| {
+        let mut text = header(driver.name());
+        // Dumping every driver shows an unavailable one with no devices.
+        let devices = match driver.devices() {
+            Ok(devices) => devices,
+            Err(_) if only.is_empty() => Vec::new(),
+            Err(status) => {
+                out.write_all(text.as_bytes()).map_err(io)?;
+                return Err(status);
+            }
+        };
+        for device in devices {
+            text.push_str(&format!(
+                "{device_rule}# --device={}://{}\n#   {}\n{device_rule}",
+                driver.name(),
+                device.path,
+                device.name
+            ));
+        }
+        out.write_all(text.as_bytes()).map_err(io)
+    };
+    if only.is_empty() {
+        for driver in registry.drivers() {
+            dump_one(driver, out)?;
+            out.write_all(b"\n").map_err(io)?;
+        }
+        return Ok(());
+    }
+    match registry.find(only) {
+        Some(driver) => dump_one(driver, out),
+        None => {
+            out.write_all(header(only).as_bytes()).map_err(io)?;
+            Err(iree_base::Status::new(
+                iree_base::StatusCode::NotFound,
+                format!("no driver '{only}' registered"),
+            ))
+        }
+    }
+}
+
+/// Replaces `--flagfile=PATH` arguments with the flags listed in the file
+/// (one per line; blank lines and `#` comments skipped).
+pub fn expand_flagfiles(args: Vec<String>) -> std::result::Result<Vec<String>, String> {
+    let mut out = Vec::with_capacity(args.len());
+    for arg in args {
+        match arg.strip_prefix("--flagfile=") {
+            Some(path) => match std::fs::read_to_string(path) {
+                Ok(text) => out.extend(
+                    text.lines()
+                        .map(str::trim)
+                        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+                        .map(String::from),
+                ),
+                Err(e) => {
+                    return Err(format!(
+                        "FLAGS ERROR: failed to read flagfile '{path}': {e}"
+                    ))
+                }
+            },
+            None => out.push(arg),
+        }
+    }
+    Ok(out)
+}
