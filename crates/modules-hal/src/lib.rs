@@ -22,6 +22,22 @@ use iree_vm::native::{NativeModuleBuilder, Variadic};
 use iree_vm::{Instance, Module, Ref, RefObject, RefType, RefTypeDescriptor};
 use parking_lot::Mutex;
 
+/// Usage bits that let dispatches or transfers write a buffer.
+const WRITING_USAGE: BufferUsage = BufferUsage(
+    BufferUsage::TRANSFER_TARGET.0
+        | BufferUsage::DISPATCH_STORAGE_WRITE.0
+        | BufferUsage::DISPATCH_IMAGE_WRITE.0,
+);
+
+/// A module image as the plain bytes `ExternalHostMemory::from_shared` takes.
+struct ImageBytes(iree_vm::buffer::SharedBytes);
+
+impl AsRef<[u8]> for ImageBytes {
+    fn as_ref(&self) -> &[u8] {
+        self.0.bytes()
+    }
+}
+
 /// The module version compiled programs require (`hal >= 7`).
 pub const HAL_MODULE_VERSION: u32 = 7;
 
@@ -818,21 +834,39 @@ fn implemented(b: Builder) -> Result<Builder> {
                 format!("import range [{offset}, +{length}) out of bounds of the {}-byte source buffer", source.len()),
             ));
         }
-        // Module constants (rodata) are lent to the device without a copy,
-        // read-only. Other VM memory is mutable by the guest and cannot be
+        // Module constants (rodata) are lent to the device without a copy.
+        // A buffer that dispatches or transfers may write (the compiler asks
+        // for that usage even for constants, and some programs do write them
+        // in place) gets a private copy-on-write window of the module when
+        // its image can make one; a read-only window serves buffers nobody
+        // writes. Other VM memory is mutable by the guest and cannot be
         // aliased; neither can memory an allocator cannot import (device
         // memory, or rodata not aligned for buffers). A `try` import reports
         // that with null, and the compiled program then allocates and copies.
-        let imported = source.shared_window().map(|(bytes, window)| {
+        let usage = BufferUsage(usage as u32);
+        let imported = source.shared_window().and_then(|(bytes, window)| {
             let start = window.start + offset as usize;
-            let memory = ExternalHostMemory::from_shared(bytes.clone(), start..start + length as usize)?;
+            let range = start..start + length as usize;
+            let (memory, access) = if let Some(copy) = bytes.private_copy(range.clone()) {
+                let (ptr, len, owner) = copy.into_parts();
+                // SAFETY: `PrivateCopy` guarantees the bytes (and the words
+                // holding them) are writable, private to this value and kept
+                // alive by `owner`.
+                let memory = unsafe { ExternalHostMemory::new(ptr.as_ptr(), len, owner) };
+                (memory, MemoryAccess::ALL)
+            } else if usage.intersects(WRITING_USAGE) {
+                return None;
+            } else {
+                let view: Arc<dyn AsRef<[u8]> + Send + Sync> = Arc::new(ImageBytes(bytes.clone()));
+                (ExternalHostMemory::from_shared(view, range), MemoryAccess::READ)
+            };
             let params = BufferParams {
                 memory_type: MemoryType(memory_types as u32),
-                usage: BufferUsage(usage as u32),
-                access: MemoryAccess::READ,
+                usage,
+                access,
                 ..Default::default()
             };
-            allocator.import_host_memory(params, memory)
+            Some(memory.and_then(|memory| allocator.import_host_memory(params, memory)))
         });
         match imported {
             Some(Ok(buffer)) => Ok(Some(Ref::new(HalBuffer(buffer)))),

@@ -106,7 +106,7 @@ pub fn load_module(instance: &Arc<Instance>, path: &str) -> Result<Arc<BytecodeM
         })?;
         Arc::new(bytes)
     } else {
-        read_aligned(path).map_err(|e| {
+        crate::image::read_image(path).map_err(|e| {
             let code = if e.kind() == std::io::ErrorKind::NotFound {
                 StatusCode::NotFound
             } else {
@@ -116,18 +116,6 @@ pub fn load_module(instance: &Arc<Instance>, path: &str) -> Result<Arc<BytecodeM
         })?
     };
     BytecodeModule::from_bytes(instance, bytes).annotate_with(|| format!("loading module '{path}'"))
-}
-
-/// The contents of the file at `path` in page-aligned, read-only memory.
-fn read_aligned(path: &str) -> std::io::Result<SharedBytes> {
-    let mut file = std::fs::File::open(path)?;
-    let len = usize::try_from(file.metadata()?.len()).map_err(std::io::Error::other)?;
-    if len == 0 {
-        return Ok(Arc::new(Vec::new()));
-    }
-    let mut memory = memmap2::MmapOptions::new().len(len).map_anon()?;
-    file.read_exact(&mut memory)?;
-    Ok(Arc::new(memory.make_read_only()?))
 }
 
 /// Picks the only exported function, ignoring `__*` and names containing `$`.

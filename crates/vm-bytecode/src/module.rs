@@ -32,7 +32,7 @@ pub struct BytecodeModule {
 impl BytecodeModule {
     /// Parses and verifies a module from a file image.
     pub fn from_bytes(instance: &Instance, file: SharedBytes) -> Result<Arc<BytecodeModule>> {
-        let bytes: &[u8] = (*file).as_ref();
+        let bytes: &[u8] = file.bytes();
         let meta = parse_module(bytes)?;
         let supported =
             FeatureBits::EXT_F32 | FeatureBits::EXT_F64 | FeatureBits::YIELD | FeatureBits::UNWIND;

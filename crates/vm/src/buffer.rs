@@ -62,7 +62,62 @@ pub fn buffer_type() -> RefType {
 }
 
 /// Immutable bytes shared with their owner (a loaded module's flatbuffer).
-pub type SharedBytes = Arc<dyn AsRef<[u8]> + Send + Sync>;
+pub type SharedBytes = Arc<dyn SharedImage>;
+
+/// Immutable bytes that buffers may view in place: a loaded module's file.
+///
+/// Every `AsRef<[u8]>` type is one (without private copies); an image that
+/// can hand out copy-on-write windows of itself (a sealed memory file, see
+/// `iree_tooling`) implements [`SharedImage::private_copy`].
+pub trait SharedImage: Send + Sync {
+    /// The bytes; they never change while the image lives.
+    fn bytes(&self) -> &[u8];
+
+    /// A private, writable copy of `range` that shares memory with the image
+    /// until it is written (copy-on-write), or `None` when the image cannot
+    /// make one without copying. Devices write such copies in place where a
+    /// compiled program writes into an imported constant.
+    fn private_copy(&self, range: Range<usize>) -> Option<PrivateCopy> {
+        let _ = range;
+        None
+    }
+}
+
+impl<T: AsRef<[u8]> + Send + Sync + ?Sized> SharedImage for T {
+    fn bytes(&self) -> &[u8] {
+        self.as_ref()
+    }
+}
+
+/// Memory made by [`SharedImage::private_copy`]: writable bytes nothing
+/// else uses, kept alive by an owner.
+pub struct PrivateCopy {
+    ptr: std::ptr::NonNull<u8>,
+    len: usize,
+    owner: Box<dyn Any + Send + Sync>,
+}
+
+impl PrivateCopy {
+    /// Wraps `len` bytes at `ptr`, kept alive by `owner`.
+    ///
+    /// # Safety
+    ///
+    /// While `owner` lives, `ptr..ptr + len` and the aligned 4-byte words
+    /// holding it must be valid for reads and writes, and nothing but the
+    /// user of this value may access them.
+    pub unsafe fn new(
+        ptr: std::ptr::NonNull<u8>,
+        len: usize,
+        owner: Box<dyn Any + Send + Sync>,
+    ) -> PrivateCopy {
+        PrivateCopy { ptr, len, owner }
+    }
+
+    /// The address, the length and the owner (which keeps them valid).
+    pub fn into_parts(self) -> (std::ptr::NonNull<u8>, usize, Box<dyn Any + Send + Sync>) {
+        (self.ptr, self.len, self.owner)
+    }
+}
 
 /// The operand names the reference interpreter uses in its `"<name> is null"`
 /// errors, per opcode.
@@ -351,7 +406,7 @@ impl Buffer {
     /// (module rodata). Fails with `OUT_OF_RANGE` when `range` does not lie
     /// within `bytes`.
     pub fn rodata(bytes: SharedBytes, range: Range<usize>) -> Result<Buffer> {
-        let total = (*bytes).as_ref().len();
+        let total = bytes.bytes().len();
         if range.start > range.end || range.end > total {
             return Err(Status::new(
                 StatusCode::OutOfRange,
@@ -479,7 +534,7 @@ impl Buffer {
             Storage::Shared {
                 bytes,
                 range: window,
-            } => f(&(**bytes).as_ref()[window.clone()][range]),
+            } => f(&bytes.bytes()[window.clone()][range]),
             Storage::External(external) => {
                 let mut copy = vec![0u8; range.len()];
                 // SAFETY: `range` lies within `self.len` (caller), the length
@@ -495,7 +550,7 @@ impl Buffer {
         match &self.storage {
             Storage::Owned(lock) => Some(ReadView::Locked(lock.read())),
             Storage::Shared { bytes, range } => {
-                Some(ReadView::Shared(&(**bytes).as_ref()[range.clone()]))
+                Some(ReadView::Shared(&bytes.bytes()[range.clone()]))
             }
             Storage::External(_) => None,
         }
@@ -555,7 +610,7 @@ impl Buffer {
         match &self.storage {
             Storage::Owned(lock) => raw.copy_from_slice(&lock.read()[start..start + N]),
             Storage::Shared { bytes, range } => {
-                raw.copy_from_slice(&(**bytes).as_ref()[range.clone()][start..start + N])
+                raw.copy_from_slice(&bytes.bytes()[range.clone()][start..start + N])
             }
             // SAFETY: `start + N <= self.len` (caller), the external length.
             Storage::External(external) => raw = unsafe { external.bytes.load::<N>(start) },
