@@ -749,6 +749,7 @@ fn decode_inner(m: &ModuleView<'_>, file: &[u8], ordinal: usize) -> Result<Funct
         }
     }
     fuse_compare_branches(&mut ops, &blocks);
+    thread_jumps_into_tests(&mut ops);
     // Header + 16-byte aligned register banks, as upstream charges frames.
     let frame_bytes =
         FRAME_HEADER_BYTES + align16(i32_count as usize * 4) + align16(ref_count as usize * 16);
@@ -878,6 +879,34 @@ fn fuse_compare_branches(ops: &mut [Op], blocks: &[(u32, u32)]) {
         };
         if let Some(op) = fused {
             ops[i] = op;
+        }
+    }
+}
+
+/// Jump threading: an unconditional `br` (without remapping) whose target
+/// is a fused compare-and-branch runs a copy of it in its place, saving one
+/// dispatch per taken jump. The back edge of every compiled counted loop is
+/// such a jump to the loop header's test. The copy writes the same result
+/// register and branches to the same absolute targets, so nothing else
+/// changes.
+fn thread_jumps_into_tests(ops: &mut [Op]) {
+    for i in 0..ops.len() {
+        let Op::Br { target } = ops[i] else {
+            continue;
+        };
+        let test = ops[target as usize];
+        if matches!(
+            test,
+            Op::CmpBrEqI32 { .. }
+                | Op::CmpBrNeI32 { .. }
+                | Op::CmpBrLtSI32 { .. }
+                | Op::CmpBrLtUI32 { .. }
+                | Op::CmpBrEqI64 { .. }
+                | Op::CmpBrNeI64 { .. }
+                | Op::CmpBrLtSI64 { .. }
+                | Op::CmpBrLtUI64 { .. }
+        ) {
+            ops[i] = test;
         }
     }
 }
