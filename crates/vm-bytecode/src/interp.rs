@@ -330,23 +330,25 @@ impl BytecodeInstance {
                         Op::ConstI64 { lo, hi, r } => {
                             w64(regs, r, u64::from(lo) | (u64::from(hi) << 32))
                         }
+                        // Selects are data-dependent: conditional moves,
+                        // not branches the predictor would have to learn.
                         Op::SelectI32 { cond, t, f, r } => w32(
                             regs,
                             r,
-                            if r32(regs, cond) != 0 {
-                                r32(regs, t)
-                            } else {
-                                r32(regs, f)
-                            },
+                            std::hint::select_unpredictable(
+                                r32(regs, cond) != 0,
+                                r32(regs, t),
+                                r32(regs, f),
+                            ),
                         ),
                         Op::SelectI64 { cond, t, f, r } => w64(
                             regs,
                             r,
-                            if r32(regs, cond) != 0 {
-                                r64(regs, t)
-                            } else {
-                                r64(regs, f)
-                            },
+                            std::hint::select_unpredictable(
+                                r32(regs, cond) != 0,
+                                r64(regs, t),
+                                r64(regs, f),
+                            ),
                         ),
                         Op::Br { target } => ip = base.add(target as usize),
                         Op::CondBr { cond, t, f } => {
