@@ -164,8 +164,9 @@ pub struct Stack {
     pub i32_arena: Vec<u32>,
     /// Reusable scratch arena for ref registers.
     pub ref_arena: Vec<Option<crate::Ref>>,
-    /// Reusable argument buffers for import calls, one per nesting level.
-    pub arg_pool: Vec<Vec<Value>>,
+    /// Reusable argument buffers for import calls, one per nesting level;
+    /// every pooled buffer is empty ([`Stack::return_args`] clears it).
+    arg_pool: Vec<Vec<Value>>,
 }
 
 impl Stack {
@@ -231,9 +232,8 @@ impl Stack {
 
     /// Takes a cleared argument buffer from the pool.
     pub fn take_args(&mut self) -> Vec<Value> {
-        let mut v = self.arg_pool.pop().unwrap_or_default();
-        v.clear();
-        v
+        // Pooled buffers were cleared when returned.
+        self.arg_pool.pop().unwrap_or_default()
     }
 
     /// Returns an argument buffer to the pool.
