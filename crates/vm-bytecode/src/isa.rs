@@ -1,6 +1,6 @@
 //! The VM's register-to-register instructions in one table.
 //!
-//! [`for_each_alu_op!`] lists every arithmetic, bitwise, shift, compare,
+//! `for_each_alu_op!` lists every arithmetic, bitwise, shift, compare,
 //! conversion and float-math opcode of the core, EXT_F32 and EXT_F64 sets
 //! once: its opcode set and byte, its upstream mnemonic, the executable op
 //! variant it becomes, its operand and result value types in encoding order,
