@@ -75,10 +75,13 @@ impl BufferView {
     }
 
     /// The contents in upstream's text form, eliding past `max_element_count`.
+    /// The buffer is read in place (mapped), not copied.
     pub fn format(&self, max_element_count: usize) -> Result<String> {
-        let mut bytes = vec![0u8; self.buffer.byte_length() as usize];
-        self.buffer.read(0, &mut bytes)?;
-        format_buffer_view(&self.shape, self.element_type, &bytes, max_element_count)
+        self.buffer
+            .map_read(0, self.buffer.byte_length(), |bytes| {
+                format_buffer_view(&self.shape, self.element_type, bytes, max_element_count)
+            })
+            .and_then(|text| text)
     }
 }
 
