@@ -5,7 +5,7 @@
 pub use iree_base::cformat;
 pub mod compare;
 pub mod flags;
-pub mod image;
+
 pub mod numpy;
 pub mod run;
 pub mod scalar;

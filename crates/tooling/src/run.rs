@@ -106,7 +106,7 @@ pub fn load_module(instance: &Arc<Instance>, path: &str) -> Result<Arc<BytecodeM
         })?;
         Arc::new(bytes)
     } else {
-        crate::image::read_image(path).map_err(|e| {
+        iree_runtime::image::read_image(path).map_err(|e| {
             let code = if e.kind() == std::io::ErrorKind::NotFound {
                 StatusCode::NotFound
             } else {

@@ -1,0 +1,219 @@
+//! [`Session`]: a device, the modules loaded on it, and calls into them.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use iree_base::{Result, ResultExt, Status, StatusCode};
+use iree_hal::{Device, Fence};
+use iree_modules_hal::HalFence;
+use iree_vm::{Context, Function, Module, Ref};
+use iree_vm_bytecode::BytecodeModule;
+
+use crate::value::Value;
+use crate::Instance;
+
+/// One device and the modules loaded on it. Functions are called by name;
+/// the VM context is built from the loaded modules (and the system modules
+/// they depend on) at the first call after a load, so module state such as
+/// globals lives until the next load.
+pub struct Session {
+    vm: Arc<iree_vm::Instance>,
+    device: Arc<dyn Device>,
+    modules: Vec<Arc<dyn Module>>,
+    /// `scope=path` (or `path`) per parameter file, as `--parameters=`.
+    parameters: Vec<String>,
+    context: Option<Context>,
+}
+
+impl Session {
+    /// A session on a new device of `device_uri` (`"local-sync"`,
+    /// `"local-task"`, `"cuda"`, `"hip"`, optionally with `://index`).
+    pub fn new(instance: &Instance, device_uri: &str) -> Result<Session> {
+        let device = instance
+            .drivers
+            .create_device(device_uri)
+            .annotate_with(|| format!("creating device '{device_uri}'"))?;
+        Ok(Session::with_device(instance, device))
+    }
+
+    /// A session on an existing device.
+    pub fn with_device(instance: &Instance, device: Arc<dyn Device>) -> Session {
+        Session {
+            vm: instance.vm.clone(),
+            device,
+            modules: Vec::new(),
+            parameters: Vec::new(),
+            context: None,
+        }
+    }
+
+    /// The session's device.
+    pub fn device(&self) -> &Arc<dyn Device> {
+        &self.device
+    }
+
+    /// Loads a `.vmfb` file, kept in immutable page-aligned memory that
+    /// devices use in place (constants are mapped, not copied).
+    pub fn load_module_file(&mut self, path: impl AsRef<Path>) -> Result<()> {
+        let path = path.as_ref();
+        let shown = path.display().to_string();
+        let bytes = crate::image::read_image(&shown).map_err(|e| {
+            let code = if e.kind() == std::io::ErrorKind::NotFound {
+                StatusCode::NotFound
+            } else {
+                StatusCode::Unavailable
+            };
+            Status::new(code, format!("failed to open file '{shown}': {e}"))
+        })?;
+        let module = BytecodeModule::from_bytes(&self.vm, bytes)
+            .annotate_with(|| format!("loading module '{shown}'"))?;
+        self.add_module(module);
+        Ok(())
+    }
+
+    /// Loads a `.vmfb` held in memory.
+    pub fn load_module_bytes(&mut self, bytes: Vec<u8>) -> Result<()> {
+        let module = BytecodeModule::from_bytes(&self.vm, Arc::new(bytes))
+            .annotate("loading module from memory")?;
+        self.add_module(module);
+        Ok(())
+    }
+
+    /// Adds a module built in Rust (a native module); later modules may
+    /// import its functions.
+    pub fn add_module(&mut self, module: Arc<dyn Module>) {
+        self.modules.push(module);
+        self.context = None;
+    }
+
+    /// Makes the parameters in the file at `path` (`.irpa`, `.safetensors`,
+    /// `.gguf`) available to modules under `scope` (empty: unscoped).
+    pub fn add_parameters(&mut self, scope: &str, path: impl AsRef<Path>) -> Result<()> {
+        let path = path.as_ref().display().to_string();
+        let flag = if scope.is_empty() {
+            path
+        } else {
+            format!("{scope}={path}")
+        };
+        // Index it now, so a bad file is reported here.
+        iree_io_parameters::providers_from_flags(std::slice::from_ref(&flag), file_mode()?)?;
+        self.parameters.push(flag);
+        self.context = None;
+        Ok(())
+    }
+
+    /// Calls `name`: `module.function`, or a bare function name looked up
+    /// in the last loaded module (as `iree-run-module --function=` does).
+    /// Functions of the coarse-fences ABI are called like synchronous ones.
+    pub fn call(&mut self, name: &str, inputs: &[Value]) -> Result<Vec<Value>> {
+        self.call_inner(name, inputs)
+            .annotate_with(|| format!("calling '{name}'"))
+    }
+
+    fn call_inner(&mut self, name: &str, inputs: &[Value]) -> Result<Vec<Value>> {
+        let function = self.function(name)?;
+        let cconv = function.cconv()?;
+        let mut args: Vec<iree_vm::Value> = inputs.iter().cloned().map(Value::into_vm).collect();
+        let finish = if function.info().attr("iree.abi.model") == Some("coarse-fences") {
+            let finish = Fence::with_new_semaphore();
+            args.push(iree_vm::Value::from(Ref::new(HalFence(Fence::new()))));
+            args.push(iree_vm::Value::from(Ref::new(HalFence(finish.clone()))));
+            Some(finish)
+        } else {
+            None
+        };
+        if args.len() != cconv.args.len() {
+            return Err(Status::new(
+                StatusCode::InvalidArgument,
+                format!(
+                    "the function takes {} arguments but {} were given",
+                    cconv.args.len() - if finish.is_some() { 2 } else { 0 },
+                    inputs.len()
+                ),
+            ));
+        }
+        iree_vm::Cconv::check_values(&cconv.args, &args, "argument")?;
+        let results = self.context()?.invoke(&function, &args)?;
+        if let Some(finish) = finish {
+            finish
+                .wait(None)
+                .annotate("waiting on the call's signal fence")?;
+        }
+        results.into_iter().map(Value::from_vm).collect()
+    }
+
+    /// Resolves `module.function` or a bare name in the last loaded module.
+    fn function(&mut self, name: &str) -> Result<Function> {
+        let (module, function) = match name.split_once('.') {
+            Some((module, function)) if self.modules.iter().any(|m| m.name() == module) => (
+                self.modules.iter().rev().find(|m| m.name() == module),
+                function,
+            ),
+            _ => (self.modules.last(), name),
+        };
+        let module = module
+            .cloned()
+            .ok_or_else(|| Status::new(StatusCode::FailedPrecondition, "no module is loaded"))?;
+        let ordinal = module.lookup_export(function).ok_or_else(|| {
+            Status::new(
+                StatusCode::NotFound,
+                format!(
+                    "no function `{function}` exported by module '{}'",
+                    module.name()
+                ),
+            )
+        })?;
+        let instance = self
+            .context()?
+            .modules()
+            .iter()
+            .rev()
+            .find(|m| std::ptr::addr_eq(m.module() as *const dyn Module, Arc::as_ptr(&module)))
+            .cloned()
+            .ok_or_else(|| Status::new(StatusCode::Internal, "module missing from its context"))?;
+        Ok(Function::new(instance, ordinal))
+    }
+
+    /// The VM context of the loaded modules, built when first needed: the
+    /// system modules they depend on (`hal` on this session's device,
+    /// `io_parameters` over the added files), then the modules in load
+    /// order.
+    fn context(&mut self) -> Result<&Context> {
+        if self.context.is_none() {
+            let mut system: Vec<Arc<dyn Module>> = Vec::new();
+            let mut resolved: Vec<String> = Vec::new();
+            for dependency in self.modules.iter().flat_map(|m| m.dependencies()) {
+                let name = dependency.name.as_str();
+                if resolved.iter().any(|r| r == name)
+                    || self.modules.iter().any(|m| m.name() == name)
+                {
+                    continue;
+                }
+                match name {
+                    "hal" => system.push(iree_modules_hal::create_hal_module(vec![self
+                        .device
+                        .clone()])?),
+                    "io_parameters" => {
+                        let providers = iree_io_parameters::providers_from_flags(
+                            &self.parameters,
+                            file_mode()?,
+                        )?;
+                        system.push(iree_io_parameters::create_io_parameters_module(providers)?);
+                    }
+                    _ => continue,
+                }
+                resolved.push(name.to_string());
+            }
+            system.extend(self.modules.iter().cloned());
+            let context = Context::with_modules(self.vm.clone(), system)
+                .annotate("creating the session's VM context")?;
+            self.context = Some(context);
+        }
+        Ok(self.context.as_ref().expect("built above"))
+    }
+}
+
+/// Parameter files are mapped, as `--parameter_mode=file` does.
+fn file_mode() -> Result<iree_io_parameters::FileMode> {
+    iree_io_parameters::FileMode::parse("file")
+}

@@ -1,0 +1,119 @@
+//! [`Tensor`]: a shaped, typed buffer that calls take and return.
+
+use std::sync::Arc;
+
+use iree_base::{Result, Status, StatusCode};
+use iree_hal::{
+    Allocator, BufferParams, BufferUsage, BufferView, ElementType, EncodingType, HeapAllocator,
+    MemoryType,
+};
+
+use crate::element::Element;
+
+/// A dense row-major tensor in device-local host memory (what the local
+/// devices use directly). `Clone` shares the buffer.
+#[derive(Clone, Debug)]
+pub struct Tensor {
+    view: BufferView,
+}
+
+impl Tensor {
+    /// A tensor of `shape` holding a copy of `data` (row-major), whose
+    /// element type follows from `T` ([`Element::ELEMENT_TYPE`]).
+    pub fn from_slice<T: Element>(shape: &[usize], data: &[T]) -> Result<Tensor> {
+        let count = shape.iter().try_fold(1usize, |n, &d| n.checked_mul(d));
+        if count != Some(data.len()) {
+            return Err(Status::new(
+                StatusCode::InvalidArgument,
+                format!(
+                    "tensor shape {shape:?} holds {} elements but {} were given",
+                    count.map_or_else(|| "too many".to_string(), |n| n.to_string()),
+                    data.len()
+                ),
+            ));
+        }
+        let mut bytes = Vec::new();
+        T::write_le(data, &mut bytes);
+        Tensor::from_bytes(shape, T::ELEMENT_TYPE, &bytes)
+    }
+
+    /// A tensor of `shape` and `element_type` holding a copy of `bytes`
+    /// (row-major, little-endian elements).
+    pub fn from_bytes(shape: &[usize], element_type: ElementType, bytes: &[u8]) -> Result<Tensor> {
+        let expected = shape
+            .iter()
+            .try_fold(1usize, |n, &d| n.checked_mul(d))
+            .and_then(|count| element_type.packed_byte_count(count));
+        if expected != Some(bytes.len()) {
+            return Err(Status::new(
+                StatusCode::InvalidArgument,
+                format!(
+                    "a {shape:?} tensor of {element_type} needs {} bytes, got {}",
+                    expected.map_or_else(|| "too many".to_string(), |n| n.to_string()),
+                    bytes.len()
+                ),
+            ));
+        }
+        let params = BufferParams {
+            memory_type: MemoryType::DEVICE_LOCAL,
+            usage: BufferUsage::DEFAULT,
+            ..Default::default()
+        };
+        let buffer = host_allocator().allocate_buffer(params, bytes.len() as u64)?;
+        buffer.write(0, bytes)?;
+        Ok(Tensor {
+            view: BufferView::new(
+                buffer,
+                shape.to_vec(),
+                element_type,
+                EncodingType::DENSE_ROW_MAJOR,
+            ),
+        })
+    }
+
+    /// Wraps a HAL buffer view.
+    pub fn from_view(view: BufferView) -> Tensor {
+        Tensor { view }
+    }
+
+    /// The HAL buffer view.
+    pub fn view(&self) -> &BufferView {
+        &self.view
+    }
+
+    /// The dimensions.
+    pub fn shape(&self) -> &[usize] {
+        self.view.shape()
+    }
+
+    /// The element type.
+    pub fn element_type(&self) -> ElementType {
+        self.view.element_type()
+    }
+
+    /// A copy of the elements as `T`; an error when `T` does not match the
+    /// element type.
+    pub fn to_vec<T: Element>(&self) -> Result<Vec<T>> {
+        if !T::accepts(self.element_type()) {
+            return Err(Status::new(
+                StatusCode::InvalidArgument,
+                format!(
+                    "cannot read a tensor of {} as {}",
+                    self.element_type(),
+                    std::any::type_name::<T>()
+                ),
+            ));
+        }
+        let length = self.view.element_count() * std::mem::size_of::<T>();
+        self.view.buffer().map_read(0, length as u64, T::read_le)
+    }
+}
+
+/// The allocator host tensors come from: heap memory the local devices use
+/// in place.
+fn host_allocator() -> Arc<dyn Allocator> {
+    static ALLOCATOR: std::sync::OnceLock<Arc<dyn Allocator>> = std::sync::OnceLock::new();
+    ALLOCATOR
+        .get_or_init(|| HeapAllocator::new() as Arc<dyn Allocator>)
+        .clone()
+}
