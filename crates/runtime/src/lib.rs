@@ -33,7 +33,7 @@ mod value;
 pub use element::Element;
 pub use iree_base::{Result, Status, StatusCode};
 pub use iree_hal::ElementType;
-pub use session::Session;
+pub use session::{system_modules, Session};
 pub use tensor::Tensor;
 pub use value::Value;
 

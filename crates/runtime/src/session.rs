@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use iree_base::{Result, ResultExt, Status, StatusCode};
 use iree_hal::{Device, Fence};
+use iree_io_parameters::ParameterProvider;
 use iree_modules_hal::HalFence;
 use iree_vm::{Context, Function, Module, Ref};
 use iree_vm_bytecode::BytecodeModule;
@@ -180,37 +181,54 @@ impl Session {
     /// order.
     fn context(&mut self) -> Result<&Context> {
         if self.context.is_none() {
-            let mut system: Vec<Arc<dyn Module>> = Vec::new();
-            let mut resolved: Vec<String> = Vec::new();
-            for dependency in self.modules.iter().flat_map(|m| m.dependencies()) {
-                let name = dependency.name.as_str();
-                if resolved.iter().any(|r| r == name)
-                    || self.modules.iter().any(|m| m.name() == name)
-                {
-                    continue;
-                }
-                match name {
-                    "hal" => system.push(iree_modules_hal::create_hal_module(vec![self
-                        .device
-                        .clone()])?),
-                    "io_parameters" => {
-                        let providers = iree_io_parameters::providers_from_flags(
-                            &self.parameters,
-                            file_mode()?,
-                        )?;
-                        system.push(iree_io_parameters::create_io_parameters_module(providers)?);
-                    }
-                    _ => continue,
-                }
-                resolved.push(name.to_string());
-            }
-            system.extend(self.modules.iter().cloned());
-            let context = Context::with_modules(self.vm.clone(), system)
+            let mut modules = system_modules(
+                &self.modules,
+                || Ok(self.device.clone()),
+                || iree_io_parameters::providers_from_flags(&self.parameters, file_mode()?),
+                &[],
+            )?;
+            modules.extend(self.modules.iter().cloned());
+            let context = Context::with_modules(self.vm.clone(), modules)
                 .annotate("creating the session's VM context")?;
             self.context = Some(context);
         }
         Ok(self.context.as_ref().expect("built above"))
     }
+}
+
+/// The system modules that `modules` depend on and do not provide
+/// themselves, in the order their dependencies are first named (as
+/// upstream resolves them): `hal` on the device `hal_device` returns,
+/// `io_parameters` over the providers `parameters` returns, and any module
+/// of `provided` (a tool's own, such as `check`) by its name. Each closure
+/// runs only when its module is needed. Dependencies nothing provides are
+/// left for the context to report (or skip, when optional).
+pub fn system_modules(
+    modules: &[Arc<dyn Module>],
+    mut hal_device: impl FnMut() -> Result<Arc<dyn Device>>,
+    mut parameters: impl FnMut() -> Result<Vec<Arc<dyn ParameterProvider>>>,
+    provided: &[Arc<dyn Module>],
+) -> Result<Vec<Arc<dyn Module>>> {
+    let mut system: Vec<Arc<dyn Module>> = Vec::new();
+    let mut resolved: Vec<&str> = Vec::new();
+    for dependency in modules.iter().flat_map(|m| m.dependencies()) {
+        let name = dependency.name.as_str();
+        if resolved.contains(&name) || modules.iter().any(|m| m.name() == name) {
+            continue;
+        }
+        match name {
+            "hal" => system.push(iree_modules_hal::create_hal_module(vec![hal_device()?])?),
+            "io_parameters" => system.push(iree_io_parameters::create_io_parameters_module(
+                parameters()?,
+            )?),
+            _ => match provided.iter().find(|m| m.name() == name) {
+                Some(module) => system.push(module.clone()),
+                None => continue,
+            },
+        }
+        resolved.push(name);
+    }
+    Ok(system)
 }
 
 /// Parameter files are mapped, as `--parameter_mode=file` does.

@@ -251,48 +251,34 @@ pub fn create_context(
     device: Option<Arc<dyn Device>>,
     provided: &[Arc<dyn Module>],
 ) -> Result<(Context, Option<Arc<dyn Device>>)> {
-    let given_device = device;
-    let mut device = None;
-    let mut system: Vec<Arc<dyn Module>> = Vec::new();
-    let mut resolved: Vec<String> = Vec::new();
-    for dependency in modules.iter().flat_map(|m| m.dependencies()) {
-        if resolved.contains(&dependency.name)
-            || modules.iter().any(|m| m.name() == dependency.name)
-        {
-            continue;
-        }
-        match dependency.name.as_str() {
-            "hal" => {
-                let created = match &given_device {
-                    Some(given) => given.clone(),
-                    None => {
-                        let uri = options
-                            .devices
-                            .first()
-                            .map(String::as_str)
-                            .unwrap_or(DEFAULT_DEVICE);
-                        driver_registry_with(options)
-                            .create_device(uri)
-                            .annotate("creating VM context")?
-                    }
-                };
-                system.push(iree_modules_hal::create_hal_module(vec![created.clone()])?);
-                device = Some(created);
-            }
-            "io_parameters" => {
-                let mode =
-                    FileMode::parse(&options.parameter_mode).annotate("creating VM context")?;
-                let providers = iree_io_parameters::providers_from_flags(&options.parameters, mode)
-                    .annotate("creating VM context")?;
-                system.push(iree_io_parameters::create_io_parameters_module(providers)?);
-            }
-            name => match provided.iter().find(|m| m.name() == name) {
-                Some(module) => system.push(module.clone()),
-                None => continue,
-            },
-        }
-        resolved.push(dependency.name.clone());
-    }
+    let mut created: Option<Arc<dyn Device>> = None;
+    let mut system = iree_runtime::system_modules(
+        &modules,
+        || {
+            let hal_device = match &device {
+                Some(given) => given.clone(),
+                None => {
+                    let uri = options
+                        .devices
+                        .first()
+                        .map(String::as_str)
+                        .unwrap_or(DEFAULT_DEVICE);
+                    driver_registry_with(options)
+                        .create_device(uri)
+                        .annotate("creating VM context")?
+                }
+            };
+            created = Some(hal_device.clone());
+            Ok(hal_device)
+        },
+        || {
+            let mode = FileMode::parse(&options.parameter_mode).annotate("creating VM context")?;
+            iree_io_parameters::providers_from_flags(&options.parameters, mode)
+                .annotate("creating VM context")
+        },
+        provided,
+    )?;
+    let device = created;
     system.extend(modules);
     let context = Context::with_modules(instance, system).annotate("creating VM context")?;
     Ok((context, device))
