@@ -58,6 +58,8 @@ numeric_elements! {
     u64 => UINT_64 | INT_64;
     f32 => FLOAT_32;
     f64 => FLOAT_64;
+    half::f16 => FLOAT_16;
+    half::bf16 => BFLOAT_16;
 }
 
 impl Element for bool {

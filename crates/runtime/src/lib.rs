@@ -31,6 +31,7 @@ mod tensor;
 mod value;
 
 pub use element::Element;
+pub use half;
 pub use iree_base::{Result, Status, StatusCode};
 pub use iree_hal::ElementType;
 pub use session::{system_modules, Session};

@@ -109,6 +109,22 @@ impl Tensor {
     }
 }
 
+#[cfg(feature = "ndarray")]
+impl Tensor {
+    /// A tensor holding a copy of `array` (in its logical row-major order).
+    pub fn from_array<T: Element>(array: &ndarray::ArrayD<T>) -> Result<Tensor> {
+        let data: Vec<T> = array.iter().copied().collect();
+        Tensor::from_slice(array.shape(), &data)
+    }
+
+    /// A copy of the elements as an array of the tensor's shape.
+    pub fn to_array<T: Element>(&self) -> Result<ndarray::ArrayD<T>> {
+        let data = self.to_vec::<T>()?;
+        ndarray::ArrayD::from_shape_vec(self.shape().to_vec(), data)
+            .map_err(|e| Status::new(StatusCode::Internal, format!("tensor to array: {e}")))
+    }
+}
+
 /// The allocator host tensors come from: heap memory the local devices use
 /// in place.
 fn host_allocator() -> Arc<dyn Allocator> {

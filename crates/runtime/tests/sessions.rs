@@ -138,3 +138,26 @@ fn sessions_are_send() {
     assert_send::<Session>();
     assert_send::<Tensor>();
 }
+
+#[test]
+fn half_precision_and_bool_tensors_round_trip() {
+    use iree_runtime::half::{bf16, f16};
+    use iree_runtime::ElementType;
+    let h = Tensor::from_slice(&[2], &[f16::from_f32(1.5), f16::from_f32(-2.0)]).unwrap();
+    assert_eq!(h.element_type(), ElementType::FLOAT_16);
+    assert_eq!(h.to_vec::<f16>().unwrap()[1].to_f32(), -2.0);
+    let b = Tensor::from_slice(&[1], &[bf16::from_f32(3.0)]).unwrap();
+    assert_eq!(b.element_type(), ElementType::BFLOAT_16);
+    assert!(b.to_vec::<f16>().is_err());
+    let flags = Tensor::from_slice(&[3], &[true, false, true]).unwrap();
+    assert_eq!(flags.to_vec::<bool>().unwrap(), [true, false, true]);
+}
+
+#[cfg(feature = "ndarray")]
+#[test]
+fn ndarray_round_trip() {
+    let array = ndarray::ArrayD::from_shape_vec(vec![2, 2], vec![1.0f32, 2.0, 3.0, 4.0]).unwrap();
+    let tensor = Tensor::from_array(&array).unwrap();
+    assert_eq!(tensor.shape(), [2, 2]);
+    assert_eq!(tensor.to_array::<f32>().unwrap(), array);
+}
