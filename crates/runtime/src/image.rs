@@ -101,3 +101,34 @@ impl SharedImage for SealedImage {
         Some(unsafe { PrivateCopy::new(ptr, range.len(), Box::new(map)) })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn private_copies_are_writable_and_never_change_the_image() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../testdata/llvm-cpu/expected_output.vmfb"
+        );
+        let image = read_image(path).unwrap();
+        let original = image.bytes().to_vec();
+        assert_eq!(original, std::fs::read(path).unwrap());
+        let range = 100..4200;
+        let copy = image.private_copy(range.clone());
+        if cfg!(any(target_os = "linux", target_os = "android")) {
+            let (ptr, len, owner) = copy.expect("a private copy").into_parts();
+            assert_eq!(len, range.len());
+            // SAFETY: `PrivateCopy` makes these bytes writable and private
+            // while `owner` lives.
+            let bytes = unsafe { std::slice::from_raw_parts_mut(ptr.as_ptr(), len) };
+            assert_eq!(bytes, &original[range.clone()]);
+            bytes.fill(0xAB);
+            assert!(bytes.iter().all(|&b| b == 0xAB));
+            drop(owner);
+        }
+        assert_eq!(image.bytes(), &original[..], "the image never changes");
+        assert!(image.private_copy(0..original.len() + 1).is_none());
+    }
+}
