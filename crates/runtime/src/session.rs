@@ -114,7 +114,11 @@ impl Session {
     fn call_inner(&mut self, name: &str, inputs: &[Value]) -> Result<Vec<Value>> {
         let function = self.function(name)?;
         let cconv = function.cconv()?;
-        let mut args: Vec<iree_vm::Value> = inputs.iter().cloned().map(Value::into_vm).collect();
+        let mut args: Vec<iree_vm::Value> = inputs
+            .iter()
+            .cloned()
+            .map(Value::into_vm)
+            .collect::<Result<_>>()?;
         let finish = if function.info().attr("iree.abi.model") == Some("coarse-fences") {
             let finish = Fence::with_new_semaphore();
             args.push(iree_vm::Value::from(Ref::new(HalFence(Fence::new()))));

@@ -2,6 +2,7 @@
 
 use iree_base::{Result, Status, StatusCode};
 use iree_modules_hal::HalBufferView;
+use iree_vm::list::{List, ListElementType};
 use iree_vm::Ref;
 
 use crate::tensor::Tensor;
@@ -20,14 +21,17 @@ pub enum Value {
     F64(f64),
     /// `tensor<...>` (a `!hal.buffer_view`).
     Tensor(Tensor),
+    /// A `!vm.list<?>` of values (results of any list type come back as
+    /// this too).
+    List(Vec<Value>),
     /// Any other ref; `None` is the null ref.
     Ref(Option<Ref>),
 }
 
 impl Value {
     /// The VM value this is (tensors become `!hal.buffer_view` refs).
-    pub(crate) fn into_vm(self) -> iree_vm::Value {
-        match self {
+    pub(crate) fn into_vm(self) -> Result<iree_vm::Value> {
+        Ok(match self {
             Value::I32(v) => iree_vm::Value::I32(v),
             Value::I64(v) => iree_vm::Value::I64(v),
             Value::F32(v) => iree_vm::Value::F32(v),
@@ -35,8 +39,15 @@ impl Value {
             Value::Tensor(t) => {
                 iree_vm::Value::Ref(Some(Ref::new(HalBufferView(t.view().clone()))))
             }
+            Value::List(values) => {
+                let list = List::with_capacity(ListElementType::Variant, values.len())?;
+                for value in values {
+                    list.push(value.into_vm()?)?;
+                }
+                iree_vm::Value::Ref(Some(Ref::new(list)))
+            }
             Value::Ref(r) => iree_vm::Value::Ref(r),
-        }
+        })
     }
 
     /// The value a VM result is (buffer views become tensors).
@@ -46,10 +57,20 @@ impl Value {
             iree_vm::Value::I64(v) => Value::I64(v),
             iree_vm::Value::F32(v) => Value::F32(v),
             iree_vm::Value::F64(v) => Value::F64(v),
-            iree_vm::Value::Ref(Some(r)) => match r.downcast::<HalBufferView>() {
-                Some(view) => Value::Tensor(Tensor::from_view(view.0.clone())),
-                None => Value::Ref(Some(r)),
-            },
+            iree_vm::Value::Ref(Some(r)) => {
+                if let Some(view) = r.downcast::<HalBufferView>() {
+                    Value::Tensor(Tensor::from_view(view.0.clone()))
+                } else if let Some(list) = r.downcast::<List>() {
+                    Value::List(
+                        list.to_values()
+                            .into_iter()
+                            .map(Value::from_vm)
+                            .collect::<Result<_>>()?,
+                    )
+                } else {
+                    Value::Ref(Some(r))
+                }
+            }
             iree_vm::Value::Ref(None) => Value::Ref(None),
             other => {
                 return Err(Status::new(
@@ -89,6 +110,23 @@ macro_rules! scalar_conversions {
 }
 scalar_conversions!(i32 => I32, i64 => I64, f32 => F32, f64 => F64);
 
+impl From<Vec<Value>> for Value {
+    fn from(values: Vec<Value>) -> Value {
+        Value::List(values)
+    }
+}
+
+impl TryFrom<Value> for Vec<Value> {
+    type Error = Status;
+
+    fn try_from(value: Value) -> Result<Vec<Value>> {
+        match value {
+            Value::List(values) => Ok(values),
+            other => Err(mismatch("a list", &other)),
+        }
+    }
+}
+
 impl TryFrom<Value> for Tensor {
     type Error = Status;
 
@@ -107,6 +145,7 @@ fn mismatch(wanted: &str, got: &Value) -> Status {
         Value::F32(_) => "an f32",
         Value::F64(_) => "an f64",
         Value::Tensor(_) => "a tensor",
+        Value::List(_) => "a list",
         Value::Ref(None) => "a null ref",
         Value::Ref(Some(_)) => "a ref",
     };

@@ -161,3 +161,33 @@ fn ndarray_round_trip() {
     assert_eq!(tensor.shape(), [2, 2]);
     assert_eq!(tensor.to_array::<f32>().unwrap(), array);
 }
+
+#[test]
+fn lists_come_back_as_values() {
+    let instance = Instance::new();
+    let mut session = Session::new(&instance, "local-sync").unwrap();
+    session
+        .load_module_file(testdata("vm/list_variant.vmfb"))
+        .unwrap();
+    let results = session
+        .call("nested", &[Value::from(7i32), Value::from(9i64)])
+        .unwrap();
+    let outer = Vec::<Value>::try_from(results[0].clone()).unwrap();
+    assert_eq!(outer.len(), 3);
+    let first = Vec::<Value>::try_from(outer[0].clone()).unwrap();
+    assert_eq!(i32::try_from(first[0].clone()).unwrap(), 7);
+    assert!(Vec::<Value>::try_from(outer[1].clone()).unwrap().is_empty());
+    assert_eq!(i64::try_from(outer[2].clone()).unwrap(), 9);
+    let mixed = session
+        .call(
+            "mixed",
+            &[Value::from(-5i32), Value::from(1i64), Value::from(16i64)],
+        )
+        .unwrap();
+    let mixed = Vec::<Value>::try_from(mixed[0].clone()).unwrap();
+    assert!(
+        matches!(mixed[2], Value::Ref(Some(_))),
+        "a vm.buffer stays a ref"
+    );
+    assert!(matches!(mixed[3], Value::Ref(None)));
+}
