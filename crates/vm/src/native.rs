@@ -133,6 +133,32 @@ impl<S: Send + Sync + 'static> NativeModuleBuilder<S> {
         })
     }
 
+    /// Declares an export whose calling convention follows from the Rust
+    /// signature: arguments `i32`, `i64`, `f32`, `f64`, `Option<Ref>` (any
+    /// ref) and [`Variadic`] spans, as a tuple (or `()`); results the same
+    /// scalar and ref types, a single one or a tuple.
+    ///
+    /// ```
+    /// use iree_vm::native::NativeModuleBuilder;
+    /// let module = NativeModuleBuilder::<()>::new("math", 0)
+    ///     .function("mul_add", |_: &(), (a, b, c): (i32, i32, i32)| Ok(a * b + c))
+    ///     .unwrap()
+    ///     .build(|_| Ok(()));
+    /// assert_eq!(iree_vm::Module::exports(&*module)[0].cconv, "0iii_i");
+    /// ```
+    pub fn function<A: FromArgs, R: IntoResults>(
+        self,
+        name: &str,
+        f: impl Fn(&S, A) -> Result<R> + Send + Sync + 'static,
+    ) -> Result<Self> {
+        let cconv = Cconv {
+            args: A::cconv_types(),
+            results: R::cconv_types(),
+        }
+        .to_cconv_string();
+        self.export(name, &cconv, f)
+    }
+
     /// Finishes the module; `state` creates per-context state.
     pub fn build(
         mut self,
