@@ -146,6 +146,9 @@ pub fn buffer_operand<'a>(value: &'a Option<Ref>, name: &str) -> Result<&'a Buff
         .ok_or_else(|| Status::new(StatusCode::InvalidArgument, format!("{name} is null")))
 }
 
+/// A plain tag byte (`repr(u8)`), not a niche in a field: every element
+/// access of the interpreter tests it, and a tag compare is the cheapest test.
+#[repr(u8)]
 enum Storage {
     /// Guest-owned, zero-initialized, mutable bytes.
     Owned(RwLock<Box<[u8]>>),
@@ -568,11 +571,17 @@ impl Buffer {
     /// misses take the checked `load_*` methods for their error.
     #[inline(always)]
     pub fn try_load_element<const N: usize>(&self, offset: i64) -> Option<[u8; N]> {
-        let start = (offset as u64).checked_mul(N as u64)?;
-        if start.checked_add(N as u64)? > self.len as u64 {
-            return None;
-        }
-        Some(self.load_raw(start as usize))
+        let start = self.element_start::<N>(offset)?;
+        Some(self.load_raw(start))
+    }
+
+    /// The byte offset of the `N`-byte element at element `offset` when the
+    /// whole element is in bounds: `(offset + 1) * N <= len` is
+    /// `offset < len / N` (one compare; negative offsets are huge as `u64`).
+    #[inline(always)]
+    fn element_start<const N: usize>(&self, offset: i64) -> Option<usize> {
+        let offset = offset as u64;
+        (offset < (self.len / N) as u64).then(|| offset as usize * N)
     }
 
     /// Stores the `N`-byte element at element `offset`; `false` (and nothing
@@ -580,16 +589,9 @@ impl Buffer {
     /// checked `store_*` methods to report.
     #[inline(always)]
     pub fn try_store_element<const N: usize>(&self, offset: i64, value: [u8; N]) -> bool {
-        let Some(start) = (offset as u64).checked_mul(N as u64) else {
+        let Some(start) = self.element_start::<N>(offset) else {
             return false;
         };
-        if start
-            .checked_add(N as u64)
-            .is_none_or(|end| end > self.len as u64)
-        {
-            return false;
-        }
-        let start = start as usize;
         match &self.storage {
             Storage::Owned(lock) => lock.write()[start..start + N].copy_from_slice(&value),
             Storage::External(external) if external.writable => {
