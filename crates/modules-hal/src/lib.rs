@@ -19,7 +19,7 @@ use iree_hal::{
 };
 use iree_vm::buffer::Buffer as VmBuffer;
 use iree_vm::native::{NativeModuleBuilder, Variadic};
-use iree_vm::{Instance, Module, Ref, RefObject, RefType, RefTypeDescriptor};
+use iree_vm::{Instance, Module, Ref, RefObject, RefType, RefTypeDescriptor, StaticRefObject};
 use parking_lot::Mutex;
 
 /// The module version compiled programs require (`hal >= 7`).
@@ -40,6 +40,12 @@ macro_rules! ref_types {
 
             impl RefObject for $ty {
                 fn ref_type(&self) -> RefType {
+                    $fn()
+                }
+            }
+
+            impl StaticRefObject for $ty {
+                fn static_ref_type() -> RefType {
                     $fn()
                 }
             }
