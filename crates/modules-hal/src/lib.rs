@@ -10,6 +10,8 @@
 
 use std::sync::Arc;
 
+pub mod dynamic;
+
 use iree_base::{Result, Status, StatusCode};
 use iree_hal::buffer::{validate_memory_type, validate_usage};
 use iree_hal::{

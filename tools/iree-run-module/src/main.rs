@@ -17,7 +17,9 @@ use iree_tooling::run::{
     about = "Runs a function within a compiled IREE module and handles I/O parsing and processing."
 )]
 struct Flags {
-    /// Module to load; repeat in dependency order. `-` reads standard input.
+    /// Module to load; repeat in dependency order. `-` reads standard input;
+    /// a shared library (`lib.so[@entry_point][?key=value&...]`) is a
+    /// dynamic module.
     #[arg(long = "module")]
     module: Vec<String>,
     /// Name of the function to run; empty picks the single export.
