@@ -1,5 +1,6 @@
-//! What both sides of the ABI share: carrying statuses through
-//! [`StatusSink`]s and keeping panics from unwinding across the boundary.
+//! What both sides of the ABI (and host extensions) share: carrying
+//! statuses through [`StatusSink`]s and keeping panics from unwinding across
+//! the boundary.
 
 use std::ffi::c_void;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -29,7 +30,7 @@ unsafe extern "C" fn record_status(context: *mut c_void, code: u32, message: Str
 /// Calls `f` with a status sink and turns its returned code (and any
 /// message it reported) into a [`Result`]. `what` describes the call for a
 /// failure that came without a message.
-pub(crate) fn call_with_status(
+pub fn call_with_status(
     what: impl FnOnce() -> String,
     f: impl FnOnce(*const StatusSink) -> u32,
 ) -> Result<()> {
@@ -53,7 +54,7 @@ pub(crate) fn call_with_status(
 ///
 /// # Safety
 /// `sink` must be null or a valid [`StatusSink`].
-pub(crate) unsafe fn report(sink: *const StatusSink, status: &Status) -> u32 {
+pub unsafe fn report(sink: *const StatusSink, status: &Status) -> u32 {
     let code = match status.code().raw() {
         STATUS_OK => StatusCode::Internal.raw(),
         code => code,
@@ -78,7 +79,7 @@ pub(crate) unsafe fn report(sink: *const StatusSink, status: &Status) -> u32 {
 ///
 /// # Safety
 /// `sink` must be null or a valid [`StatusSink`].
-pub(crate) unsafe fn guard(sink: *const StatusSink, f: impl FnOnce() -> Result<()>) -> u32 {
+pub unsafe fn guard(sink: *const StatusSink, f: impl FnOnce() -> Result<()>) -> u32 {
     let status = match catch_unwind(AssertUnwindSafe(f)) {
         Ok(Ok(())) => return STATUS_OK,
         Ok(Err(status)) => status,
@@ -92,7 +93,7 @@ pub(crate) unsafe fn guard(sink: *const StatusSink, f: impl FnOnce() -> Result<(
 }
 
 /// The text of a panic payload.
-pub(crate) fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
+pub fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
     if let Some(s) = panic.downcast_ref::<&str>() {
         s.to_string()
     } else if let Some(s) = panic.downcast_ref::<String>() {
@@ -106,7 +107,7 @@ pub(crate) fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
 ///
 /// # Safety
 /// As [`StringView::to_string_lossy`].
-pub(crate) unsafe fn text(view: StringView) -> String {
+pub unsafe fn text(view: StringView) -> String {
     // SAFETY: forwarded from the caller.
     unsafe { view.to_string_lossy() }
 }

@@ -23,7 +23,7 @@ use crate::abi::{
     AbiValue, DependencyDesc, ExportDesc, HostApi, ImportDesc, ModuleApi, StatusSink, StringPair,
     StringView, ValueSink, ABI_VERSION, VALUE_F32, VALUE_F64, VALUE_I32, VALUE_I64, VALUE_REF,
 };
-use crate::glue::{call_with_status, guard, text};
+use crate::boundary::{call_with_status, guard, text};
 
 /// The host a library module was loaded into: its [`HostApi`] table.
 ///

@@ -17,7 +17,7 @@ use crate::abi::{
     ABI_MARKER_SYMBOL, ABI_VERSION, ENTRY_POINT_NAME, VALUE_F32, VALUE_F64, VALUE_I32, VALUE_I64,
     VALUE_REF,
 };
-use crate::glue::{call_with_status, guard, text};
+use crate::boundary::{call_with_status, guard, text};
 
 /// A function table the host offers libraries under a name and version
 /// (see [`HostApi::lookup_extension`]), such as the `hal.buffer_view`

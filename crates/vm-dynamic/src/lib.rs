@@ -30,8 +30,8 @@
 //! creates buffer views.
 
 pub mod abi;
+pub mod boundary;
 pub mod export;
-mod glue;
 pub mod host;
 
 pub use export::{Host, HostRef, HostRefType, ModuleParams, TypedHostRef};
