@@ -116,7 +116,7 @@ static FUTURE: FutureTable = FutureTable(ModuleApi {
     destroy: no_destroy,
 });
 
-/// Returns [`FUTURE`].
+/// Returns a module table reporting ABI version `ABI_VERSION + 1`.
 ///
 /// # Safety
 /// Called by the host as the ABI specifies.

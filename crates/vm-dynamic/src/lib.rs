@@ -66,7 +66,7 @@ macro_rules! dynamic_module {
         pub static iree_rs_vm_dynamic_module_abi: u32 = $crate::abi::ABI_VERSION;
 
         $(
-            /// A dynamic module entry point ([`iree_vm_dynamic::abi::CreateModuleFn`]).
+            /// A dynamic module entry point (`CreateModuleFn` of the dynamic module ABI).
             ///
             /// # Safety
             /// Called by the host as the ABI specifies.
