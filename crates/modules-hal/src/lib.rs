@@ -10,6 +10,8 @@
 
 use std::sync::Arc;
 
+pub mod dynamic;
+
 use iree_base::{Result, Status, StatusCode};
 use iree_hal::buffer::{validate_memory_type, validate_usage};
 use iree_hal::{
@@ -19,7 +21,7 @@ use iree_hal::{
 };
 use iree_vm::buffer::Buffer as VmBuffer;
 use iree_vm::native::{NativeModuleBuilder, Variadic};
-use iree_vm::{Instance, Module, Ref, RefObject, RefType, RefTypeDescriptor};
+use iree_vm::{Instance, Module, Ref, RefObject, RefType, RefTypeDescriptor, StaticRefObject};
 use parking_lot::Mutex;
 
 /// Usage bits that let dispatches or transfers write a buffer.
@@ -56,6 +58,12 @@ macro_rules! ref_types {
 
             impl RefObject for $ty {
                 fn ref_type(&self) -> RefType {
+                    $fn()
+                }
+            }
+
+            impl StaticRefObject for $ty {
+                fn static_ref_type() -> RefType {
                     $fn()
                 }
             }

@@ -11,7 +11,9 @@ use crate::run::{driver_registry, GpuOptions, Recording, RunOptions, TaskTopolog
 /// The module, device, parameter and driver flags of `iree-run-module`.
 #[derive(clap::Args, Debug)]
 pub struct ModuleFlags {
-    /// Module to load; repeat in dependency order. `-` reads standard input.
+    /// Module to load; repeat in dependency order. `-` reads standard input;
+    /// a shared library (`lib.so[@entry_point][?key=value&...]`) is a
+    /// dynamic module.
     #[arg(long = "module")]
     pub module: Vec<String>,
     /// Device URI(s) (`local-sync`); used when a module imports `hal`.

@@ -21,6 +21,7 @@ use iree_hal_hip::HipDriver;
 pub use iree_hal_local::TaskTopologyOptions;
 use iree_hal_local::{LocalSyncDriver, LocalTaskDriver};
 use iree_io_parameters::FileMode;
+use iree_modules_hal::dynamic::BufferViewHost;
 use iree_modules_hal::{HalBufferView, HalFence};
 use iree_vm::buffer::SharedBytes;
 use iree_vm::list::List;
@@ -35,7 +36,8 @@ use crate::scalar;
 /// Options of one run, as the flags give them.
 #[derive(Clone, Debug)]
 pub struct RunOptions {
-    /// `--module=` values in order; `-` reads standard input.
+    /// `--module=` values in order; `-` reads standard input, and a shared
+    /// library (`lib.so[@export_name][?key=value&…]`) is a dynamic module.
     pub modules: Vec<String>,
     /// `--function=`; empty picks the single export.
     pub function: String,
@@ -116,6 +118,63 @@ pub fn load_module(instance: &Arc<Instance>, path: &str) -> Result<Arc<BytecodeM
         })?
     };
     BytecodeModule::from_bytes(instance, bytes).annotate_with(|| format!("loading module '{path}'"))
+}
+
+/// A `--module=` value split as upstream splits it:
+/// `path[@export_name][?key=value&key=value]`. The export name and the
+/// parameters only mean something for dynamic modules.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ModuleFlag {
+    /// The file (`-` for standard input).
+    pub path: String,
+    /// The dynamic module entry point; empty for the default
+    /// (`iree_vm_dynamic_module_create`).
+    pub export_name: String,
+    /// `key=value` parameters for the dynamic module's factory.
+    pub params: Vec<(String, String)>,
+}
+
+impl ModuleFlag {
+    /// Splits a `--module=` value.
+    pub fn parse(flag: &str) -> ModuleFlag {
+        let (path, rest) = flag.split_once('@').unwrap_or((flag, ""));
+        let (export_name, params) = rest.split_once('?').unwrap_or((rest, ""));
+        let params = params
+            .split('&')
+            .filter(|p| !p.is_empty())
+            .map(|p| {
+                let (k, v) = p.split_once('=').unwrap_or((p, ""));
+                (k.to_string(), v.to_string())
+            })
+            .collect();
+        ModuleFlag {
+            path: path.to_string(),
+            export_name: export_name.to_string(),
+            params,
+        }
+    }
+}
+
+/// Loads the module a `--module=` value names: a shared library (`.so`,
+/// `.dylib`, `.dll`) as a dynamic module offered `buffer_views`, anything
+/// else as bytecode.
+pub fn load_module_from_flag(
+    instance: &Arc<Instance>,
+    flag: &str,
+    buffer_views: &Arc<BufferViewHost>,
+) -> Result<Arc<dyn Module>> {
+    let flag = ModuleFlag::parse(flag);
+    if iree_vm_dynamic::is_dynamic_library_path(&flag.path) {
+        let module = iree_vm_dynamic::load_from_file(
+            &flag.path,
+            &flag.export_name,
+            &flag.params,
+            vec![buffer_views.extension()],
+        )
+        .annotate_with(|| format!("loading dynamic module at '{}'", flag.path))?;
+        return Ok(module);
+    }
+    Ok(load_module(instance, &flag.path)?)
 }
 
 /// Picks the only exported function, ignoring `__*` and names containing `$`.
@@ -230,9 +289,15 @@ pub fn load_modules(
     instance: &Arc<Instance>,
     options: &RunOptions,
 ) -> Result<Vec<Arc<dyn Module>>> {
+    // Dynamic modules read and make buffer views through this extension
+    // (host heap memory, which the local devices use in place).
+    let buffer_views = BufferViewHost::new();
     let mut modules: Vec<Arc<dyn Module>> = Vec::new();
-    for path in &options.modules {
-        modules.push(load_module(instance, path).annotate("loading modules and dependencies")?);
+    for flag in &options.modules {
+        modules.push(
+            load_module_from_flag(instance, flag, &buffer_views)
+                .annotate("loading modules and dependencies")?,
+        );
     }
     Ok(modules)
 }

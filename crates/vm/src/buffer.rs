@@ -50,7 +50,7 @@ use iree_base::{Result, Status, StatusCode};
 use parking_lot::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use crate::atomic_bytes::AtomicBytes;
-use crate::refs::{Ref, RefObject};
+use crate::refs::{Ref, RefObject, StaticRefObject};
 use crate::types::{RefType, RefTypeDescriptor};
 
 /// The registered descriptor of `vm.buffer`.
@@ -202,6 +202,12 @@ impl Deref for ReadView<'_> {
 
 impl RefObject for Buffer {
     fn ref_type(&self) -> RefType {
+        buffer_type()
+    }
+}
+
+impl StaticRefObject for Buffer {
+    fn static_ref_type() -> RefType {
         buffer_type()
     }
 }

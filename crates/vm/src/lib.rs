@@ -29,6 +29,6 @@ pub use module::{
     CallStatus, ExportInfo, ImportInfo, Module, ModuleDependency, ModuleInstance, ResolvedImport,
     Stack,
 };
-pub use refs::{Ref, RefObject};
+pub use refs::{Ref, RefObject, StaticRefObject};
 pub use types::{RefType, RefTypeDescriptor, TypeDef, TypeRegistry, ValueType};
 pub use value::Value;

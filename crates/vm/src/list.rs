@@ -29,7 +29,7 @@ use iree_base::{Result, Status, StatusCode};
 use parking_lot::Mutex;
 
 use crate::atomic_vec::AtomicVec;
-use crate::refs::{Ref, RefObject};
+use crate::refs::{Ref, RefObject, StaticRefObject};
 use crate::types::{RefType, RefTypeDescriptor, TypeDef, ValueType};
 use crate::value::Value;
 
@@ -419,6 +419,12 @@ pub struct List {
 
 impl RefObject for List {
     fn ref_type(&self) -> RefType {
+        list_type()
+    }
+}
+
+impl StaticRefObject for List {
+    fn static_ref_type() -> RefType {
         list_type()
     }
 }

@@ -1,17 +1,64 @@
-//! Native (Rust) modules declared by calling-convention strings.
+//! Native (Rust) modules: exports written as Rust functions.
 //!
-//! Each export is declared with its cconv and a Rust function; arguments are
-//! checked against the cconv before the function runs, so bodies never see
-//! ill-typed input from bytecode. Typed functions (`Fn(&S, (i32, i64)) ->
-//! Result<i32>`) are marshalled through [`FromArgs`] / [`IntoResults`], whose
-//! cconv is checked against the declared one when the module is built.
+//! A [`NativeModuleBuilder`] collects exports and builds a [`NativeModule`],
+//! which any [`Context`](crate::Context) can register next to bytecode
+//! modules. Each context gets its own state `S`, created by the factory
+//! given to [`NativeModuleBuilder::build`] when the module is registered;
+//! exports receive `&S` (use interior mutability for state that changes).
+//!
+//! With [`NativeModuleBuilder::function`] the calling convention follows
+//! from the Rust signature: the arguments are one [`Arg`] or a tuple of them,
+//! the results one [`ResultValue`], a tuple of them or `()`.
+//!
+//! | Rust type | cconv | VM type |
+//! | --- | --- | --- |
+//! | `i32`, `i64`, `f32`, `f64` | `i` `I` `f` `F` | the scalar |
+//! | `Arc<Buffer>`, `Arc<List>`, `Arc<T>` for any [`StaticRefObject`] (`hal.buffer_view` in `iree-modules-hal`) | `r` | a non-null ref of that type |
+//! | `Option<Arc<T>>` | `r` | a ref of that type, or null |
+//! | [`Ref`], `Option<Ref>` | `r` | any ref (non-null / nullable) |
+//! | [`Variadic<T>`] (T a tuple) | `C...D` | a variadic list of tuples |
+//!
+//! Arguments are checked against the cconv before the function runs and
+//! results after it returns, so bodies never see ill-typed input from
+//! bytecode; a ref of the wrong type fails with INVALID_ARGUMENT. Modules
+//! whose cconv is given as text use [`NativeModuleBuilder::export`] (checked
+//! against the Rust types) or [`NativeModuleBuilder::export_raw`].
 //!
 //! ```
-//! use iree_vm::native::NativeModuleBuilder;
-//! let module = NativeModuleBuilder::<()>::new("math", 0)
-//!     .export("add", "0ii_i", |_: &(), (a, b): (i32, i32)| Ok(a.wrapping_add(b)))
-//!     .unwrap()
-//!     .build(|_| Ok(()));
+//! use std::sync::Arc;
+//! use std::sync::atomic::{AtomicI64, Ordering};
+//! use iree_vm::native::{NativeModuleBuilder, Variadic};
+//! use iree_vm::{Buffer, Context, Instance, Value};
+//!
+//! /// Per-context state: a running total.
+//! struct Counter {
+//!     total: AtomicI64,
+//! }
+//!
+//! let module = NativeModuleBuilder::<Counter>::new("counter", 0)
+//!     // (i64) -> i64, cconv `0I_I`.
+//!     .function("add", |state: &Counter, n: i64| {
+//!         Ok(state.total.fetch_add(n, Ordering::Relaxed) + n)
+//!     })?
+//!     // (i32, i32) -> (i32, i32), cconv `0ii_ii`.
+//!     .function("divmod", |_: &Counter, (a, b): (i32, i32)| {
+//!         Ok((a.wrapping_div(b.max(1)), a.wrapping_rem(b.max(1))))
+//!     })?
+//!     // (!vm.buffer) -> i64, cconv `0r_I`.
+//!     .function("length", |_: &Counter, buffer: Arc<Buffer>| Ok(buffer.len() as i64))?
+//!     // (i32, tuple<f32>...) -> f32, cconv `0iCfD_f`.
+//!     .function("scaled_sum", |_: &Counter, (k, xs): (i32, Variadic<(f32,)>)| {
+//!         Ok(xs.0.iter().map(|(x,)| x * k as f32).sum::<f32>())
+//!     })?
+//!     .build(|_| Ok(Counter { total: AtomicI64::new(0) }));
+//!
+//! let context = Context::with_modules(Instance::new(), [module as _])?;
+//! let add = context.lookup_function("counter.add")?;
+//! assert_eq!(add.cconv()?.to_cconv_string(), "0I_I");
+//! context.invoke(&add, &[Value::I64(2)])?;
+//! let results = context.invoke(&add, &[Value::I64(3)])?;
+//! assert!(matches!(results[..], [Value::I64(5)]));
+//! # Ok::<(), iree_base::Status>(())
 //! ```
 
 use std::marker::PhantomData;
@@ -25,7 +72,7 @@ use crate::module::{
     CallStatus, ExportInfo, ImportInfo, Module, ModuleDependency, ModuleInstance, ResolvedImport,
     Stack,
 };
-use crate::refs::Ref;
+use crate::refs::{type_mismatch, Ref, StaticRefObject};
 use crate::value::Value;
 
 type RawFn<S> = dyn Fn(&S, &mut [Value], &mut Vec<Value>) -> Result<()> + Send + Sync;
@@ -101,6 +148,23 @@ impl<S: Send + Sync + 'static> NativeModuleBuilder<S> {
         Ok(self)
     }
 
+    /// Declares an export whose calling convention follows from its Rust
+    /// signature: `A` is one [`Arg`] or a tuple of them, `R` one
+    /// [`ResultValue`], a tuple of them or `()`. Fails only for types that
+    /// make no valid cconv (a variadic inside a variadic).
+    pub fn function<A: FromArgs, R: IntoResults>(
+        self,
+        name: &str,
+        f: impl Fn(&S, A) -> Result<R> + Send + Sync + 'static,
+    ) -> Result<Self> {
+        let cconv = Cconv {
+            args: A::cconv_types(),
+            results: R::cconv_types(),
+        }
+        .to_cconv_string();
+        self.export(name, &cconv, f)
+    }
+
     /// Declares an export with typed arguments and results; the types'
     /// cconv must equal `cconv`.
     pub fn export<A: FromArgs, R: IntoResults>(
@@ -131,32 +195,6 @@ impl<S: Send + Sync + 'static> NativeModuleBuilder<S> {
             f(state, a)?.into_results(results);
             Ok(())
         })
-    }
-
-    /// Declares an export whose calling convention follows from the Rust
-    /// signature: arguments `i32`, `i64`, `f32`, `f64`, `Option<Ref>` (any
-    /// ref) and [`Variadic`] spans, as a tuple (or `()`); results the same
-    /// scalar and ref types, a single one or a tuple.
-    ///
-    /// ```
-    /// use iree_vm::native::NativeModuleBuilder;
-    /// let module = NativeModuleBuilder::<()>::new("math", 0)
-    ///     .function("mul_add", |_: &(), (a, b, c): (i32, i32, i32)| Ok(a * b + c))
-    ///     .unwrap()
-    ///     .build(|_| Ok(()));
-    /// assert_eq!(iree_vm::Module::exports(&*module)[0].cconv, "0iii_i");
-    /// ```
-    pub fn function<A: FromArgs, R: IntoResults>(
-        self,
-        name: &str,
-        f: impl Fn(&S, A) -> Result<R> + Send + Sync + 'static,
-    ) -> Result<Self> {
-        let cconv = Cconv {
-            args: A::cconv_types(),
-            results: R::cconv_types(),
-        }
-        .to_cconv_string();
-        self.export(name, &cconv, f)
     }
 
     /// Finishes the module; `state` creates per-context state.
@@ -376,6 +414,48 @@ impl Arg for Option<Ref> {
     }
 }
 
+impl Arg for Ref {
+    fn cconv_type() -> CconvType {
+        CconvType::Ref
+    }
+    fn read(reader: &mut ArgReader<'_>) -> Result<Self> {
+        match Option::<Ref>::read(reader)? {
+            Some(r) => Ok(r),
+            None => Err(Status::new(
+                StatusCode::InvalidArgument,
+                "expected a non-null ref argument",
+            )),
+        }
+    }
+}
+
+impl<T: StaticRefObject> Arg for Arc<T> {
+    fn cconv_type() -> CconvType {
+        CconvType::Ref
+    }
+    fn read(reader: &mut ArgReader<'_>) -> Result<Self> {
+        match Option::<Arc<T>>::read(reader)? {
+            Some(object) => Ok(object),
+            None => Err(type_mismatch(T::static_ref_type(), None)),
+        }
+    }
+}
+
+impl<T: StaticRefObject> Arg for Option<Arc<T>> {
+    fn cconv_type() -> CconvType {
+        CconvType::Ref
+    }
+    fn read(reader: &mut ArgReader<'_>) -> Result<Self> {
+        match Option::<Ref>::read(reader)? {
+            None => Ok(None),
+            Some(r) => r
+                .into_arc::<T>()
+                .map(Some)
+                .map_err(|r| type_mismatch(T::static_ref_type(), Some(&r))),
+        }
+    }
+}
+
 /// A `C...D` variadic span of tuples `T`.
 pub struct Variadic<T>(pub Vec<T>);
 
@@ -443,6 +523,24 @@ result_value!(f32, F32);
 result_value!(f64, F64);
 result_value!(Option<Ref>, Ref);
 result_value!(Ref, Ref);
+
+impl<T: StaticRefObject> ResultValue for Arc<T> {
+    fn cconv_type() -> CconvType {
+        CconvType::Ref
+    }
+    fn into_value(self) -> Value {
+        Value::from(Ref::from_arc(self))
+    }
+}
+
+impl<T: StaticRefObject> ResultValue for Option<Arc<T>> {
+    fn cconv_type() -> CconvType {
+        CconvType::Ref
+    }
+    fn into_value(self) -> Value {
+        Value::Ref(self.map(Ref::from_arc))
+    }
+}
 
 impl IntoResults for () {
     fn cconv_types() -> Vec<CconvType> {
@@ -514,6 +612,127 @@ single_result!(f64);
 single_result!(Option<Ref>);
 single_result!(Ref);
 
+impl<T: StaticRefObject> IntoResults for Arc<T> {
+    fn cconv_types() -> Vec<CconvType> {
+        vec![CconvType::Ref]
+    }
+    fn into_results(self, out: &mut Vec<Value>) {
+        out.push(self.into_value());
+    }
+}
+
+impl<T: StaticRefObject> IntoResults for Option<Arc<T>> {
+    fn cconv_types() -> Vec<CconvType> {
+        vec![CconvType::Ref]
+    }
+    fn into_results(self, out: &mut Vec<Value>) {
+        out.push(self.into_value());
+    }
+}
+
+/// A single argument stands for a one-element tuple, so `|state, x: i32|`
+/// works as well as `|state, (x,): (i32,)|`.
+macro_rules! single_arg {
+    ([$($g:ident: $bound:path),*] $t:ty) => {
+        impl<$($g: $bound),*> FromArgs for $t {
+            fn cconv_types() -> Vec<CconvType> {
+                vec![<$t as Arg>::cconv_type()]
+            }
+            fn from_args(reader: &mut ArgReader<'_>) -> Result<Self> {
+                <$t as Arg>::read(reader)
+            }
+        }
+    };
+}
+single_arg!([] i32);
+single_arg!([] i64);
+single_arg!([] f32);
+single_arg!([] f64);
+single_arg!([] Ref);
+single_arg!([] Option<Ref>);
+single_arg!([T: StaticRefObject] Arc<T>);
+single_arg!([T: StaticRefObject] Option<Arc<T>>);
+single_arg!([T: FromArgs] Variadic<T>);
+
 /// Keeps `PhantomData` imported for downstream generic helpers.
 #[doc(hidden)]
 pub type Marker<S> = PhantomData<S>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::buffer::Buffer;
+    use crate::context::Context;
+    use crate::list::List;
+
+    fn module() -> Arc<NativeModule<()>> {
+        NativeModuleBuilder::<()>::new("typed", 0)
+            .function("len", |_: &(), b: Arc<Buffer>| Ok(b.len() as i32))
+            .unwrap()
+            .function("maybe", |_: &(), b: Option<Arc<Buffer>>| {
+                Ok(b.map_or(-1, |b| b.len() as i64))
+            })
+            .unwrap()
+            .function("echo", |_: &(), b: Arc<Buffer>| Ok(b))
+            .unwrap()
+            .function("sum", |_: &(), (xs,): (Variadic<(i32, f64)>,)| {
+                Ok(xs.0.iter().map(|(a, b)| *a as f64 * b).sum::<f64>())
+            })
+            .unwrap()
+            .function("nothing", |_: &(), ()| Ok(()))
+            .unwrap()
+            .build(|_| Ok(()))
+    }
+
+    #[test]
+    fn cconv_follows_the_rust_signature() {
+        let m = module();
+        let cconv = |name: &str| {
+            let i = m.lookup_export(name).unwrap() as usize;
+            m.exports()[i].cconv.clone()
+        };
+        assert_eq!(cconv("len"), "0r_i");
+        assert_eq!(cconv("maybe"), "0r_I");
+        assert_eq!(cconv("echo"), "0r_r");
+        assert_eq!(cconv("sum"), "0CiFD_F");
+        assert_eq!(cconv("nothing"), "0v_v");
+    }
+
+    #[test]
+    fn typed_refs_are_checked() {
+        let context = Context::with_modules(crate::Instance::new(), [module() as _]).unwrap();
+        let len = context.lookup_function("typed.len").unwrap();
+        let buffer = Ref::new(Buffer::from_vec(vec![0u8; 7]));
+        let out = context
+            .invoke(&len, &[Value::from(buffer.clone())])
+            .unwrap();
+        assert!(matches!(out[..], [Value::I32(7)]));
+        let list = Ref::new(List::new(crate::list::ListElementType::Variant, 0).unwrap());
+        let err = context.invoke(&len, &[Value::from(list)]).unwrap_err();
+        assert_eq!(err.code(), StatusCode::InvalidArgument);
+        assert!(err.message().contains("vm.buffer"), "{err}");
+        let err = context.invoke(&len, &[Value::NULL]).unwrap_err();
+        assert_eq!(err.code(), StatusCode::InvalidArgument);
+        let maybe = context.lookup_function("typed.maybe").unwrap();
+        let out = context.invoke(&maybe, &[Value::NULL]).unwrap();
+        assert!(matches!(out[..], [Value::I64(-1)]));
+        let echo = context.lookup_function("typed.echo").unwrap();
+        let out = context
+            .invoke(&echo, &[Value::from(buffer.clone())])
+            .unwrap();
+        match &out[..] {
+            [Value::Ref(Some(r))] => assert!(Ref::ptr_eq(r, &buffer)),
+            other => panic!("unexpected {other:?}"),
+        }
+        let sum = context.lookup_function("typed.sum").unwrap();
+        let args = [
+            Value::I32(2),
+            Value::I32(3),
+            Value::F64(0.5),
+            Value::I32(4),
+            Value::F64(2.0),
+        ];
+        let out = context.invoke(&sum, &args).unwrap();
+        assert!(matches!(out[..], [Value::F64(x)] if x == 9.5));
+    }
+}

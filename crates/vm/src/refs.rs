@@ -14,6 +14,14 @@ pub trait RefObject: Any + Send + Sync {
     fn ref_type(&self) -> RefType;
 }
 
+/// A [`RefObject`] whose registered type is known without an instance, so
+/// typed native functions can take and return it as `Arc<T>` (see
+/// [`crate::native`]).
+pub trait StaticRefObject: RefObject {
+    /// The registered type of every object of this Rust type.
+    fn static_ref_type() -> RefType;
+}
+
 /// A non-null, reference-counted handle to a [`RefObject`].
 ///
 /// Cloning retains (an atomic increment); dropping releases. VM registers
@@ -92,6 +100,16 @@ impl Ref {
     pub fn downcast_arc<T: RefObject>(&self) -> Option<Arc<T>> {
         let any: Arc<dyn Any + Send + Sync> = self.object.clone();
         any.downcast::<T>().ok()
+    }
+
+    /// Converts into a shared handle to the object as `T`, or gives the
+    /// handle back when the object is not a `T`.
+    pub fn into_arc<T: RefObject>(self) -> std::result::Result<Arc<T>, Ref> {
+        let any: Arc<dyn Any + Send + Sync> = self.object.clone();
+        match any.downcast::<T>() {
+            Ok(object) => Ok(object),
+            Err(_) => Err(self),
+        }
     }
 
     /// Borrows the object as `T`, or fails with INVALID_ARGUMENT naming both types.
