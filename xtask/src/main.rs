@@ -11,7 +11,9 @@
 //! * `loom`: model-check the semaphore, queue and worker-pool protocols;
 //! * `e2e`: compile the end-to-end check suites of `testdata/e2e`;
 //! * `param-rss`: peak memory of loading a large parameter file, ours
-//!   against upstream.
+//!   against upstream;
+//! * `record-cpuinfo`, `dump-diff`: recordings and differentials of the
+//!   inspection tools (`tools.rs`).
 //!
 //! The test-data format is described in `testdata/README.md` and implemented
 //! by `iree_tooling::testcases`.
@@ -26,6 +28,7 @@ mod opcodes;
 mod param_rss;
 mod proc;
 mod testdata;
+mod tools;
 mod venv;
 
 use std::path::PathBuf;
@@ -68,6 +71,8 @@ commands:
   e2e [--force]             compile the check suites testdata/e2e/src/*.mlir for
                             llvm-cpu, llvm-cpu-system and vmvx, and testdata/e2e/bad
                             (when stale); cargo test -p iree-check-module runs them
+  record-cpuinfo            record this machine's CPUID answers and upstream's
+                            iree-cpuinfo output under testdata/tools/cpuinfo
   loom                      model-check semaphores, fences, the device queue and the
                             worker pool with loom (RUSTFLAGS=--cfg loom, own target dir)
 ";
@@ -133,6 +138,7 @@ fn main() -> ExitCode {
         "loom" => loom(),
         "param-rss" => param_rss::run(&args),
         "e2e" => e2e::run(&args),
+        "record-cpuinfo" => tools::record_cpuinfo(),
         other => {
             eprint!("unknown command `{other}`\n\n{USAGE}");
             return ExitCode::from(2);
