@@ -73,6 +73,11 @@ commands:
                             (when stale); cargo test -p iree-check-module runs them
   record-cpuinfo            record this machine's CPUID answers and upstream's
                             iree-cpuinfo output under testdata/tools/cpuinfo
+  dump-diff [--output MODE]... [--record] [-v]
+                            run upstream's and our iree-dump-module (default mode:
+                            metadata) on every testdata .vmfb and compare stdout;
+                            --record rewrites testdata/tools/dump-module (one module
+                            per directory) for cargo test -p iree-dump-module
   loom                      model-check semaphores, fences, the device queue and the
                             worker pool with loom (RUSTFLAGS=--cfg loom, own target dir)
 ";
@@ -139,6 +144,7 @@ fn main() -> ExitCode {
         "param-rss" => param_rss::run(&args),
         "e2e" => e2e::run(&args),
         "record-cpuinfo" => tools::record_cpuinfo(),
+        "dump-diff" => tools::dump_diff(&args),
         other => {
             eprint!("unknown command `{other}`\n\n{USAGE}");
             return ExitCode::from(2);

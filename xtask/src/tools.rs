@@ -2,9 +2,12 @@
 //!
 //! * `record-cpuinfo`: records this machine's CPUID answers and upstream's
 //!   `iree-cpuinfo` output under `testdata/tools/cpuinfo/`, so that
-//!   `cargo test -p iree-cpuinfo` checks our detection without the venv.
+//!   `cargo test -p iree-cpuinfo` checks our detection without the venv;
+//! * `dump-diff`: upstream's and our `iree-dump-module` on every `.vmfb`
+//!   under `testdata/`; `--record` refreshes the upstream dumps that
+//!   `cargo test -p iree-dump-module` checks without the venv.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::{proc, repo_root, venv, Result};
@@ -45,4 +48,141 @@ pub fn record_cpuinfo() -> Result<bool> {
     )?;
     write(format!("{arch}.expected.txt"), &out.stdout)?;
     Ok(true)
+}
+
+/// The `--output=` modes `dump-diff` compares by default.
+const DUMP_MODES: [&str; 1] = ["metadata"];
+
+/// Every `.vmfb` under `dir`, recursively, sorted.
+fn vmfbs_under(dir: &Path) -> Result<Vec<PathBuf>> {
+    let mut found = Vec::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(dir) = pending.pop() {
+        let entries =
+            std::fs::read_dir(&dir).map_err(|e| format!("reading {}: {e}", dir.display()))?;
+        for entry in entries {
+            let path = entry
+                .map_err(|e| format!("reading {}: {e}", dir.display()))?
+                .path();
+            if path.is_dir() {
+                pending.push(path);
+            } else if path.extension().is_some_and(|e| e == "vmfb") {
+                found.push(path);
+            }
+        }
+    }
+    found.sort();
+    Ok(found)
+}
+
+/// The modules whose upstream dumps are recorded for `cargo test -p
+/// iree-dump-module`: the first `.vmfb` (by name) of every directory, so
+/// every suite and target format is represented at a modest size.
+fn representative(modules: &[PathBuf]) -> Vec<&PathBuf> {
+    let mut seen = std::collections::BTreeSet::new();
+    modules
+        .iter()
+        .filter(|m| seen.insert(m.parent().map(Path::to_path_buf)))
+        .collect()
+}
+
+/// Where the recorded upstream dump of `module` (a path under `testdata/`)
+/// in `mode` lives: `testdata/tools/dump-module/<path>.<mode>.txt`.
+pub fn recorded_dump_path(root: &Path, module: &Path, mode: &str) -> Result<PathBuf> {
+    let testdata = root.join("testdata");
+    let relative = module
+        .strip_prefix(&testdata)
+        .map_err(|_| format!("{} is not under testdata/", module.display()))?;
+    let mut name = relative.as_os_str().to_os_string();
+    name.push(format!(".{mode}.txt"));
+    Ok(tools_testdata(root).join("dump-module").join(name))
+}
+
+/// `cargo xtask dump-diff [--output MODE]... [--record] [-v]`: runs
+/// upstream's and our `iree-dump-module` on every `.vmfb` under `testdata/`
+/// and compares stdout and success, printing `N passed, N failed`.
+/// `--record` also rewrites the recorded upstream dumps of
+/// [`representative`] modules.
+pub fn dump_diff(args: &[String]) -> Result<bool> {
+    let mut modes: Vec<String> = Vec::new();
+    let mut record = false;
+    let mut verbose = false;
+    let mut args = args.iter();
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--output" => modes.push(args.next().ok_or("--output needs a mode")?.clone()),
+            "--record" => record = true,
+            "-v" | "--verbose" => verbose = true,
+            other => return Err(format!("dump-diff: unknown argument `{other}`")),
+        }
+    }
+    if modes.is_empty() {
+        modes = DUMP_MODES.iter().map(|m| m.to_string()).collect();
+    }
+    let root = repo_root();
+    let venv = venv::ensure(&root)?;
+    let ours = crate::conformance::build_release_tool(&root, "iree-dump-module")?;
+    let upstream = venv.iree_dump_module();
+    let modules: Vec<PathBuf> = vmfbs_under(&root.join("testdata"))?
+        .into_iter()
+        .filter(|m| !m.starts_with(tools_testdata(&root)))
+        .collect();
+    let recorded = representative(&modules);
+    let (mut passed, mut failed) = (0, 0);
+    for mode in &modes {
+        for module in &modules {
+            let args = vec![format!("--output={mode}"), module.display().to_string()];
+            let timeout = Duration::from_secs(60);
+            let theirs = proc::run(&upstream, &args, &root, timeout)?;
+            let mine = proc::run(&ours, &args, &root, timeout)?;
+            let name = module.strip_prefix(&root).unwrap_or(module).display();
+            let same_success = (theirs.exit_code == 0) == (mine.exit_code == 0);
+            if theirs.stdout == mine.stdout && same_success {
+                passed += 1;
+                if verbose {
+                    println!("ok   {mode} {name}");
+                }
+            } else {
+                failed += 1;
+                println!(
+                    "FAIL {mode} {name} (exit {} upstream, {} ours){}",
+                    theirs.exit_code,
+                    mine.exit_code,
+                    first_difference(&theirs.stdout, &mine.stdout)
+                );
+            }
+            if record && recorded.contains(&module) && theirs.exit_code == 0 {
+                let path = recorded_dump_path(&root, module, mode)?;
+                if let Some(dir) = path.parent() {
+                    std::fs::create_dir_all(dir)
+                        .map_err(|e| format!("creating {}: {e}", dir.display()))?;
+                }
+                std::fs::write(&path, &theirs.stdout)
+                    .map_err(|e| format!("writing {}: {e}", path.display()))?;
+            }
+        }
+    }
+    println!("{passed} passed, {failed} failed");
+    Ok(failed == 0)
+}
+
+/// `: line N: upstream `...`, ours `...`` for the first differing line, or
+/// nothing when the texts are equal.
+fn first_difference(theirs: &str, ours: &str) -> String {
+    let mut a = theirs.lines();
+    let mut b = ours.lines();
+    for line in 1.. {
+        match (a.next(), b.next()) {
+            (None, None) => return String::new(),
+            (x, y) if x != y => {
+                return format!(
+                    ": line {line}: upstream `{}`, ours `{}`",
+                    x.unwrap_or("<end>"),
+                    y.unwrap_or("<end>")
+                )
+            }
+            _ => {}
+        }
+    }
+    String::new()
 }

@@ -334,6 +334,20 @@ fn read_signature(sig: Option<schema::FunctionSignatureDef<'_>>) -> Signature {
     }
 }
 
+/// Locates and verifies the flatbuffer of a `.vmfb` file image and returns
+/// its layout and root table, checking nothing beyond the flatbuffer's
+/// structure and identifier (what inspection tools such as
+/// `iree-dump-module` need; use [`parse_module`] to load a module).
+///
+/// Errors: INVALID_ARGUMENT for a bad archive header or a flatbuffer that
+/// fails verification.
+pub fn verify_module_def(file: &[u8]) -> Result<(ArchiveLayout, BytecodeModuleDef<'_>)> {
+    let layout = parse_archive_header(file)?;
+    let opts = verifier_options(layout.flatbuffer.len());
+    let def = verified_root(file, &layout, &opts)?;
+    Ok((layout, def))
+}
+
 /// Parses and checks a whole `.vmfb` file image, in either the polyglot-ZIP
 /// or the bare size-prefixed form.
 ///
