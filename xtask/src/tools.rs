@@ -186,3 +186,93 @@ fn first_difference(theirs: &str, ours: &str) -> String {
     }
     String::new()
 }
+
+/// Per-call workloads for `iree-benchmark-module`: a name, the testdata
+/// suite to run in and the arguments.
+const PER_CALL_WORKLOADS: &[(&str, &str, &[&str])] = &[
+    (
+        "tiny dispatch, local-sync",
+        "llvm-cpu",
+        &[
+            "--device=local-sync",
+            "--module=async_elementwise.vmfb",
+            "--function=add",
+            "--input=4xf32=1 2 3 4",
+            "--input=4xf32=0.5",
+        ],
+    ),
+    (
+        "tiny dispatch, local-task",
+        "llvm-cpu",
+        &[
+            "--device=local-task",
+            "--module=async_elementwise.vmfb",
+            "--function=add",
+            "--input=4xf32=1 2 3 4",
+            "--input=4xf32=0.5",
+        ],
+    ),
+    (
+        "VM-only call (call_add3)",
+        "vm",
+        &[
+            "--module=calls.vmfb",
+            "--function=call_add3",
+            "--input=1",
+            "--input=2",
+            "--input=3",
+        ],
+    ),
+];
+
+/// The median `real_time` of a Google Benchmark JSON report (the first
+/// benchmark's `median` aggregate).
+fn median_real_time(json: &str) -> Option<f64> {
+    let at = json.find("\"aggregate_name\": \"median\"")?;
+    let rest = &json[at..];
+    let value = &rest[rest.find("\"real_time\": ")? + "\"real_time\": ".len()..];
+    value[..value.find(',')?].trim().parse().ok()
+}
+
+/// The per-call part of `cargo xtask bench`: upstream's and our
+/// `iree-benchmark-module` on [`PER_CALL_WORKLOADS`], `repetitions` runs of
+/// 0.2 s each, comparing the median time per call.
+pub fn bench_per_call(repetitions: usize, wanted: &dyn Fn(&str) -> bool) -> Result<bool> {
+    let root = repo_root();
+    let venv = venv::ensure(&root)?;
+    let upstream = venv.runtime_libs.join("iree-benchmark-module");
+    let ours = crate::conformance::build_release_tool(&root, "iree-benchmark-module")?;
+    println!(
+        "\nper call (iree-benchmark-module, median of {repetitions} x 0.2s):\n{:<40} {:>10} {:>10} {:>7}",
+        "workload", "upstream", "ours", "ratio"
+    );
+    let mut all_ok = true;
+    for (name, suite, args) in PER_CALL_WORKLOADS {
+        if !wanted(name) {
+            continue;
+        }
+        let mut args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+        args.extend([
+            "--benchmark_min_time=0.2s".to_string(),
+            format!("--benchmark_repetitions={}", repetitions.max(2)),
+            "--benchmark_format=json".to_string(),
+            "--time_unit=ns".to_string(),
+        ]);
+        let dir = root.join("testdata").join(suite);
+        let time = |tool: &Path| -> Result<f64> {
+            let out = proc::run(tool, &args, &dir, Duration::from_secs(300))?;
+            if out.exit_code != 0 {
+                return Err(format!("exit {}: {}", out.exit_code, out.stderr.trim()));
+            }
+            median_real_time(&out.stdout).ok_or_else(|| "no median in the JSON report".to_string())
+        };
+        match (time(&upstream), time(&ours)) {
+            (Ok(up), Ok(us)) => println!("{name:<40} {:>8.0}ns {:>8.0}ns {:>7.3}", up, us, us / up),
+            (Err(why), _) | (_, Err(why)) => {
+                all_ok = false;
+                println!("{name:<40} FAILED: {why}");
+            }
+        }
+    }
+    Ok(all_ok)
+}
