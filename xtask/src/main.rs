@@ -76,10 +76,11 @@ commands:
   record-cpuinfo            record this machine's CPUID answers and upstream's
                             iree-cpuinfo output under testdata/tools/cpuinfo
   dump-diff [--output MODE]... [--record] [-v]
-                            run upstream's and our iree-dump-module (default mode:
-                            metadata) on every testdata .vmfb and compare stdout;
-                            --record rewrites testdata/tools/dump-module (one module
-                            per directory) for cargo test -p iree-dump-module
+                            run upstream's and our iree-dump-module (default modes:
+                            metadata, flatbuffer-json, flatbuffer-json-pretty) on every
+                            testdata .vmfb and compare stdout; --record rewrites
+                            testdata/tools/dump-module (one module per directory;
+                            JSON only under 16 KiB) for cargo test -p iree-dump-module
   loom                      model-check semaphores, fences, the device queue and the
                             worker pool with loom (RUSTFLAGS=--cfg loom, own target dir)
 ";

@@ -50,8 +50,21 @@ pub fn record_cpuinfo() -> Result<bool> {
     Ok(true)
 }
 
-/// The `--output=` modes `dump-diff` compares by default.
-const DUMP_MODES: [&str; 1] = ["metadata"];
+/// The modes `dump-diff` compares by default: `--output=` values, with
+/// `-pretty` meaning `--pretty` too.
+const DUMP_MODES: [&str; 3] = ["metadata", "flatbuffer-json", "flatbuffer-json-pretty"];
+
+/// Recorded JSON dumps are kept only when smaller than this, so that the
+/// recordings stay small (metadata dumps are always kept).
+const MAX_RECORDED_JSON: usize = 16 << 10;
+
+/// The `iree-dump-module` arguments of a mode.
+pub fn dump_mode_args(mode: &str) -> Vec<String> {
+    match mode.strip_suffix("-pretty") {
+        Some(output) => vec![format!("--output={output}"), "--pretty".to_string()],
+        None => vec![format!("--output={mode}")],
+    }
+}
 
 /// Every `.vmfb` under `dir`, recursively, sorted.
 fn vmfbs_under(dir: &Path) -> Result<Vec<PathBuf>> {
@@ -131,7 +144,8 @@ pub fn dump_diff(args: &[String]) -> Result<bool> {
     let (mut passed, mut failed) = (0, 0);
     for mode in &modes {
         for module in &modules {
-            let args = vec![format!("--output={mode}"), module.display().to_string()];
+            let mut args = dump_mode_args(mode);
+            args.push(module.display().to_string());
             let timeout = Duration::from_secs(60);
             let theirs = proc::run(&upstream, &args, &root, timeout)?;
             let mine = proc::run(&ours, &args, &root, timeout)?;
@@ -151,7 +165,8 @@ pub fn dump_diff(args: &[String]) -> Result<bool> {
                     first_difference(&theirs.stdout, &mine.stdout)
                 );
             }
-            if record && recorded.contains(&module) && theirs.exit_code == 0 {
+            let small = mode == "metadata" || theirs.stdout.len() < MAX_RECORDED_JSON;
+            if record && recorded.contains(&module) && theirs.exit_code == 0 && small {
                 let path = recorded_dump_path(&root, module, mode)?;
                 if let Some(dir) = path.parent() {
                     std::fs::create_dir_all(dir)

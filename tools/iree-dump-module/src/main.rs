@@ -1,9 +1,11 @@
 //! `iree-dump-module`: prints what is inside a `.vmfb` (upstream's tool and
 //! output formats): `--output=metadata` (module metadata and size
-//! breakdown) and `--output=flatbuffer-binary` (the raw flatbuffer).
+//! breakdown), `--output=flatbuffer-binary` (the raw flatbuffer) and
+//! `--output=flatbuffer-json` (flatcc's JSON, `--pretty` to indent).
 //! `--output=disassembly` (and the disassembly half of `all`) is not
 //! implemented yet and is reported as UNIMPLEMENTED.
 
+mod json;
 mod metadata;
 
 use std::io::Write;
@@ -25,13 +27,13 @@ struct Flags {
     #[arg(long = "output", default_value = "all")]
     output: String,
     /// Enable indentation when outputting flatbuffer JSON.
-    #[arg(long = "pretty", num_args = 0..=1, default_missing_value = "true", default_value = "false")]
+    #[arg(long = "pretty", num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false")]
     pretty: String,
     /// Filter disassembly to one function, by name or internal ordinal.
     #[arg(long = "function", default_value = "")]
     function: String,
     /// Include bytecode offsets in disassembly output.
-    #[arg(long = "bytecode_offsets", num_args = 0..=1, default_missing_value = "true", default_value = "false")]
+    #[arg(long = "bytecode_offsets", num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false")]
     bytecode_offsets: String,
     /// The module file.
     module: Option<String>,
@@ -47,9 +49,14 @@ fn dump(flags: &Flags, file: &[u8], out: &mut Vec<u8>) -> Result<()> {
             out.extend_from_slice(text.as_bytes());
         }
         "flatbuffer-binary" => out.extend_from_slice(&file[layout.flatbuffer.clone()]),
-        "all" | "disassembly" | "flatbuffer-json" => bail!(
+        "flatbuffer-json" => {
+            let mut text = String::new();
+            json::write(&mut text, module, flags.pretty != "false" && flags.pretty != "0")?;
+            out.extend_from_slice(text.as_bytes());
+        }
+        "all" | "disassembly" => bail!(
             Unimplemented,
-            "--output={} is not implemented yet (metadata and flatbuffer-binary are)",
+            "--output={} is not implemented yet (metadata, flatbuffer-binary and flatbuffer-json are)",
             flags.output
         ),
         other => bail!(

@@ -46,7 +46,13 @@ fn recorded_dumps_match_upstream() {
     let mut failures = Vec::new();
     for (module, mode, recording) in &recordings {
         let expected = std::fs::read(recording).unwrap();
-        let out = dump(&[&format!("--output={mode}"), module.to_str().unwrap()]);
+        let mut args = match mode.strip_suffix("-pretty") {
+            Some(output) => vec![format!("--output={output}"), "--pretty".to_string()],
+            None => vec![format!("--output={mode}")],
+        };
+        args.push(module.to_str().unwrap().to_string());
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = dump(&args);
         if !out.status.success() || out.stdout != expected {
             failures.push(format!(
                 "{} ({mode}): {}",
