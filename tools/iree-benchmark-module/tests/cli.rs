@@ -186,4 +186,6 @@ fn bad_input_is_one_error_line() {
     assert_one_line_error(&bench(&[&module, "--time_unit=h"]), "time unit");
     assert_one_line_error(&bench(&[&module, "--batch_size=0"]), "--batch_size");
     assert_one_line_error(&bench(&[&module, "--benchmark_filter=("]), "regex");
+    assert_one_line_error(&bench(&[&module, "--bogus"]), "--bogus");
+    assert_one_line_error(&bench(&[&module, "--batch_size=x"]), "--batch_size");
 }

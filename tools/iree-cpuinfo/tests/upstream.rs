@@ -64,6 +64,6 @@ fn unknown_flag_is_one_line_and_fails() {
         .unwrap();
     assert!(!out.status.success());
     let err = String::from_utf8(out.stderr).unwrap();
-    assert!(err.ends_with('\n'), "{err:?}");
+    assert!(err.ends_with('\n') && err.lines().count() == 1, "{err:?}");
     assert!(err.contains("--bogus"), "{err}");
 }

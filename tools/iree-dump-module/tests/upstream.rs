@@ -84,8 +84,10 @@ fn bad_input_is_one_line_error() {
     assert_one_line_error(&dump(&["--output=bogus", calls]), "unrecognized --output");
     assert_one_line_error(&dump(&["--output=metadata"]), "Syntax: iree-dump-module");
     let out = dump(&["--bogus", calls]);
-    assert_ne!(out.status.code(), Some(0));
-    assert!(String::from_utf8_lossy(&out.stderr).ends_with('\n'));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(err.ends_with('\n') && err.lines().count() == 1, "{err:?}");
+    assert!(err.contains("--bogus"), "{err}");
 }
 
 #[test]

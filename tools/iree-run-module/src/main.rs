@@ -109,7 +109,7 @@ fn main() -> ExitCode {
         Err(status) => {
             let _ = out.flush();
             let mut err = std::io::stderr().lock();
-            let _ = write!(err, "{status}");
+            let _ = writeln!(err, "{status}");
             let _ = err.flush();
             ExitCode::from(1)
         }
