@@ -8,7 +8,9 @@
 //! byte-identical `.npy` outputs), then `--runs` times per tool, alternating
 //! which goes first. The report gives the median wall time and the median
 //! peak RSS per tool and the ratios ours/upstream; the exit code is non-zero
-//! when any workload fails or differs.
+//! when any workload fails or differs. A last table compares the per-call
+//! time `iree-benchmark-module` reports for a tiny dispatch (local-sync and
+//! local-task) and a VM-only call (`tools.rs`).
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -234,7 +236,8 @@ pub fn run(args: &[String]) -> Result<bool> {
             }
         }
     }
-    Ok(all_ok)
+    let per_call_ok = crate::tools::bench_per_call(runs, &wanted)?;
+    Ok(all_ok && per_call_ok)
 }
 
 fn ms(d: Duration) -> f64 {

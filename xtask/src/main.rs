@@ -11,7 +11,9 @@
 //! * `loom`: model-check the semaphore, queue and worker-pool protocols;
 //! * `e2e`: compile the end-to-end check suites of `testdata/e2e`;
 //! * `param-rss`: peak memory of loading a large parameter file, ours
-//!   against upstream.
+//!   against upstream;
+//! * `record-cpuinfo`, `dump-diff`: recordings and differentials of the
+//!   inspection tools (`tools.rs`).
 //!
 //! The test-data format is described in `testdata/README.md` and implemented
 //! by `iree_tooling::testcases`.
@@ -26,6 +28,7 @@ mod opcodes;
 mod param_rss;
 mod proc;
 mod testdata;
+mod tools;
 mod venv;
 
 use std::path::PathBuf;
@@ -61,13 +64,23 @@ commands:
                             median wall time and peak RSS of ours vs upstream,
                             alternating runs: testdata workloads, and real ONNX
                             models from PyPI wheels (prepared under target/models)
-                            on local-sync and local-task, outputs compared bit for bit
+                            on local-sync and local-task, outputs compared bit for bit;
+                            then iree-benchmark-module's per-call time (tiny dispatch
+                            on local-sync and local-task, a VM-only call)
   param-rss [--mib N]       peak RSS (and anonymous / file-backed RSS) and wall time of
                             loading an N MiB (default 1024) parameter file, ours vs
                             upstream, on local-sync/local-task, --parameter_mode=file/preload
   e2e [--force]             compile the check suites testdata/e2e/src/*.mlir for
                             llvm-cpu, llvm-cpu-system and vmvx, and testdata/e2e/bad
                             (when stale); cargo test -p iree-check-module runs them
+  record-cpuinfo            record this machine's CPUID answers and upstream's
+                            iree-cpuinfo output under testdata/tools/cpuinfo
+  dump-diff [--output MODE]... [--record] [-v]
+                            run upstream's and our iree-dump-module (default modes:
+                            metadata, flatbuffer-json, flatbuffer-json-pretty) on every
+                            testdata .vmfb and compare stdout; --record rewrites
+                            testdata/tools/dump-module (one module per directory;
+                            JSON only under 16 KiB) for cargo test -p iree-dump-module
   loom                      model-check semaphores, fences, the device queue and the
                             worker pool with loom (RUSTFLAGS=--cfg loom, own target dir)
 ";
@@ -133,6 +146,8 @@ fn main() -> ExitCode {
         "loom" => loom(),
         "param-rss" => param_rss::run(&args),
         "e2e" => e2e::run(&args),
+        "record-cpuinfo" => tools::record_cpuinfo(),
+        "dump-diff" => tools::dump_diff(&args),
         other => {
             eprint!("unknown command `{other}`\n\n{USAGE}");
             return ExitCode::from(2);

@@ -118,7 +118,7 @@ impl ModuleFlags {
                     0
                 }
                 Err(status) => {
-                    eprint!("{status}");
+                    eprintln!("{status}");
                     1
                 }
             });
@@ -129,7 +129,7 @@ impl ModuleFlags {
                 Ok(()) => 0,
                 Err(status) => {
                     let _ = stdout.flush();
-                    eprint!("{status}");
+                    eprintln!("{status}");
                     1
                 }
             });
@@ -139,7 +139,7 @@ impl ModuleFlags {
             match parse_cpu_ids(text) {
                 Ok(ids) => cpu_ids.push(ids),
                 Err(status) => {
-                    eprint!("{status}");
+                    eprintln!("{status}");
                     return Err(1);
                 }
             }
@@ -159,7 +159,7 @@ impl ModuleFlags {
                     0
                 }
                 Err(status) => {
-                    eprint!("{status}");
+                    eprintln!("{status}");
                     1
                 }
             });
@@ -182,21 +182,26 @@ impl ModuleFlags {
 }
 
 /// Parses the process arguments (after expanding `--flagfile=`) into `F`.
-/// `--help` prints and gives exit code 0; a bad flag prints and gives 1, as
-/// upstream's flag parser does.
+/// `--help` prints and gives exit code 0; a bad flag prints one line (clap's
+/// first, ending in a newline) and gives 1, as upstream's flag parser does.
 pub fn parse_args<F: clap::Parser>() -> std::result::Result<F, u8> {
     let args = match expand_flagfiles(std::env::args().collect()) {
         Ok(args) => args,
         Err(message) => {
-            eprint!("{message}");
+            eprintln!("{message}");
             return Err(1);
         }
     };
     F::try_parse_from(args).map_err(|e| {
-        let _ = e.print();
         if e.use_stderr() {
+            // One line, as for any other bad input: clap's first line names
+            // the problem; its usage and tips follow with `--help`.
+            let text = e.render().to_string();
+            let first = text.lines().next().unwrap_or("error: invalid arguments");
+            eprintln!("{first} (see --help)");
             1
         } else {
+            let _ = e.print();
             0
         }
     })

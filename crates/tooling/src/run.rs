@@ -691,14 +691,20 @@ pub fn run(options: &RunOptions, out: &mut dyn Write) -> Result<i32> {
     if options.print_statistics {
         if let Some(device) = device {
             // After teardown, so every buffer's free is counted (as upstream).
-            eprint!(
-                "Device: {}\n{}",
-                device.id(),
-                device.allocator().statistics().format()
-            );
+            print_device_statistics(&device);
         }
     }
     result
+}
+
+/// Prints `device`'s allocator statistics to stderr, as `--print_statistics`
+/// does at exit.
+pub fn print_device_statistics(device: &Arc<dyn Device>) {
+    eprint!(
+        "Device: {}\n{}",
+        device.id(),
+        device.allocator().statistics().format()
+    );
 }
 
 /// Runs `options.function` of an already created context with

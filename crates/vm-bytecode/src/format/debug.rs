@@ -16,13 +16,18 @@ const MAX_LOCATION_TEXT: usize = 4096;
 /// Deepest nesting of locations that is followed.
 const MAX_LOCATION_DEPTH: usize = 32;
 
-/// One verified entry of the location table.
+/// One verified entry of the location table, typed by its tag.
 #[derive(Clone, Copy)]
-enum Location<'a> {
+pub enum Location<'a> {
+    /// Tag `NONE` (or one this schema does not know).
     None,
+    /// A call site: callee and caller locations.
     CallSite(CallSiteLocDef<'a>),
+    /// A file, line and column.
     FileLineCol(FileLineColLocDef<'a>),
+    /// Several locations with optional metadata.
     Fused(FusedLocDef<'a>),
+    /// A named location with an optional child.
     Name(NameLocDef<'a>),
 }
 
@@ -41,7 +46,7 @@ fn verify_as<T: Verifiable>(
 
 /// Verifies every location table entry as the table type its tag names and
 /// returns the typed entries.
-fn read_location_table<'a>(
+pub(super) fn read_location_table<'a>(
     db: &DebugDatabaseDef<'a>,
     opts: &VerifierOptions,
 ) -> Result<Vec<Location<'a>>> {

@@ -36,6 +36,7 @@ pub use archive::{
     parse_archive_header, ArchiveLayout, ARCHIVE_SEGMENT_ALIGNMENT, MIN_FLATBUFFER_SIZE,
     ZIP_LOCAL_FILE_HEADER_SIGNATURE, ZIP_LOCAL_FILE_HEADER_SIZE,
 };
+pub use debug::Location as DebugLocation;
 pub use features::FeatureBits;
 
 /// The flatc-generated bindings of `schemas/bytecode_module_def.fbs`
@@ -332,6 +333,33 @@ fn read_signature(sig: Option<schema::FunctionSignatureDef<'_>>) -> Signature {
         },
         None => Signature::default(),
     }
+}
+
+/// Locates and verifies the flatbuffer of a `.vmfb` file image and returns
+/// its layout and root table, checking nothing beyond the flatbuffer's
+/// structure and identifier (what inspection tools such as
+/// `iree-dump-module` need; use [`parse_module`] to load a module).
+///
+/// Errors: INVALID_ARGUMENT for a bad archive header or a flatbuffer that
+/// fails verification.
+pub fn verify_module_def(file: &[u8]) -> Result<(ArchiveLayout, BytecodeModuleDef<'_>)> {
+    let layout = parse_archive_header(file)?;
+    let opts = verifier_options(layout.flatbuffer.len());
+    let def = verified_root(file, &layout, &opts)?;
+    Ok((layout, def))
+}
+
+/// The entries of a debug database's location table (a union vector), each
+/// verified as the table type its tag names. `db` must come from a verified
+/// root such as [`verify_module_def`]'s.
+///
+/// Errors: INVALID_ARGUMENT when the tags and entries disagree in number or
+/// an entry fails verification as its type.
+pub fn debug_location_table<'a>(
+    db: &schema::DebugDatabaseDef<'a>,
+) -> Result<Vec<DebugLocation<'a>>> {
+    let opts = verifier_options(db._tab.buf().len());
+    debug::read_location_table(db, &opts)
 }
 
 /// Parses and checks a whole `.vmfb` file image, in either the polyglot-ZIP

@@ -1,0 +1,119 @@
+//! Our `iree-dump-module` against upstream's recorded output
+//! (`testdata/tools/dump-module/<module path>.<mode>.txt`, written by
+//! `cargo xtask dump-diff --record`; the full differential over every
+//! `.vmfb` is `cargo xtask dump-diff`), and its handling of bad input.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn testdata() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata")
+}
+
+fn dump(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_iree-dump-module"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+/// Every recorded file, as (module path, mode, recording path).
+fn recordings() -> Vec<(PathBuf, String, PathBuf)> {
+    let base = testdata().join("tools/dump-module");
+    let mut found = Vec::new();
+    let mut pending = vec![base.clone()];
+    while let Some(dir) = pending.pop() {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                pending.push(path);
+                continue;
+            }
+            let relative = path.strip_prefix(&base).unwrap().to_str().unwrap();
+            let stem = relative.strip_suffix(".txt").unwrap();
+            let (module, mode) = stem.rsplit_once('.').unwrap();
+            found.push((testdata().join(module), mode.to_string(), path));
+        }
+    }
+    found.sort();
+    found
+}
+
+#[test]
+fn recorded_dumps_match_upstream() {
+    let recordings = recordings();
+    assert!(recordings.len() >= 10, "recordings missing");
+    let mut failures = Vec::new();
+    for (module, mode, recording) in &recordings {
+        let expected = std::fs::read(recording).unwrap();
+        let mut args = match mode.strip_suffix("-pretty") {
+            Some(output) => vec![format!("--output={output}"), "--pretty".to_string()],
+            None => vec![format!("--output={mode}")],
+        };
+        args.push(module.to_str().unwrap().to_string());
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = dump(&args);
+        if !out.status.success() || out.stdout != expected {
+            failures.push(format!(
+                "{} ({mode}): {}",
+                module.display(),
+                String::from_utf8_lossy(&out.stderr)
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "differ from upstream:\n{failures:#?}");
+}
+
+/// Checks that a failed run printed exactly one line and exited with 1.
+fn assert_one_line_error(out: &Output, needle: &str) {
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.ends_with('\n') && err.lines().count() == 1, "{err:?}");
+    assert!(err.contains(needle), "{err}");
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn bad_input_is_one_line_error() {
+    let calls = testdata().join("vm/calls.vmfb");
+    let calls = calls.to_str().unwrap();
+    assert_one_line_error(
+        &dump(&["--output=metadata", "/nonexistent.vmfb"]),
+        "NOT_FOUND",
+    );
+    assert_one_line_error(&dump(&["--output=bogus", calls]), "unrecognized --output");
+    assert_one_line_error(&dump(&["--output=metadata"]), "Syntax: iree-dump-module");
+    let out = dump(&["--bogus", calls]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(err.ends_with('\n') && err.lines().count() == 1, "{err:?}");
+    assert!(err.contains("--bogus"), "{err}");
+}
+
+#[test]
+fn truncated_and_corrupted_modules_fail_cleanly() {
+    let bytes = std::fs::read(testdata().join("vm/calls.vmfb")).unwrap();
+    let dir = std::env::temp_dir().join(format!("iree-dump-module-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("bad.vmfb");
+    let mut cases: Vec<Vec<u8>> = (0..bytes.len())
+        .step_by(97)
+        .map(|len| bytes[..len].to_vec())
+        .collect();
+    for at in (0..bytes.len()).step_by(131) {
+        let mut corrupted = bytes.clone();
+        corrupted[at] ^= 0xFF;
+        cases.push(corrupted);
+    }
+    for case in cases {
+        std::fs::write(&path, &case).unwrap();
+        let out = dump(&["--output=metadata", path.to_str().unwrap()]);
+        // Success (a corruption the format tolerates) or a clean error; a
+        // panic would exit with 101.
+        assert!(matches!(out.status.code(), Some(0) | Some(1)), "{out:?}");
+        if !out.status.success() {
+            assert!(String::from_utf8_lossy(&out.stderr).ends_with('\n'));
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

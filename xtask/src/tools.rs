@@ -1,0 +1,293 @@
+//! Recordings and differentials of the inspection tools against upstream's:
+//!
+//! * `record-cpuinfo`: records this machine's CPUID answers and upstream's
+//!   `iree-cpuinfo` output under `testdata/tools/cpuinfo/`, so that
+//!   `cargo test -p iree-cpuinfo` checks our detection without the venv;
+//! * `dump-diff`: upstream's and our `iree-dump-module` on every `.vmfb`
+//!   under `testdata/`; `--record` refreshes the upstream dumps that
+//!   `cargo test -p iree-dump-module` checks without the venv.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use crate::{proc, repo_root, venv, Result};
+
+/// Where the tool recordings live.
+fn tools_testdata(root: &Path) -> std::path::PathBuf {
+    root.join("testdata").join("tools")
+}
+
+/// `cargo xtask record-cpuinfo`.
+pub fn record_cpuinfo() -> Result<bool> {
+    let root = repo_root();
+    let venv = venv::ensure(&root)?;
+    let out = proc::run(
+        &venv.runtime_libs.join("iree-cpuinfo"),
+        &[],
+        &root,
+        Duration::from_secs(30),
+    )?;
+    if out.exit_code != 0 {
+        return Err(format!(
+            "upstream iree-cpuinfo failed ({}): {}",
+            out.exit_code, out.stderr
+        ));
+    }
+    let dir = tools_testdata(&root).join("cpuinfo");
+    std::fs::create_dir_all(&dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
+    let arch = std::env::consts::ARCH;
+    let write = |name: String, text: &str| {
+        let path = dir.join(name);
+        std::fs::write(&path, text).map_err(|e| format!("writing {}: {e}", path.display()))?;
+        println!("wrote {}", path.display());
+        Ok::<(), String>(())
+    };
+    write(
+        format!("{arch}.cpuid"),
+        &iree_cpuinfo::CpuidAnswers::read().to_text(),
+    )?;
+    write(format!("{arch}.expected.txt"), &out.stdout)?;
+    Ok(true)
+}
+
+/// The modes `dump-diff` compares by default: `--output=` values, with
+/// `-pretty` meaning `--pretty` too.
+const DUMP_MODES: [&str; 3] = ["metadata", "flatbuffer-json", "flatbuffer-json-pretty"];
+
+/// Recorded JSON dumps are kept only when smaller than this, so that the
+/// recordings stay small (metadata dumps are always kept).
+const MAX_RECORDED_JSON: usize = 16 << 10;
+
+/// The `iree-dump-module` arguments of a mode.
+pub fn dump_mode_args(mode: &str) -> Vec<String> {
+    match mode.strip_suffix("-pretty") {
+        Some(output) => vec![format!("--output={output}"), "--pretty".to_string()],
+        None => vec![format!("--output={mode}")],
+    }
+}
+
+/// Every `.vmfb` under `dir`, recursively, sorted.
+fn vmfbs_under(dir: &Path) -> Result<Vec<PathBuf>> {
+    let mut found = Vec::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(dir) = pending.pop() {
+        let entries =
+            std::fs::read_dir(&dir).map_err(|e| format!("reading {}: {e}", dir.display()))?;
+        for entry in entries {
+            let path = entry
+                .map_err(|e| format!("reading {}: {e}", dir.display()))?
+                .path();
+            if path.is_dir() {
+                pending.push(path);
+            } else if path.extension().is_some_and(|e| e == "vmfb") {
+                found.push(path);
+            }
+        }
+    }
+    found.sort();
+    Ok(found)
+}
+
+/// The modules whose upstream dumps are recorded for `cargo test -p
+/// iree-dump-module`: the first `.vmfb` (by name) of every directory, so
+/// every suite and target format is represented at a modest size.
+fn representative(modules: &[PathBuf]) -> Vec<&PathBuf> {
+    let mut seen = std::collections::BTreeSet::new();
+    modules
+        .iter()
+        .filter(|m| seen.insert(m.parent().map(Path::to_path_buf)))
+        .collect()
+}
+
+/// Where the recorded upstream dump of `module` (a path under `testdata/`)
+/// in `mode` lives: `testdata/tools/dump-module/<path>.<mode>.txt`.
+pub fn recorded_dump_path(root: &Path, module: &Path, mode: &str) -> Result<PathBuf> {
+    let testdata = root.join("testdata");
+    let relative = module
+        .strip_prefix(&testdata)
+        .map_err(|_| format!("{} is not under testdata/", module.display()))?;
+    let mut name = relative.as_os_str().to_os_string();
+    name.push(format!(".{mode}.txt"));
+    Ok(tools_testdata(root).join("dump-module").join(name))
+}
+
+/// `cargo xtask dump-diff [--output MODE]... [--record] [-v]`: runs
+/// upstream's and our `iree-dump-module` on every `.vmfb` under `testdata/`
+/// and compares stdout and success, printing `N passed, N failed`.
+/// `--record` also rewrites the recorded upstream dumps of
+/// [`representative`] modules.
+pub fn dump_diff(args: &[String]) -> Result<bool> {
+    let mut modes: Vec<String> = Vec::new();
+    let mut record = false;
+    let mut verbose = false;
+    let mut args = args.iter();
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--output" => modes.push(args.next().ok_or("--output needs a mode")?.clone()),
+            "--record" => record = true,
+            "-v" | "--verbose" => verbose = true,
+            other => return Err(format!("dump-diff: unknown argument `{other}`")),
+        }
+    }
+    if modes.is_empty() {
+        modes = DUMP_MODES.iter().map(|m| m.to_string()).collect();
+    }
+    let root = repo_root();
+    let venv = venv::ensure(&root)?;
+    let ours = crate::conformance::build_release_tool(&root, "iree-dump-module")?;
+    let upstream = venv.iree_dump_module();
+    let modules: Vec<PathBuf> = vmfbs_under(&root.join("testdata"))?
+        .into_iter()
+        .filter(|m| !m.starts_with(tools_testdata(&root)))
+        .collect();
+    let recorded = representative(&modules);
+    let (mut passed, mut failed) = (0, 0);
+    for mode in &modes {
+        for module in &modules {
+            let mut args = dump_mode_args(mode);
+            args.push(module.display().to_string());
+            let timeout = Duration::from_secs(60);
+            let theirs = proc::run(&upstream, &args, &root, timeout)?;
+            let mine = proc::run(&ours, &args, &root, timeout)?;
+            let name = module.strip_prefix(&root).unwrap_or(module).display();
+            let same_success = (theirs.exit_code == 0) == (mine.exit_code == 0);
+            if theirs.stdout == mine.stdout && same_success {
+                passed += 1;
+                if verbose {
+                    println!("ok   {mode} {name}");
+                }
+            } else {
+                failed += 1;
+                println!(
+                    "FAIL {mode} {name} (exit {} upstream, {} ours){}",
+                    theirs.exit_code,
+                    mine.exit_code,
+                    first_difference(&theirs.stdout, &mine.stdout)
+                );
+            }
+            let small = mode == "metadata" || theirs.stdout.len() < MAX_RECORDED_JSON;
+            if record && recorded.contains(&module) && theirs.exit_code == 0 && small {
+                let path = recorded_dump_path(&root, module, mode)?;
+                if let Some(dir) = path.parent() {
+                    std::fs::create_dir_all(dir)
+                        .map_err(|e| format!("creating {}: {e}", dir.display()))?;
+                }
+                std::fs::write(&path, &theirs.stdout)
+                    .map_err(|e| format!("writing {}: {e}", path.display()))?;
+            }
+        }
+    }
+    println!("{passed} passed, {failed} failed");
+    Ok(failed == 0)
+}
+
+/// `: line N: upstream `...`, ours `...`` for the first differing line, or
+/// nothing when the texts are equal.
+fn first_difference(theirs: &str, ours: &str) -> String {
+    let mut a = theirs.lines();
+    let mut b = ours.lines();
+    for line in 1.. {
+        match (a.next(), b.next()) {
+            (None, None) => return String::new(),
+            (x, y) if x != y => {
+                return format!(
+                    ": line {line}: upstream `{}`, ours `{}`",
+                    x.unwrap_or("<end>"),
+                    y.unwrap_or("<end>")
+                )
+            }
+            _ => {}
+        }
+    }
+    String::new()
+}
+
+/// Per-call workloads for `iree-benchmark-module`: a name, the testdata
+/// suite to run in and the arguments.
+const PER_CALL_WORKLOADS: &[(&str, &str, &[&str])] = &[
+    (
+        "tiny dispatch, local-sync",
+        "llvm-cpu",
+        &[
+            "--device=local-sync",
+            "--module=async_elementwise.vmfb",
+            "--function=add",
+            "--input=4xf32=1 2 3 4",
+            "--input=4xf32=0.5",
+        ],
+    ),
+    (
+        "tiny dispatch, local-task",
+        "llvm-cpu",
+        &[
+            "--device=local-task",
+            "--module=async_elementwise.vmfb",
+            "--function=add",
+            "--input=4xf32=1 2 3 4",
+            "--input=4xf32=0.5",
+        ],
+    ),
+    (
+        "VM-only call (call_add3)",
+        "vm",
+        &[
+            "--module=calls.vmfb",
+            "--function=call_add3",
+            "--input=1",
+            "--input=2",
+            "--input=3",
+        ],
+    ),
+];
+
+/// The median `real_time` of a Google Benchmark JSON report (the first
+/// benchmark's `median` aggregate).
+fn median_real_time(json: &str) -> Option<f64> {
+    let at = json.find("\"aggregate_name\": \"median\"")?;
+    let rest = &json[at..];
+    let value = &rest[rest.find("\"real_time\": ")? + "\"real_time\": ".len()..];
+    value[..value.find(',')?].trim().parse().ok()
+}
+
+/// The per-call part of `cargo xtask bench`: upstream's and our
+/// `iree-benchmark-module` on [`PER_CALL_WORKLOADS`], `repetitions` runs of
+/// 0.2 s each, comparing the median time per call.
+pub fn bench_per_call(repetitions: usize, wanted: &dyn Fn(&str) -> bool) -> Result<bool> {
+    let root = repo_root();
+    let venv = venv::ensure(&root)?;
+    let upstream = venv.runtime_libs.join("iree-benchmark-module");
+    let ours = crate::conformance::build_release_tool(&root, "iree-benchmark-module")?;
+    println!(
+        "\nper call (iree-benchmark-module, median of {repetitions} x 0.2s):\n{:<40} {:>10} {:>10} {:>7}",
+        "workload", "upstream", "ours", "ratio"
+    );
+    let mut all_ok = true;
+    for (name, suite, args) in PER_CALL_WORKLOADS {
+        if !wanted(name) {
+            continue;
+        }
+        let mut args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+        args.extend([
+            "--benchmark_min_time=0.2s".to_string(),
+            format!("--benchmark_repetitions={}", repetitions.max(2)),
+            "--benchmark_format=json".to_string(),
+            "--time_unit=ns".to_string(),
+        ]);
+        let dir = root.join("testdata").join(suite);
+        let time = |tool: &Path| -> Result<f64> {
+            let out = proc::run(tool, &args, &dir, Duration::from_secs(300))?;
+            if out.exit_code != 0 {
+                return Err(format!("exit {}: {}", out.exit_code, out.stderr.trim()));
+            }
+            median_real_time(&out.stdout).ok_or_else(|| "no median in the JSON report".to_string())
+        };
+        match (time(&upstream), time(&ours)) {
+            (Ok(up), Ok(us)) => println!("{name:<40} {:>8.0}ns {:>8.0}ns {:>7.3}", up, us, us / up),
+            (Err(why), _) | (_, Err(why)) => {
+                all_ok = false;
+                println!("{name:<40} FAILED: {why}");
+            }
+        }
+    }
+    Ok(all_ok)
+}
