@@ -34,33 +34,7 @@ pub struct Output {
 /// Runs `program args...` in `cwd` with stdin closed, capturing both output
 /// streams, killing it after `timeout`.
 pub fn run(program: &Path, args: &[String], cwd: &Path, timeout: Duration) -> Result<Output> {
-    let mut cmd = Command::new(program);
-    cmd.args(args)
-        .current_dir(cwd)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    // Its own process group, so a timeout kills whatever it spawned too.
-    #[cfg(unix)]
-    {
-        use std::os::unix::process::CommandExt;
-        cmd.process_group(0);
-    }
-    let mut child = cmd
-        .spawn()
-        .map_err(|e| format!("cannot run {}: {e}", program.display()))?;
-    let mut out_pipe = child.stdout.take().expect("piped stdout");
-    let mut err_pipe = child.stderr.take().expect("piped stderr");
-    let out_reader = std::thread::spawn(move || {
-        let mut buf = Vec::new();
-        let _ = out_pipe.read_to_end(&mut buf);
-        buf
-    });
-    let err_reader = std::thread::spawn(move || {
-        let mut buf = Vec::new();
-        let _ = err_pipe.read_to_end(&mut buf);
-        buf
-    });
+    let (mut child, captured) = spawn_captured(program, args, cwd)?;
     let start = Instant::now();
     let mut timed_out = false;
     let status = loop {
@@ -80,23 +54,75 @@ pub fn run(program: &Path, args: &[String], cwd: &Path, timeout: Duration) -> Re
             Err(e) => return Err(format!("waiting for {}: {e}", program.display())),
         }
     };
-    let stdout = String::from_utf8_lossy(&out_reader.join().unwrap_or_default()).into_owned();
-    let stderr = String::from_utf8_lossy(&err_reader.join().unwrap_or_default()).into_owned();
-    let signal = signal_of(&status);
-    let exit_code = if timed_out {
-        TIMEOUT_EXIT_CODE
-    } else if let Some(code) = status.code() {
-        code
-    } else {
-        128 + signal.unwrap_or(0)
+    Ok(captured.finish(&status, timed_out))
+}
+
+/// The output streams of a running child, read on their own threads so
+/// neither pipe can fill up and stall it.
+struct Captured {
+    stdout: std::thread::JoinHandle<Vec<u8>>,
+    stderr: std::thread::JoinHandle<Vec<u8>>,
+}
+
+/// Spawns `program args...` in `cwd` with stdin closed, in its own process
+/// group (so a timeout kills whatever it spawned too), capturing both
+/// output streams.
+fn spawn_captured(
+    program: &Path,
+    args: &[String],
+    cwd: &Path,
+) -> Result<(std::process::Child, Captured)> {
+    let mut cmd = Command::new(program);
+    cmd.args(args)
+        .current_dir(cwd)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::CommandExt;
+        cmd.process_group(0);
+    }
+    let mut child = cmd
+        .spawn()
+        .map_err(|e| format!("cannot run {}: {e}", program.display()))?;
+    let read_all = |mut pipe: Box<dyn Read + Send>| {
+        std::thread::spawn(move || {
+            let mut buf = Vec::new();
+            let _ = pipe.read_to_end(&mut buf);
+            buf
+        })
     };
-    Ok(Output {
-        exit_code,
-        signal: if timed_out { None } else { signal },
-        timed_out,
-        stdout,
-        stderr,
-    })
+    let captured = Captured {
+        stdout: read_all(Box::new(child.stdout.take().expect("piped stdout"))),
+        stderr: read_all(Box::new(child.stderr.take().expect("piped stderr"))),
+    };
+    Ok((child, captured))
+}
+
+impl Captured {
+    /// Waits for both streams and builds the run's [`Output`] from how the
+    /// child ended.
+    fn finish(self, status: &std::process::ExitStatus, timed_out: bool) -> Output {
+        let text = |h: std::thread::JoinHandle<Vec<u8>>| {
+            String::from_utf8_lossy(&h.join().unwrap_or_default()).into_owned()
+        };
+        let signal = signal_of(status);
+        let exit_code = if timed_out {
+            TIMEOUT_EXIT_CODE
+        } else if let Some(code) = status.code() {
+            code
+        } else {
+            128 + signal.unwrap_or(0)
+        };
+        Output {
+            exit_code,
+            signal: if timed_out { None } else { signal },
+            timed_out,
+            stdout: text(self.stdout),
+            stderr: text(self.stderr),
+        }
+    }
 }
 
 /// Sends SIGKILL to the process group `pgid` (the child's own group).
@@ -181,33 +207,12 @@ pub fn run_measured(
     cwd: &Path,
     timeout: Duration,
 ) -> Result<Measured> {
-    use std::os::unix::process::CommandExt;
+    use std::os::unix::process::ExitStatusExt;
     use std::sync::atomic::AtomicBool;
     use std::sync::Arc;
 
-    let mut cmd = Command::new(program);
-    cmd.args(args)
-        .current_dir(cwd)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0);
     let start = Instant::now();
-    let mut child = cmd
-        .spawn()
-        .map_err(|e| format!("cannot run {}: {e}", program.display()))?;
-    let mut out_pipe = child.stdout.take().expect("piped stdout");
-    let mut err_pipe = child.stderr.take().expect("piped stderr");
-    let out_reader = std::thread::spawn(move || {
-        let mut buf = Vec::new();
-        let _ = out_pipe.read_to_end(&mut buf);
-        buf
-    });
-    let err_reader = std::thread::spawn(move || {
-        let mut buf = Vec::new();
-        let _ = err_pipe.read_to_end(&mut buf);
-        buf
-    });
+    let (child, captured) = spawn_captured(program, args, cwd)?;
     let pid = child.id();
     let reaped = Arc::new(AtomicBool::new(false));
     let timed_out = Arc::new(AtomicBool::new(false));
@@ -244,25 +249,9 @@ pub fn run_measured(
             std::io::Error::last_os_error()
         ));
     }
-    let stdout = String::from_utf8_lossy(&out_reader.join().unwrap_or_default()).into_owned();
-    let stderr = String::from_utf8_lossy(&err_reader.join().unwrap_or_default()).into_owned();
-    let timed_out = timed_out.load(Ordering::Acquire);
-    let signal = libc::WIFSIGNALED(status).then(|| libc::WTERMSIG(status));
-    let exit_code = if timed_out {
-        TIMEOUT_EXIT_CODE
-    } else if libc::WIFEXITED(status) {
-        libc::WEXITSTATUS(status)
-    } else {
-        128 + signal.unwrap_or(0)
-    };
+    let status = std::process::ExitStatus::from_raw(status);
     Ok(Measured {
-        output: Output {
-            exit_code,
-            signal: if timed_out { None } else { signal },
-            timed_out,
-            stdout,
-            stderr,
-        },
+        output: captured.finish(&status, timed_out.load(Ordering::Acquire)),
         wall,
         peak_rss_kib: u64::try_from(usage.ru_maxrss).unwrap_or(0),
     })
