@@ -269,13 +269,9 @@ impl HeapAllocator {
         Arc::new(HeapAllocator::default())
     }
 
-    /// A buffer for a queue allocation (`queue.alloca`): like
-    /// [`Allocator::allocate_buffer`], but its memory may be that of a
-    /// transient buffer dropped earlier (of up to twice the size), so
-    /// steady-state calls neither map nor fault in fresh pages (buffers of
-    /// under 256 KiB come straight from the heap). Its contents are
-    /// unspecified (zeros, or bytes an earlier buffer left).
-    pub fn allocate_transient(&self, params: BufferParams, allocation_size: u64) -> Result<Buffer> {
+    /// `params` canonicalized and completed as this allocator serves them,
+    /// or INVALID_ARGUMENT when it cannot allocate such a buffer.
+    fn allocatable(&self, params: BufferParams, allocation_size: u64) -> Result<BufferParams> {
         let mut params = params.canonicalize();
         if !self
             .query_buffer_compatibility(&mut params, allocation_size)
@@ -286,6 +282,28 @@ impl HeapAllocator {
                 "allocator cannot allocate a buffer with the given parameters",
             ));
         }
+        Ok(params)
+    }
+
+    /// A fresh zeroed heap buffer for `params` (already [`Self::allocatable`]).
+    fn heap_buffer(&self, params: BufferParams, allocation_size: u64) -> Result<Buffer> {
+        Buffer::allocate_host_tracked(
+            allocation_size,
+            params.memory_type,
+            params.usage,
+            params.access,
+            Some(self.statistics.clone()),
+        )
+    }
+
+    /// A buffer for a queue allocation (`queue.alloca`): like
+    /// [`Allocator::allocate_buffer`], but its memory may be that of a
+    /// transient buffer dropped earlier (of up to twice the size), so
+    /// steady-state calls neither map nor fault in fresh pages (buffers of
+    /// under 256 KiB come straight from the heap). Its contents are
+    /// unspecified (zeros, or bytes an earlier buffer left).
+    pub fn allocate_transient(&self, params: BufferParams, allocation_size: u64) -> Result<Buffer> {
+        let params = self.allocatable(params, allocation_size)?;
         let size = usize::try_from(allocation_size).map_err(|_| {
             Status::new(
                 StatusCode::ResourceExhausted,
@@ -293,13 +311,7 @@ impl HeapAllocator {
             )
         })?;
         if size < TRANSIENT_CACHE_MIN {
-            return Buffer::allocate_host_tracked(
-                allocation_size,
-                params.memory_type,
-                params.usage,
-                params.access,
-                Some(self.statistics.clone()),
-            );
+            return self.heap_buffer(params, allocation_size);
         }
         let block = match self.transients.take(size) {
             Some(block) => block,
@@ -377,23 +389,8 @@ impl Allocator for HeapAllocator {
     }
 
     fn allocate_buffer(&self, params: BufferParams, allocation_size: u64) -> Result<Buffer> {
-        let mut params = params.canonicalize();
-        if !self
-            .query_buffer_compatibility(&mut params, allocation_size)
-            .contains(BufferCompatibility::ALLOCATABLE)
-        {
-            return Err(Status::new(
-                StatusCode::InvalidArgument,
-                "allocator cannot allocate a buffer with the given parameters",
-            ));
-        }
-        Buffer::allocate_host_tracked(
-            allocation_size,
-            params.memory_type,
-            params.usage,
-            params.access,
-            Some(self.statistics.clone()),
-        )
+        let params = self.allocatable(params, allocation_size)?;
+        self.heap_buffer(params, allocation_size)
     }
 
     fn import_host_memory(
