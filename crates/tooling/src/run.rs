@@ -251,12 +251,12 @@ fn create_run_context_with(
     options: &RunOptions,
     given_device: Option<Arc<dyn Device>>,
 ) -> Result<RunContext> {
-    let instance = Instance::new();
-    iree_modules_hal::register_types(&instance)?;
-    let modules = load_modules(&instance, options)?;
-    let main = modules.last().cloned().ok_or_else(no_user_module)?;
-    let (context, device) = create_context(instance, modules, options, given_device, &[])?;
-    let instance = main_instance(&context, &main)?;
+    let LoadedContext {
+        context,
+        device,
+        main,
+        main_instance: instance,
+    } = load_context(options, given_device)?;
     let ordinal = if options.function.is_empty() {
         find_single_export(&*main)?
     } else {
@@ -273,6 +273,39 @@ fn create_run_context_with(
         context,
         function: Function::new(instance, ordinal),
         device,
+    })
+}
+
+/// A context of the `--module=` modules and their system modules.
+pub struct LoadedContext {
+    /// The VM context.
+    pub context: Context,
+    /// The device serving `hal`, if any module depends on it.
+    pub device: Option<Arc<dyn Device>>,
+    /// The last `--module=`, whose functions the tools call.
+    pub main: Arc<dyn Module>,
+    /// `main`'s instance in `context`.
+    pub main_instance: Arc<dyn ModuleInstance>,
+}
+
+/// Loads the `--module=` files and builds their context ([`load_modules`],
+/// [`create_context`]); `hal` runs on `device` when given, else on a device
+/// created from the first `--device=`.
+pub fn load_context(
+    options: &RunOptions,
+    device: Option<Arc<dyn Device>>,
+) -> Result<LoadedContext> {
+    let instance = Instance::new();
+    iree_modules_hal::register_types(&instance)?;
+    let modules = load_modules(&instance, options)?;
+    let main = modules.last().cloned().ok_or_else(no_user_module)?;
+    let (context, device) = create_context(instance, modules, options, device, &[])?;
+    let main_instance = main_instance(&context, &main)?;
+    Ok(LoadedContext {
+        context,
+        device,
+        main,
+        main_instance,
     })
 }
 

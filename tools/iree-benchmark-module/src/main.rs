@@ -17,10 +17,9 @@ use iree_hal::{Device, Fence};
 use iree_modules_hal::HalFence;
 use iree_tooling::flags::{parse_args, ModuleFlags};
 use iree_tooling::run::{
-    create_context, load_modules, main_instance, no_user_module, parse_inputs,
-    print_device_statistics, RunOptions,
+    load_context, parse_inputs, print_device_statistics, LoadedContext, RunOptions,
 };
-use iree_vm::{Context, Function, Instance, Ref, Value};
+use iree_vm::{Context, Function, Ref, Value};
 
 use context::MachineContext;
 use report::{BenchmarkRuns, Row, TimeUnit};
@@ -222,12 +221,12 @@ fn register(
     options: &RunOptions,
     unit: Option<TimeUnit>,
 ) -> Result<Session> {
-    let instance = Instance::new();
-    iree_modules_hal::register_types(&instance)?;
-    let modules = load_modules(&instance, options)?;
-    let main = modules.last().cloned().ok_or_else(no_user_module)?;
-    let (context, device) = create_context(instance, modules, options, None, &[])?;
-    let main_instance = main_instance(&context, &main)?;
+    let LoadedContext {
+        context,
+        device,
+        main,
+        main_instance,
+    } = load_context(options, None)?;
     let coarse_fences = |f: &Function| f.info().attr("iree.abi.model") == Some("coarse-fences");
     let mut benchmarks = Vec::new();
     if !flags.function.is_empty() {
