@@ -3,10 +3,6 @@
 //! and reports in Google Benchmark's console or JSON format, benchmarks
 //! named `BM_<function>/process_time/real_time` as upstream names them.
 
-mod context;
-mod report;
-mod runner;
-
 use std::io::Write;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -21,9 +17,8 @@ use iree_tooling::run::{
 };
 use iree_vm::{Context, Function, Ref, Value};
 
-use context::MachineContext;
-use report::{BenchmarkRuns, Row, TimeUnit};
-use runner::{run_benchmark, MinTime};
+use iree_benchmark::report::TimeUnit;
+use iree_benchmark::{run_benchmarks, GoogleBenchmarkFlags};
 
 /// Command-line flags, spelled as upstream spells them (`--flag=value`).
 #[derive(Parser, Debug)]
@@ -36,6 +31,8 @@ struct Flags {
     common: ModuleFlags,
     #[command(flatten)]
     benchmark: BenchmarkFlags,
+    #[command(flatten)]
+    google: GoogleBenchmarkFlags,
 }
 
 /// The flags besides the module and device ones.
@@ -89,66 +86,6 @@ struct BenchmarkFlags {
     /// Accepted for compatibility (see `--enable_output_processing`).
     #[arg(long = "expected_rtol", allow_hyphen_values = true)]
     expected_rtol: Option<f64>,
-    /// Repetitions of each benchmark; more than one adds mean, median,
-    /// stddev and cv rows.
-    #[arg(long = "benchmark_repetitions", default_value_t = 1)]
-    benchmark_repetitions: u32,
-    /// Least time per run (`<float>s`) or fixed iterations (`<integer>x`).
-    #[arg(long = "benchmark_min_time", default_value = "0.5s")]
-    benchmark_min_time: String,
-    /// `console` or `json` on stdout.
-    #[arg(long = "benchmark_format", default_value = "console")]
-    benchmark_format: String,
-    /// Also writes the report to this file.
-    #[arg(long = "benchmark_out")]
-    benchmark_out: Option<String>,
-    /// Format of `--benchmark_out`: `json` or `console`.
-    #[arg(long = "benchmark_out_format", default_value = "json")]
-    benchmark_out_format: String,
-    /// Regular expression selecting benchmarks by name; a leading `-`
-    /// excludes what it matches; empty or `all` selects everything.
-    #[arg(
-        long = "benchmark_filter",
-        default_value = "",
-        allow_hyphen_values = true
-    )]
-    benchmark_filter: String,
-    /// Lists the selected benchmarks' names and exits.
-    #[arg(long = "benchmark_list_tests", num_args = 0..=1, default_missing_value = "true")]
-    benchmark_list_tests: Option<String>,
-    /// Reports only the aggregate rows when repeating.
-    #[arg(long = "benchmark_report_aggregates_only", num_args = 0..=1, default_missing_value = "true")]
-    benchmark_report_aggregates_only: Option<String>,
-    /// Displays only the aggregate rows when repeating (files get all).
-    #[arg(long = "benchmark_display_aggregates_only", num_args = 0..=1, default_missing_value = "true")]
-    benchmark_display_aggregates_only: Option<String>,
-    /// Accepted for compatibility: there is no warm-up phase.
-    #[arg(long = "benchmark_min_warmup_time")]
-    benchmark_min_warmup_time: Option<f64>,
-    /// Accepted for compatibility: benchmarks run in order.
-    #[arg(long = "benchmark_enable_random_interleaving", num_args = 0..=1, default_missing_value = "true")]
-    benchmark_enable_random_interleaving: Option<String>,
-    /// Accepted for compatibility: output is never colored.
-    #[arg(long = "benchmark_color", num_args = 0..=1, default_missing_value = "true")]
-    benchmark_color: Option<String>,
-    /// Accepted for compatibility.
-    #[arg(long = "benchmark_counters_tabular", num_args = 0..=1, default_missing_value = "true")]
-    benchmark_counters_tabular: Option<String>,
-    /// Accepted for compatibility.
-    #[arg(long = "benchmark_context")]
-    benchmark_context: Option<String>,
-    /// Accepted for compatibility: each benchmark sets its own unit (as
-    /// upstream's do); use `--time_unit`.
-    #[arg(long = "benchmark_time_unit")]
-    benchmark_time_unit: Option<String>,
-    /// Runs each benchmark for one iteration only.
-    #[arg(long = "benchmark_dry_run", num_args = 0..=1, default_missing_value = "true")]
-    benchmark_dry_run: Option<String>,
-}
-
-/// Whether a boolean flag's value is true.
-fn is_true(value: &Option<String>) -> bool {
-    value.as_deref().is_some_and(|v| v != "false" && v != "0")
 }
 
 /// How a benchmark calls its function.
@@ -301,161 +238,45 @@ fn register(
     })
 }
 
-/// The `--benchmark_filter` selection: (regex, whether matches are excluded).
-fn benchmark_filter(spec: &str) -> Result<(regex::Regex, bool)> {
-    let (negate, pattern) = match spec.strip_prefix('-') {
-        Some(rest) => (true, rest),
-        None => (false, spec),
+/// Parses `--time_unit` (`None` when not given).
+fn time_unit(flags: &BenchmarkFlags) -> Result<Option<TimeUnit>> {
+    let Some(text) = &flags.time_unit else {
+        return Ok(None);
     };
-    let pattern = if pattern.is_empty() || pattern == "all" {
-        "."
-    } else {
-        pattern
-    };
-    let regex = regex::Regex::new(pattern).map_err(|e| {
-        Status::new(
-            StatusCode::InvalidArgument,
-            format!(
-                "invalid --benchmark_filter regex '{spec}': {}",
-                e.to_string().replace('\n', " ")
-            ),
-        )
-    })?;
-    Ok((regex, negate))
+    TimeUnit::parse(text)
+        .filter(|u| *u != TimeUnit::Second)
+        .map(Some)
+        .ok_or_else(|| {
+            Status::new(
+                StatusCode::InvalidArgument,
+                format!("unsupported time unit '{text}'; expected ms, us or ns"),
+            )
+        })
 }
 
-/// Validated report settings.
-struct ReportOptions {
-    json: bool,
-    out_json: bool,
-    min_time: MinTime,
-    unit: Option<TimeUnit>,
-}
-
-fn report_options(flags: &BenchmarkFlags) -> Result<ReportOptions> {
-    let format = |name: &str, value: &str| match value {
-        "console" => Ok(false),
-        "json" => Ok(true),
-        other => Err(Status::new(
-            StatusCode::InvalidArgument,
-            format!("unsupported --{name} '{other}'; expected console or json"),
-        )),
-    };
-    let unit = match &flags.time_unit {
-        None => None,
-        Some(text) => Some(
-            TimeUnit::parse(text)
-                .filter(|u| *u != TimeUnit::Second)
-                .ok_or_else(|| {
-                    Status::new(
-                        StatusCode::InvalidArgument,
-                        format!("unsupported time unit '{text}'; expected ms, us or ns"),
-                    )
-                })?,
-        ),
-    };
+fn run(flags: &BenchmarkFlags, google: &GoogleBenchmarkFlags, options: &RunOptions) -> Result<()> {
+    iree_benchmark::check_flags(google)?;
+    let unit = time_unit(flags)?;
     if flags.batch_size < 1 {
         return Err(Status::new(
             StatusCode::InvalidArgument,
             format!("--batch_size must be positive (got {})", flags.batch_size),
         ));
     }
-    let min_time = if is_true(&flags.benchmark_dry_run) {
-        MinTime::Iterations(1)
-    } else {
-        MinTime::parse(&flags.benchmark_min_time)?
-    };
-    Ok(ReportOptions {
-        json: format("benchmark_format", &flags.benchmark_format)?,
-        out_json: format("benchmark_out_format", &flags.benchmark_out_format)?,
-        min_time,
-        unit,
-    })
-}
-
-fn run(flags: &BenchmarkFlags, options: &RunOptions) -> Result<()> {
-    let settings = report_options(flags)?;
-    let session = register(flags, options, settings.unit)?;
-    let (filter, negate) = benchmark_filter(&flags.benchmark_filter)?;
-    let selected: Vec<&Benchmark> = session
+    let batch_size = flags.batch_size as usize;
+    let session = register(flags, options, unit)?;
+    let context = &session.context;
+    let benchmarks = session
         .benchmarks
         .iter()
-        .filter(|b| filter.is_match(&b.name) != negate)
-        .collect();
-    let mut stdout = std::io::stdout().lock();
-    let write_error =
-        |e: std::io::Error| Status::new(StatusCode::Unavailable, format!("writing output: {e}"));
-    if is_true(&flags.benchmark_list_tests) {
-        for benchmark in &selected {
-            writeln!(stdout, "{}", benchmark.name).map_err(write_error)?;
-        }
-        return Ok(());
-    }
-    if selected.is_empty() {
-        eprintln!(
-            "Failed to match any benchmarks against regex: {}",
-            flags.benchmark_filter
-        );
-        return Ok(());
-    }
-    let executable = std::env::args().next().unwrap_or_default();
-    let machine = MachineContext::collect(&executable);
-    let repetitions = flags.benchmark_repetitions.max(1);
-    let name_width =
-        report::name_column_width(selected.iter().map(|b| b.name.as_str()), repetitions > 1);
-    if !settings.json {
-        eprint!("{}", report::console_context(&machine));
-        write!(stdout, "{}", report::console_header(name_width)).map_err(write_error)?;
-        stdout.flush().map_err(write_error)?;
-    }
-    let report_aggregates_only = is_true(&flags.benchmark_report_aggregates_only);
-    let display_aggregates_only =
-        report_aggregates_only || is_true(&flags.benchmark_display_aggregates_only);
-    let batch_size = flags.batch_size as usize;
-    let mut all_rows: Vec<Row> = Vec::new();
-    let mut file_console = report::console_header(name_width);
-    for (family_index, benchmark) in selected.iter().enumerate() {
-        let runs = run_benchmark(
-            settings.min_time,
-            repetitions,
-            batch_size as u64,
-            &mut || benchmark.iterate(&session.context, batch_size),
-        )
-        .annotate_with(|| format!("running benchmark '{}'", benchmark.name))?;
-        let results = BenchmarkRuns {
+        .map(|benchmark| iree_benchmark::Benchmark {
             name: benchmark.name.clone(),
-            family_index,
             time_unit: benchmark.time_unit,
-            runs,
-        };
-        if !settings.json {
-            for row in results.rows(display_aggregates_only) {
-                write!(stdout, "{}", report::console_row(&row, name_width)).map_err(write_error)?;
-            }
-            stdout.flush().map_err(write_error)?;
-        }
-        for row in results.rows(report_aggregates_only) {
-            file_console.push_str(&report::console_row(&row, name_width));
-            all_rows.push(row);
-        }
-    }
-    if settings.json {
-        write!(stdout, "{}", report::json_document(&machine, &all_rows)).map_err(write_error)?;
-        stdout.flush().map_err(write_error)?;
-    }
-    if let Some(path) = &flags.benchmark_out {
-        let text = if settings.out_json {
-            report::json_document(&machine, &all_rows)
-        } else {
-            file_console
-        };
-        std::fs::write(path, text).map_err(|e| {
-            Status::new(
-                StatusCode::Unavailable,
-                format!("writing --benchmark_out '{path}': {e}"),
-            )
-        })?;
-    }
+            items_per_iteration: 1,
+            iterate: Box::new(move || benchmark.iterate(context, batch_size)),
+        })
+        .collect();
+    run_benchmarks(google, benchmarks, batch_size as u64)?;
     let device = session.device.clone();
     drop(session);
     if options.print_statistics {
@@ -471,12 +292,16 @@ fn main() -> ExitCode {
         Ok(flags) => flags,
         Err(code) => return ExitCode::from(code),
     };
-    let Flags { common, benchmark } = flags;
+    let Flags {
+        common,
+        benchmark,
+        google,
+    } = flags;
     let options = match common.into_run_options() {
         Ok(options) => options,
         Err(code) => return ExitCode::from(code),
     };
-    match run(&benchmark, &options) {
+    match run(&benchmark, &google, &options) {
         Ok(()) => ExitCode::SUCCESS,
         Err(status) => {
             let _ = std::io::stdout().flush();

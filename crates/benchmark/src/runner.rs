@@ -72,8 +72,7 @@ impl Run {
         self.cpu / self.iterations as f64
     }
 
-    /// Iterations per second of wall time (`items_per_second`: every
-    /// iteration is one item).
+    /// Iterations per second of wall time.
     pub fn items_per_second(&self) -> f64 {
         self.iterations as f64 / self.real
     }

@@ -64,6 +64,9 @@ pub struct BenchmarkRuns {
     pub family_index: usize,
     /// The unit its times are reported in.
     pub time_unit: TimeUnit,
+    /// Items one iteration processes (`items_per_second`): 1 for a call,
+    /// the workgroups of a dispatch.
+    pub items_per_iteration: u64,
     /// One run per repetition.
     pub runs: Vec<Run>,
 }
@@ -91,7 +94,7 @@ pub struct Row {
     pub cpu_time: f64,
     /// The unit of the times.
     pub time_unit: TimeUnit,
-    /// Iterations per second of wall time (a fraction for cv).
+    /// Items per second of wall time (a fraction for cv).
     pub items_per_second: f64,
 }
 
@@ -100,6 +103,7 @@ impl BenchmarkRuns {
     /// mean, median, stddev and cv when there is more than one repetition.
     pub fn rows(&self, aggregates_only: bool) -> Vec<Row> {
         let scale = self.time_unit.per_second();
+        let items = self.items_per_iteration as f64;
         let repetitions = self.runs.len();
         let base = |name: String| Row {
             name,
@@ -122,7 +126,7 @@ impl BenchmarkRuns {
                     iterations: run.iterations,
                     real_time: run.real_per_iteration() * scale,
                     cpu_time: run.cpu_per_iteration() * scale,
-                    items_per_second: run.items_per_second(),
+                    items_per_second: run.items_per_second() * items,
                     ..base(self.name.clone())
                 });
             }
@@ -130,7 +134,11 @@ impl BenchmarkRuns {
         if repetitions >= 2 {
             let real: Vec<f64> = self.runs.iter().map(Run::real_per_iteration).collect();
             let cpu: Vec<f64> = self.runs.iter().map(Run::cpu_per_iteration).collect();
-            let items: Vec<f64> = self.runs.iter().map(Run::items_per_second).collect();
+            let item_rates: Vec<f64> = self
+                .runs
+                .iter()
+                .map(|run| run.items_per_second() * items)
+                .collect();
             for statistic in Statistic::ALL {
                 let time_scale = if statistic.is_percentage() {
                     1.0
@@ -142,7 +150,7 @@ impl BenchmarkRuns {
                     iterations: repetitions as u64,
                     real_time: statistic.compute(&real) * time_scale,
                     cpu_time: statistic.compute(&cpu) * time_scale,
-                    items_per_second: statistic.compute(&items),
+                    items_per_second: statistic.compute(&item_rates),
                     ..base(format!("{}_{}", self.name, statistic.name()))
                 });
             }

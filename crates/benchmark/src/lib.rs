@@ -1,0 +1,251 @@
+//! Google Benchmark as the IREE benchmark tools use it: its flags
+//! ([`GoogleBenchmarkFlags`]), its timing rules ([`runner`]), its console
+//! and JSON reports ([`report`]), and [`run_benchmarks`], which runs a list
+//! of [`Benchmark`]s with them. `iree-benchmark-module` and
+//! `iree-benchmark-executable` differ only in what one iteration does.
+
+pub mod context;
+pub mod report;
+pub mod runner;
+
+use std::io::Write;
+
+use iree_base::{Result, ResultExt, Status, StatusCode};
+
+use context::MachineContext;
+use report::{BenchmarkRuns, Row, TimeUnit};
+use runner::{run_benchmark, MinTime};
+
+/// Google Benchmark's flags, spelled as it spells them.
+#[derive(clap::Args, Debug)]
+pub struct GoogleBenchmarkFlags {
+    /// Repetitions of each benchmark; more than one adds mean, median,
+    /// stddev and cv rows.
+    #[arg(long = "benchmark_repetitions", default_value_t = 1)]
+    pub benchmark_repetitions: u32,
+    /// Least time per run (`<float>s`) or fixed iterations (`<integer>x`).
+    #[arg(long = "benchmark_min_time", default_value = "0.5s")]
+    pub benchmark_min_time: String,
+    /// `console` or `json` on stdout.
+    #[arg(long = "benchmark_format", default_value = "console")]
+    pub benchmark_format: String,
+    /// Also writes the report to this file.
+    #[arg(long = "benchmark_out")]
+    pub benchmark_out: Option<String>,
+    /// Format of `--benchmark_out`: `json` or `console`.
+    #[arg(long = "benchmark_out_format", default_value = "json")]
+    pub benchmark_out_format: String,
+    /// Regular expression selecting benchmarks by name; a leading `-`
+    /// excludes what it matches; empty or `all` selects everything.
+    #[arg(
+        long = "benchmark_filter",
+        default_value = "",
+        allow_hyphen_values = true
+    )]
+    pub benchmark_filter: String,
+    /// Lists the selected benchmarks' names and exits.
+    #[arg(long = "benchmark_list_tests", num_args = 0..=1, default_missing_value = "true")]
+    pub benchmark_list_tests: Option<String>,
+    /// Reports only the aggregate rows when repeating.
+    #[arg(long = "benchmark_report_aggregates_only", num_args = 0..=1, default_missing_value = "true")]
+    pub benchmark_report_aggregates_only: Option<String>,
+    /// Displays only the aggregate rows when repeating (files get all).
+    #[arg(long = "benchmark_display_aggregates_only", num_args = 0..=1, default_missing_value = "true")]
+    pub benchmark_display_aggregates_only: Option<String>,
+    /// Accepted for compatibility: there is no warm-up phase.
+    #[arg(long = "benchmark_min_warmup_time")]
+    pub benchmark_min_warmup_time: Option<f64>,
+    /// Accepted for compatibility: benchmarks run in order.
+    #[arg(long = "benchmark_enable_random_interleaving", num_args = 0..=1, default_missing_value = "true")]
+    pub benchmark_enable_random_interleaving: Option<String>,
+    /// Accepted for compatibility: output is never colored.
+    #[arg(long = "benchmark_color", num_args = 0..=1, default_missing_value = "true")]
+    pub benchmark_color: Option<String>,
+    /// Accepted for compatibility.
+    #[arg(long = "benchmark_counters_tabular", num_args = 0..=1, default_missing_value = "true")]
+    pub benchmark_counters_tabular: Option<String>,
+    /// Accepted for compatibility.
+    #[arg(long = "benchmark_context")]
+    pub benchmark_context: Option<String>,
+    /// Accepted for compatibility: each benchmark sets its own unit (as
+    /// upstream's do).
+    #[arg(long = "benchmark_time_unit")]
+    pub benchmark_time_unit: Option<String>,
+    /// Runs each benchmark for one iteration only.
+    #[arg(long = "benchmark_dry_run", num_args = 0..=1, default_missing_value = "true")]
+    pub benchmark_dry_run: Option<String>,
+}
+
+/// Whether a boolean flag's value (`--flag`, `--flag=true`, `--flag=0`) is
+/// true.
+pub fn is_true(value: &Option<String>) -> bool {
+    value.as_deref().is_some_and(|v| v != "false" && v != "0")
+}
+
+/// One benchmark: a name, how its times are reported, and one iteration
+/// batch.
+pub struct Benchmark<'a> {
+    /// The reported name (`BM_main/process_time/real_time`).
+    pub name: String,
+    /// The unit its times are reported in.
+    pub time_unit: TimeUnit,
+    /// Items one iteration processes (`items_per_second`).
+    pub items_per_iteration: u64,
+    /// Runs one batch of `batch_size` iterations.
+    pub iterate: Box<dyn FnMut() -> Result<()> + 'a>,
+}
+
+/// Validated report settings.
+struct Settings {
+    json: bool,
+    out_json: bool,
+    min_time: MinTime,
+    filter: regex::Regex,
+    exclude: bool,
+}
+
+impl Settings {
+    fn from_flags(flags: &GoogleBenchmarkFlags) -> Result<Settings> {
+        let format = |name: &str, value: &str| match value {
+            "console" => Ok(false),
+            "json" => Ok(true),
+            other => Err(Status::new(
+                StatusCode::InvalidArgument,
+                format!("unsupported --{name} '{other}'; expected console or json"),
+            )),
+        };
+        let min_time = if is_true(&flags.benchmark_dry_run) {
+            MinTime::Iterations(1)
+        } else {
+            MinTime::parse(&flags.benchmark_min_time)?
+        };
+        let (filter, exclude) = benchmark_filter(&flags.benchmark_filter)?;
+        Ok(Settings {
+            json: format("benchmark_format", &flags.benchmark_format)?,
+            out_json: format("benchmark_out_format", &flags.benchmark_out_format)?,
+            min_time,
+            filter,
+            exclude,
+        })
+    }
+}
+
+/// Checks the flags without running anything (so a tool can refuse bad
+/// flags before its expensive set-up).
+pub fn check_flags(flags: &GoogleBenchmarkFlags) -> Result<()> {
+    Settings::from_flags(flags).map(|_| ())
+}
+
+/// The `--benchmark_filter` selection: (regex, whether matches are excluded).
+fn benchmark_filter(spec: &str) -> Result<(regex::Regex, bool)> {
+    let (negate, pattern) = match spec.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, spec),
+    };
+    let pattern = if pattern.is_empty() || pattern == "all" {
+        "."
+    } else {
+        pattern
+    };
+    let regex = regex::Regex::new(pattern).map_err(|e| {
+        Status::new(
+            StatusCode::InvalidArgument,
+            format!(
+                "invalid --benchmark_filter regex '{spec}': {}",
+                e.to_string().replace('\n', " ")
+            ),
+        )
+    })?;
+    Ok((regex, negate))
+}
+
+/// Runs the benchmarks `flags` select, each iteration batch standing for
+/// `batch_size` iterations, and reports as Google Benchmark does: the
+/// console table on stdout (machine context on stderr) or the JSON
+/// document, plus `--benchmark_out`.
+pub fn run_benchmarks(
+    flags: &GoogleBenchmarkFlags,
+    benchmarks: Vec<Benchmark<'_>>,
+    batch_size: u64,
+) -> Result<()> {
+    let settings = Settings::from_flags(flags)?;
+    let mut selected: Vec<Benchmark<'_>> = benchmarks
+        .into_iter()
+        .filter(|b| settings.filter.is_match(&b.name) != settings.exclude)
+        .collect();
+    let mut stdout = std::io::stdout().lock();
+    let write_error =
+        |e: std::io::Error| Status::new(StatusCode::Unavailable, format!("writing output: {e}"));
+    if is_true(&flags.benchmark_list_tests) {
+        for benchmark in &selected {
+            writeln!(stdout, "{}", benchmark.name).map_err(write_error)?;
+        }
+        return Ok(());
+    }
+    if selected.is_empty() {
+        eprintln!(
+            "Failed to match any benchmarks against regex: {}",
+            flags.benchmark_filter
+        );
+        return Ok(());
+    }
+    let executable = std::env::args().next().unwrap_or_default();
+    let machine = MachineContext::collect(&executable);
+    let repetitions = flags.benchmark_repetitions.max(1);
+    let name_width =
+        report::name_column_width(selected.iter().map(|b| b.name.as_str()), repetitions > 1);
+    if !settings.json {
+        eprint!("{}", report::console_context(&machine));
+        write!(stdout, "{}", report::console_header(name_width)).map_err(write_error)?;
+        stdout.flush().map_err(write_error)?;
+    }
+    let report_aggregates_only = is_true(&flags.benchmark_report_aggregates_only);
+    let display_aggregates_only =
+        report_aggregates_only || is_true(&flags.benchmark_display_aggregates_only);
+    let mut all_rows: Vec<Row> = Vec::new();
+    let mut file_console = report::console_header(name_width);
+    for (family_index, benchmark) in selected.iter_mut().enumerate() {
+        let runs = run_benchmark(
+            settings.min_time,
+            repetitions,
+            batch_size,
+            &mut benchmark.iterate,
+        )
+        .annotate_with(|| format!("running benchmark '{}'", benchmark.name))?;
+        let results = BenchmarkRuns {
+            name: benchmark.name.clone(),
+            family_index,
+            time_unit: benchmark.time_unit,
+            items_per_iteration: benchmark.items_per_iteration,
+            runs,
+        };
+        if !settings.json {
+            for row in results.rows(display_aggregates_only) {
+                write!(stdout, "{}", report::console_row(&row, name_width)).map_err(write_error)?;
+            }
+            stdout.flush().map_err(write_error)?;
+        }
+        for row in results.rows(report_aggregates_only) {
+            file_console.push_str(&report::console_row(&row, name_width));
+            all_rows.push(row);
+        }
+    }
+    if settings.json {
+        write!(stdout, "{}", report::json_document(&machine, &all_rows)).map_err(write_error)?;
+        stdout.flush().map_err(write_error)?;
+    }
+    if let Some(path) = &flags.benchmark_out {
+        let text = if settings.out_json {
+            report::json_document(&machine, &all_rows)
+        } else {
+            file_console
+        };
+        std::fs::write(path, text).map_err(|e| {
+            Status::new(
+                StatusCode::Unavailable,
+                format!("writing --benchmark_out '{path}': {e}"),
+            )
+        })?;
+    }
+    Ok(())
+}
