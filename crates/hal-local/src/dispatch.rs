@@ -143,6 +143,21 @@ pub struct DeviceBindings<'a> {
 unsafe impl Sync for DeviceBindings<'_> {}
 
 impl<'a> DeviceBindings<'a> {
+    /// Forgets the binding arrays of the previous region, keeping the
+    /// guards: a command buffer takes device access to each allocation once
+    /// for its whole execution, not once per region.
+    pub fn start_region(&mut self) {
+        self.ptrs.clear();
+        self.lengths.clear();
+    }
+
+    /// Releases every guard (and the binding arrays), so the host may map
+    /// the allocations again.
+    pub fn release(&mut self) {
+        self.start_region();
+        self.guards.clear();
+    }
+
     /// The device address of byte `offset` of `buffer` (an offset within the
     /// buffer, already checked against its length), taking a guard over its
     /// allocation unless one is held.
@@ -529,15 +544,15 @@ impl<'r, 'a> Region<'r, 'a> {
         // More workers than tiles would only wait.
         let helpers = workers.count().min(total.min(usize::MAX as u64) as usize);
         if helpers <= 1 {
-            self.work(0);
+            self.work(0, true);
         } else if let Workers::Pool(pool) = workers {
-            pool.run(&|processor| self.work(processor));
+            pool.run(&|processor| self.work(processor, false));
         } else {
             std::thread::scope(|scope| {
                 for processor in 1..helpers {
-                    scope.spawn(move || self.work(processor as u32));
+                    scope.spawn(move || self.work(processor as u32, false));
                 }
-                self.work(0);
+                self.work(0, false);
             });
         }
         if !self.failed.load(Ordering::Acquire) {
@@ -549,8 +564,10 @@ impl<'r, 'a> Region<'r, 'a> {
         }
     }
 
-    /// Claims and runs tiles until none are left or one has failed.
-    fn work(&self, processor_id: u32) {
+    /// Claims and runs tiles until none are left or one has failed;
+    /// `alone` when no other thread runs this region (tiles are then
+    /// claimed without atomic read-modify-writes).
+    fn work(&self, processor_id: u32, alone: bool) {
         let total = self.total();
         if self.next.load(Ordering::Relaxed) >= total {
             return;
@@ -569,7 +586,13 @@ impl<'r, 'a> Region<'r, 'a> {
         // next one is never before the last one's.
         let mut item = 0;
         loop {
-            let tile = self.next.fetch_add(1, Ordering::Relaxed);
+            let tile = if alone {
+                let tile = self.next.load(Ordering::Relaxed);
+                self.next.store(tile + 1, Ordering::Relaxed);
+                tile
+            } else {
+                self.next.fetch_add(1, Ordering::Relaxed)
+            };
             if tile >= total {
                 break;
             }
@@ -607,30 +630,36 @@ fn as_bytes(words: &mut [u32]) -> &mut [u8] {
 
 /// Kernels run with denormals flushed to zero (inputs and results), as
 /// upstream's local devices run them; the previous mode is restored on drop.
-struct FlushDenormals {
+pub(crate) struct FlushDenormals {
+    /// The control register to restore; `None` when FTZ and DAZ were
+    /// already set (nested guards then cost one `stmxcsr` each).
     #[cfg(target_arch = "x86_64")]
-    saved: u32,
+    saved: Option<u32>,
 }
 
 impl FlushDenormals {
     #[cfg(target_arch = "x86_64")]
-    fn enter() -> FlushDenormals {
+    pub(crate) fn enter() -> FlushDenormals {
         const FTZ: u32 = 1 << 15;
         const DAZ: u32 = 1 << 6;
-        let mut saved = 0u32;
-        // SAFETY: `stmxcsr`/`ldmxcsr` read and write this thread's SSE control
-        // register; setting FTZ and DAZ changes only how denormals round, and
-        // `drop` restores the saved value.
-        unsafe {
-            std::arch::asm!("stmxcsr [{}]", in(reg) &mut saved, options(nostack));
-            let flushed = saved | FTZ | DAZ;
-            std::arch::asm!("ldmxcsr [{}]", in(reg) &flushed, options(nostack));
+        let mut current = 0u32;
+        // SAFETY: `stmxcsr` stores this thread's SSE control register.
+        unsafe { std::arch::asm!("stmxcsr [{}]", in(reg) &mut current, options(nostack)) };
+        let flushed = current | FTZ | DAZ;
+        if flushed == current {
+            return FlushDenormals { saved: None };
         }
-        FlushDenormals { saved }
+        // SAFETY: `ldmxcsr` writes this thread's SSE control register;
+        // setting FTZ and DAZ changes only how denormals round, and `drop`
+        // restores the saved value.
+        unsafe { std::arch::asm!("ldmxcsr [{}]", in(reg) &flushed, options(nostack)) };
+        FlushDenormals {
+            saved: Some(current),
+        }
     }
 
     #[cfg(not(target_arch = "x86_64"))]
-    fn enter() -> FlushDenormals {
+    pub(crate) fn enter() -> FlushDenormals {
         FlushDenormals {}
     }
 }
@@ -638,9 +667,9 @@ impl FlushDenormals {
 impl Drop for FlushDenormals {
     fn drop(&mut self) {
         #[cfg(target_arch = "x86_64")]
-        // SAFETY: restores the control register value saved in `enter`.
-        unsafe {
-            std::arch::asm!("ldmxcsr [{}]", in(reg) &self.saved, options(nostack));
+        if let Some(saved) = &self.saved {
+            // SAFETY: restores the control register value saved in `enter`.
+            unsafe { std::arch::asm!("ldmxcsr [{}]", in(reg) saved, options(nostack)) };
         }
     }
 }

@@ -21,7 +21,9 @@ use iree_hal::command_buffer::{resolve, Command, CommandBuffer, DispatchBinding}
 use iree_hal::{Buffer, BufferBinding, Executable, MemoryAccess};
 use smallvec::SmallVec;
 
-use crate::dispatch::{DeviceBindings, PreparedGrid, RawRange, Region, Work, Workers};
+use crate::dispatch::{
+    DeviceBindings, FlushDenormals, PreparedGrid, RawRange, Region, Work, Workers,
+};
 use crate::executable::WorkgroupExecutable;
 use crate::pool::WorkerPool;
 
@@ -60,6 +62,12 @@ impl Runner {
             ));
         }
         let commands = command_buffer.commands();
+        // Device access to each allocation is taken once, by the first
+        // region that touches it, and held until the execution ends.
+        let mut bindings = DeviceBindings::default();
+        // Kernels run with denormals flushed; setting the control register
+        // once here makes each region's own (nested) setting nearly free.
+        let _flush = FlushDenormals::enter();
         let mut start = 0;
         while start < commands.len() {
             match &commands[start] {
@@ -76,7 +84,7 @@ impl Runner {
                         .iter()
                         .position(ends_region)
                         .map_or(commands.len(), |n| start + n);
-                    self.run_region(&commands[start..end], table)?;
+                    self.run_region(&commands[start..end], table, &mut bindings)?;
                     start = end;
                     continue;
                 }
@@ -86,12 +94,18 @@ impl Runner {
         Ok(())
     }
 
-    /// Runs commands that have no barrier between them.
-    fn run_region(&self, commands: &[Command], table: &[DispatchBinding]) -> Result<()> {
+    /// Runs commands that have no barrier between them, taking device
+    /// access through `bindings`.
+    fn run_region<'c>(
+        &self,
+        commands: &'c [Command],
+        table: &'c [DispatchBinding],
+        bindings: &mut DeviceBindings<'c>,
+    ) -> Result<()> {
         // Everything is resolved and checked before anything runs, and
         // indirect workgroup counts are read before any guard is taken.
         if let [command] = commands {
-            return self.run(&[Resolved::new(command, table)?]);
+            return self.run(&[Resolved::new(command, table)?], bindings);
         }
         let resolved = commands
             .iter()
@@ -100,16 +114,17 @@ impl Runner {
         if !may_run_together(&resolved) {
             return resolved
                 .iter()
-                .try_for_each(|command| self.run(std::slice::from_ref(command)));
+                .try_for_each(|command| self.run(std::slice::from_ref(command), bindings));
         }
-        self.run(&resolved)
+        self.run(&resolved, bindings)
     }
 
     /// Runs `commands` as one region. A lone command may be one that never
     /// shares a region: an executable of another driver, which runs through
     /// its own `dispatch`, or a copy between overlapping ranges, which runs
-    /// as one `memmove`.
-    fn run(&self, commands: &[Resolved<'_>]) -> Result<()> {
+    /// as one `memmove` through a host mapping (so `bindings` lets go of
+    /// its guards first).
+    fn run<'c>(&self, commands: &[Resolved<'c>], guards: &mut DeviceBindings<'c>) -> Result<()> {
         match commands {
             [Resolved::Dispatch {
                 executable,
@@ -120,17 +135,18 @@ impl Runner {
                 bindings,
             }] => return executable.dispatch(*ordinal, *count, constants, bindings),
             [Resolved::Copy { source, target }] if overlap(source, target) => {
+                guards.release();
                 return target.buffer.copy_from(
                     target.offset,
                     source.buffer,
                     source.offset,
                     source.length,
-                )
+                );
             }
             _ => {}
         }
         let workers = self.workers();
-        let mut guards = DeviceBindings::default();
+        guards.start_region();
         let mut items = SmallVec::<[_; 1]>::with_capacity(commands.len());
         for command in commands {
             items.push(match command {
@@ -149,7 +165,7 @@ impl Runner {
                     *count,
                     workers.count(),
                     self.local_memory_limit,
-                    &mut guards,
+                    guards,
                 )?),
                 Resolved::Dispatch { local: None, .. } => {
                     return Err(Status::new(
@@ -158,20 +174,20 @@ impl Runner {
                     ))
                 }
                 Resolved::Fill { target, pattern } => Work::Fill {
-                    target: raw(&mut guards, target)?,
+                    target: raw(guards, target)?,
                     pattern,
                 },
                 Resolved::Copy { source, target } => Work::Copy {
-                    source: raw(&mut guards, source)?,
-                    target: raw(&mut guards, target)?,
+                    source: raw(guards, source)?,
+                    target: raw(guards, target)?,
                 },
                 Resolved::Update { data, target } => Work::Update {
                     data,
-                    target: raw(&mut guards, target)?,
+                    target: raw(guards, target)?,
                 },
             });
         }
-        Region::new(&items, &guards)?.run(workers)
+        Region::new(&items, guards)?.run(workers)
     }
 
     /// Runs export `ordinal` of `executable` over `workgroup_count`.

@@ -11,11 +11,11 @@
 
 use std::fmt;
 use std::ops::BitOr;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use iree_base::bytes::fill_pattern;
 use iree_base::{Result, Status, StatusCode};
-use parking_lot::Mutex;
 
 use crate::allocator::SharedStatistics;
 
@@ -284,12 +284,46 @@ pub fn calculate_range(max_length: u64, offset: u64, length: u64) -> Result<u64>
     }
 }
 
-/// Who is using an allocation right now.
+/// Who is using an allocation right now, in one atomic word: whether a host
+/// writer holds it, how many host readers, and how many device users. Every
+/// change is one compare-exchange (or, to release, one subtraction), so the
+/// per-dispatch cost of taking device access is a single atomic operation.
 #[derive(Default)]
-struct AccessState {
-    host_readers: u32,
-    host_writer: bool,
-    device_users: u32,
+struct AccessState(AtomicU64);
+
+impl AccessState {
+    /// The host-writer bit.
+    const WRITER: u64 = 1 << 63;
+    /// One host reader (bits 32..63 count them).
+    const READER: u64 = 1 << 32;
+    const READERS: u64 = ((1 << 31) - 1) << 32;
+    /// One device user (bits 0..32 count them).
+    const DEVICE: u64 = 1;
+    const DEVICES: u64 = u32::MAX as u64;
+
+    /// Adds `one` to the word when none of `blocking` is set and the count
+    /// under `field` has room; false otherwise.
+    fn try_acquire(&self, blocking: u64, one: u64, field: u64) -> bool {
+        let mut current = self.0.load(Ordering::Relaxed);
+        loop {
+            if current & blocking != 0 || current & field == field {
+                return false;
+            }
+            match self.0.compare_exchange_weak(
+                current,
+                current + one,
+                Ordering::Acquire,
+                Ordering::Relaxed,
+            ) {
+                Ok(_) => return true,
+                Err(seen) => current = seen,
+            }
+        }
+    }
+
+    fn release(&self, one: u64) {
+        self.0.fetch_sub(one, Ordering::Release);
+    }
 }
 
 /// Zeroed, 64-byte aligned host memory with host/device access tracking.
@@ -303,7 +337,7 @@ pub struct HostMemory {
     backing: Backing,
     /// For [`Backing::Foreign`]: the value that frees the bytes on drop.
     owner: Option<Box<dyn std::any::Any + Send + Sync>>,
-    state: Mutex<AccessState>,
+    state: AccessState,
 }
 
 /// How a [`HostMemory`]'s bytes were obtained.
@@ -492,7 +526,7 @@ impl HostMemory {
             len,
             backing: Backing::Heap,
             owner: None,
-            state: Mutex::new(AccessState::default()),
+            state: AccessState::default(),
         })
     }
 
@@ -532,7 +566,7 @@ impl HostMemory {
             len,
             backing: Backing::Mapped(map_len),
             owner: None,
-            state: Mutex::new(AccessState::default()),
+            state: AccessState::default(),
         })
     }
 
@@ -556,7 +590,7 @@ impl HostMemory {
             len,
             backing: Backing::Foreign,
             owner: Some(owner),
-            state: Mutex::new(AccessState::default()),
+            state: AccessState::default(),
         }
     }
 
@@ -610,19 +644,19 @@ impl HostMemory {
     /// Runs `f` over bytes `[offset, offset + len)` for reading.
     pub fn map_read<R>(&self, offset: usize, len: usize, f: impl FnOnce(&[u8]) -> R) -> Result<R> {
         let end = self.checked_end(offset, len)?;
-        {
-            let mut state = self.state.lock();
-            if state.host_writer || state.device_users > 0 {
-                return Err(Self::in_use());
-            }
-            state.host_readers += 1;
+        if !self.state.try_acquire(
+            AccessState::WRITER | AccessState::DEVICES,
+            AccessState::READER,
+            AccessState::READERS,
+        ) {
+            return Err(Self::in_use());
         }
         // SAFETY: `[offset, end)` lies inside the allocation, and the access
         // state guarantees no writer (host or device) until we release it.
         let bytes =
             unsafe { std::slice::from_raw_parts(self.ptr.as_ptr().add(offset), end - offset) };
         let result = f(bytes);
-        self.state.lock().host_readers -= 1;
+        self.state.release(AccessState::READER);
         Ok(result)
     }
 
@@ -634,30 +668,31 @@ impl HostMemory {
         f: impl FnOnce(&mut [u8]) -> R,
     ) -> Result<R> {
         let end = self.checked_end(offset, len)?;
+        if !self
+            .state
+            .try_acquire(u64::MAX, AccessState::WRITER, AccessState::WRITER)
         {
-            let mut state = self.state.lock();
-            if state.host_writer || state.host_readers > 0 || state.device_users > 0 {
-                return Err(Self::in_use());
-            }
-            state.host_writer = true;
+            return Err(Self::in_use());
         }
         // SAFETY: `[offset, end)` lies inside the allocation, and the access
         // state makes this the only access of any kind until released.
         let bytes =
             unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr().add(offset), end - offset) };
         let result = f(bytes);
-        self.state.lock().host_writer = false;
+        self.state.release(AccessState::WRITER);
         Ok(result)
     }
 
     /// Begins device use: no host mapping may exist or start until the
     /// guard drops. Several device users may overlap.
     pub fn begin_device_access(&self) -> Result<DeviceAccess<'_>> {
-        let mut state = self.state.lock();
-        if state.host_writer || state.host_readers > 0 {
+        if !self.state.try_acquire(
+            AccessState::WRITER | AccessState::READERS,
+            AccessState::DEVICE,
+            AccessState::DEVICES,
+        ) {
             return Err(Self::in_use());
         }
-        state.device_users += 1;
         Ok(DeviceAccess { memory: self })
     }
 
@@ -725,7 +760,7 @@ impl DeviceAccess<'_> {
 
 impl Drop for DeviceAccess<'_> {
     fn drop(&mut self) {
-        self.memory.state.lock().device_users -= 1;
+        self.memory.state.release(AccessState::DEVICE);
     }
 }
 
