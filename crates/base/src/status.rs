@@ -211,6 +211,21 @@ impl Status {
         self
     }
 
+    /// `file:line: CODE; message`: the root cause without the annotations
+    /// added while it propagated (what Google Benchmark's error rows show).
+    pub fn to_string_without_annotations(&self) -> String {
+        let mut s = String::new();
+        if let Some((file, line)) = self.inner.location {
+            s.push_str(&format!("{file}:{line}: "));
+        }
+        s.push_str(self.inner.code.name());
+        if !self.inner.message.is_empty() {
+            s.push_str("; ");
+            s.push_str(&self.inner.message);
+        }
+        s
+    }
+
     /// `CODE; message; annotations...` without the location prefix.
     pub fn to_string_without_location(&self) -> String {
         let mut s = String::new();

@@ -10,7 +10,7 @@ pub mod runner;
 
 use std::io::Write;
 
-use iree_base::{Result, ResultExt, Status, StatusCode};
+use iree_base::{Result, Status, StatusCode};
 
 use context::MachineContext;
 use report::{BenchmarkRuns, Row, TimeUnit};
@@ -162,12 +162,15 @@ fn benchmark_filter(spec: &str) -> Result<(regex::Regex, bool)> {
 /// Runs the benchmarks `flags` select, each iteration batch standing for
 /// `batch_size` iterations, and reports as Google Benchmark does: the
 /// console table on stdout (machine context on stderr) or the JSON
-/// document, plus `--benchmark_out`.
+/// document, plus `--benchmark_out`. A benchmark whose iteration fails
+/// stops and is reported with an error row (`ERROR OCCURRED: '...'`); the
+/// others still run. Returns those failures; an `Err` is a failure to
+/// report (bad flags, unwritable output).
 pub fn run_benchmarks(
     flags: &GoogleBenchmarkFlags,
     benchmarks: Vec<Benchmark<'_>>,
     batch_size: u64,
-) -> Result<()> {
+) -> Result<Vec<Status>> {
     let settings = Settings::from_flags(flags)?;
     let mut selected: Vec<Benchmark<'_>> = benchmarks
         .into_iter()
@@ -180,14 +183,14 @@ pub fn run_benchmarks(
         for benchmark in &selected {
             writeln!(stdout, "{}", benchmark.name).map_err(write_error)?;
         }
-        return Ok(());
+        return Ok(Vec::new());
     }
     if selected.is_empty() {
         eprintln!(
             "Failed to match any benchmarks against regex: {}",
             flags.benchmark_filter
         );
-        return Ok(());
+        return Ok(Vec::new());
     }
     let executable = std::env::args().next().unwrap_or_default();
     let machine = MachineContext::collect(&executable);
@@ -196,29 +199,48 @@ pub fn run_benchmarks(
         report::name_column_width(selected.iter().map(|b| b.name.as_str()), repetitions > 1);
     if !settings.json {
         eprint!("{}", report::console_context(&machine));
-        write!(stdout, "{}", report::console_header(name_width)).map_err(write_error)?;
-        stdout.flush().map_err(write_error)?;
     }
     let report_aggregates_only = is_true(&flags.benchmark_report_aggregates_only);
     let display_aggregates_only =
         report_aggregates_only || is_true(&flags.benchmark_display_aggregates_only);
     let mut all_rows: Vec<Row> = Vec::new();
-    let mut file_console = report::console_header(name_width);
+    let mut file_console = String::new();
+    let mut failures = Vec::new();
     for (family_index, benchmark) in selected.iter_mut().enumerate() {
-        let runs = run_benchmark(
+        let (runs, failure) = run_benchmark(
             settings.min_time,
             repetitions,
             batch_size,
             &mut benchmark.iterate,
-        )
-        .annotate_with(|| format!("running benchmark '{}'", benchmark.name))?;
+        );
+        let error = failure.map(|failure| {
+            let row = (
+                failure.status.to_string_without_annotations(),
+                failure.iterations,
+            );
+            let name = &benchmark.name;
+            failures.push(
+                failure
+                    .status
+                    .annotate(format!("running benchmark '{name}'")),
+            );
+            row
+        });
         let results = BenchmarkRuns {
             name: benchmark.name.clone(),
             family_index,
             time_unit: benchmark.time_unit,
             items_per_iteration: benchmark.items_per_iteration,
             runs,
+            error,
         };
+        if family_index == 0 {
+            let counters = results.error.is_none();
+            file_console = report::console_header(name_width, counters);
+            if !settings.json {
+                write!(stdout, "{file_console}").map_err(write_error)?;
+            }
+        }
         if !settings.json {
             for row in results.rows(display_aggregates_only) {
                 write!(stdout, "{}", report::console_row(&row, name_width)).map_err(write_error)?;
@@ -247,5 +269,5 @@ pub fn run_benchmarks(
             )
         })?;
     }
-    Ok(())
+    Ok(failures)
 }

@@ -67,8 +67,11 @@ pub struct BenchmarkRuns {
     /// Items one iteration processes (`items_per_second`): 1 for a call,
     /// the workgroups of a dispatch.
     pub items_per_iteration: u64,
-    /// One run per repetition.
+    /// One run per repetition finished.
     pub runs: Vec<Run>,
+    /// Why the benchmark stopped early, if it did: the message and the
+    /// iterations of the failed run.
+    pub error: Option<(String, u64)>,
 }
 
 /// One reported line: a repetition or an aggregate over them.
@@ -96,15 +99,20 @@ pub struct Row {
     pub time_unit: TimeUnit,
     /// Items per second of wall time (a fraction for cv).
     pub items_per_second: f64,
+    /// Why the benchmark stopped (Google Benchmark's `SkipWithError`):
+    /// the row then has no times.
+    pub error: Option<String>,
 }
 
 impl BenchmarkRuns {
     /// The reported rows: every repetition unless `aggregates_only`, then
-    /// mean, median, stddev and cv when there is more than one repetition.
+    /// mean, median, stddev and cv when there is more than one repetition;
+    /// or, for a benchmark that failed, the repetitions before the failure
+    /// and an error row.
     pub fn rows(&self, aggregates_only: bool) -> Vec<Row> {
         let scale = self.time_unit.per_second();
         let items = self.items_per_iteration as f64;
-        let repetitions = self.runs.len();
+        let repetitions = self.runs.len() + usize::from(self.error.is_some());
         let base = |name: String| Row {
             name,
             run_name: self.name.clone(),
@@ -117,6 +125,7 @@ impl BenchmarkRuns {
             cpu_time: 0.0,
             time_unit: self.time_unit,
             items_per_second: 0.0,
+            error: None,
         };
         let mut rows = Vec::new();
         if !aggregates_only || repetitions < 2 {
@@ -130,6 +139,15 @@ impl BenchmarkRuns {
                     ..base(self.name.clone())
                 });
             }
+        }
+        if let Some((message, iterations)) = &self.error {
+            rows.push(Row {
+                repetition_index: self.runs.len(),
+                iterations: *iterations,
+                error: Some(message.clone()),
+                ..base(self.name.clone())
+            });
+            return rows;
         }
         if repetitions >= 2 {
             let real: Vec<f64> = self.runs.iter().map(Run::real_per_iteration).collect();
@@ -170,12 +188,17 @@ pub fn name_column_width<'a>(names: impl Iterator<Item = &'a str>, aggregates: b
     }
 }
 
-/// The console table header (rule, titles, rule).
-pub fn console_header(name_width: usize) -> String {
-    let titles = format!(
-        "{:<name_width$} {:>13} {:>15} {:>12} UserCounters...",
+/// The console table header (rule, titles, rule); `counters` when the
+/// first row reported has user counters (`items_per_second`), as Google
+/// Benchmark decides when it prints the header with its first report.
+pub fn console_header(name_width: usize, counters: bool) -> String {
+    let mut titles = format!(
+        "{:<name_width$} {:>13} {:>15} {:>12}",
         "Benchmark", "Time", "CPU", "Iterations"
     );
+    if counters {
+        titles.push_str(" UserCounters...");
+    }
     let rule = "-".repeat(titles.len());
     format!("{rule}\n{titles}\n{rule}\n")
 }
@@ -230,6 +253,10 @@ fn human_readable(value: f64) -> String {
 /// One console row.
 pub fn console_row(row: &Row, name_width: usize) -> String {
     let mut line = format!("{:<name_width$} ", row.name);
+    if let Some(error) = &row.error {
+        let _ = writeln!(line, "ERROR OCCURRED: '{error}'");
+        return line;
+    }
     let percentage = row.aggregate.is_some_and(Statistic::is_percentage);
     if percentage {
         let _ = write!(
@@ -424,6 +451,10 @@ fn json_row(row: &Row) -> String {
             fields.push(format!("\"repetitions\": {}", row.repetitions));
             fields.push(format!("\"repetition_index\": {}", row.repetition_index));
             fields.push("\"threads\": 1".to_string());
+            if let Some(error) = &row.error {
+                fields.push("\"error_occurred\": true".to_string());
+                fields.push(format!("\"error_message\": {}", json_string(error)));
+            }
         }
         Some(statistic) => {
             fields.push("\"run_type\": \"aggregate\"".to_string());
@@ -442,10 +473,12 @@ fn json_row(row: &Row) -> String {
     fields.push(format!("\"real_time\": {}", json_double(row.real_time)));
     fields.push(format!("\"cpu_time\": {}", json_double(row.cpu_time)));
     fields.push(format!("\"time_unit\": \"{}\"", row.time_unit.name()));
-    fields.push(format!(
-        "\"items_per_second\": {}",
-        json_double(row.items_per_second)
-    ));
+    if row.error.is_none() {
+        fields.push(format!(
+            "\"items_per_second\": {}",
+            json_double(row.items_per_second)
+        ));
+    }
     format!("    {{\n{}\n    }}", indent_join(&fields, 6))
 }
 
@@ -483,13 +516,14 @@ mod tests {
             cpu_time: 0.00019,
             time_unit: TimeUnit::Millisecond,
             items_per_second: 5.25052e6,
+            error: None,
         };
         let width = name_column_width(std::iter::once(row.name.as_str()), false);
         assert_eq!(
             console_row(&row, width),
             "BM_call_add3/process_time/real_time      0.000 ms        0.000 ms       360983 items_per_second=5.25052M/s\n"
         );
-        let header = console_header(width);
+        let header = console_header(width, true);
         assert_eq!(header.lines().next().unwrap().len(), 94);
     }
 }

@@ -110,23 +110,48 @@ fn timed_run(
     })
 }
 
+/// Why a benchmark stopped: the error and the iterations the failed run
+/// was asked for.
+#[derive(Debug)]
+pub struct Failure {
+    /// The error.
+    pub status: Status,
+    /// Iterations of the run that failed.
+    pub iterations: u64,
+}
+
 /// Runs one benchmark `repetitions` times: the first repetition finds the
 /// iteration count as Google Benchmark does (starting at 1 and growing by
-/// up to 10x until a run lasts `min_time`), the others reuse it.
+/// up to 10x until a run lasts `min_time`), the others reuse it. An error
+/// stops the benchmark; the runs finished before it are returned with it.
 pub fn run_benchmark(
     min_time: MinTime,
     repetitions: u32,
     batch_size: u64,
     body: &mut dyn FnMut() -> Result<()>,
-) -> Result<Vec<Run>> {
+) -> (Vec<Run>, Option<Failure>) {
+    let mut runs = Vec::new();
+    let failure = run_into(min_time, repetitions, batch_size, body, &mut runs).err();
+    (runs, failure)
+}
+
+fn run_into(
+    min_time: MinTime,
+    repetitions: u32,
+    batch_size: u64,
+    body: &mut dyn FnMut() -> Result<()>,
+    runs: &mut Vec<Run>,
+) -> Result<(), Failure> {
     let batch_size = batch_size.max(1);
     let mut iterations = match min_time {
         MinTime::Iterations(n) => n,
         MinTime::Seconds(_) => 1,
     };
-    let mut runs = Vec::new();
+    let timed = |iterations: u64, body: &mut dyn FnMut() -> Result<()>| {
+        timed_run(iterations, batch_size, body).map_err(|status| Failure { status, iterations })
+    };
     loop {
-        let run = timed_run(iterations, batch_size, body)?;
+        let run = timed(iterations, body)?;
         let MinTime::Seconds(min_seconds) = min_time else {
             runs.push(run);
             break;
@@ -146,9 +171,9 @@ pub fn run_benchmark(
         iterations = (next as u64).min(MAX_ITERATIONS);
     }
     for _ in 1..repetitions.max(1) {
-        runs.push(timed_run(iterations, batch_size, body)?);
+        runs.push(timed(iterations, body)?);
     }
-    Ok(runs)
+    Ok(())
 }
 
 /// The statistics Google Benchmark reports over repetitions, in its order.
@@ -244,11 +269,11 @@ mod tests {
     #[test]
     fn fixed_iterations_in_batches() {
         let mut calls = 0;
-        let runs = run_benchmark(MinTime::Iterations(10), 3, 4, &mut || {
+        let (runs, failure) = run_benchmark(MinTime::Iterations(10), 3, 4, &mut || {
             calls += 1;
             Ok(())
-        })
-        .unwrap();
+        });
+        assert!(failure.is_none());
         assert_eq!(runs.len(), 3);
         assert!(runs.iter().all(|r| r.iterations == 12));
         assert_eq!(calls, 9);
@@ -256,11 +281,11 @@ mod tests {
 
     #[test]
     fn grows_until_min_time() {
-        let runs = run_benchmark(MinTime::Seconds(0.01), 1, 1, &mut || {
+        let (runs, failure) = run_benchmark(MinTime::Seconds(0.01), 1, 1, &mut || {
             std::thread::sleep(Duration::from_micros(50));
             Ok(())
-        })
-        .unwrap();
+        });
+        assert!(failure.is_none());
         assert_eq!(runs.len(), 1);
         assert!(runs[0].real >= 0.01 && runs[0].iterations > 1);
     }
@@ -278,10 +303,17 @@ mod tests {
 
     #[test]
     fn errors_stop_the_run() {
-        let err = run_benchmark(MinTime::Seconds(1.0), 1, 1, &mut || {
-            Err(Status::new(StatusCode::Internal, "boom"))
-        })
-        .unwrap_err();
-        assert_eq!(err.code(), StatusCode::Internal);
+        let mut calls = 0;
+        let (runs, failure) = run_benchmark(MinTime::Iterations(5), 3, 1, &mut || {
+            calls += 1;
+            if calls == 7 {
+                return Err(Status::new(StatusCode::Internal, "boom"));
+            }
+            Ok(())
+        });
+        assert_eq!(runs.len(), 1);
+        let failure = failure.unwrap();
+        assert_eq!(failure.status.code(), StatusCode::Internal);
+        assert_eq!(failure.iterations, 5);
     }
 }

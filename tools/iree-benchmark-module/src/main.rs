@@ -276,9 +276,14 @@ fn run(flags: &BenchmarkFlags, google: &GoogleBenchmarkFlags, options: &RunOptio
             iterate: Box::new(move || benchmark.iterate(context, batch_size)),
         })
         .collect();
-    run_benchmarks(google, benchmarks, batch_size as u64)?;
+    let failures = run_benchmarks(google, benchmarks, batch_size as u64)?;
     let device = session.device.clone();
     drop(session);
+    // As upstream: a failed benchmark is reported in the table and makes
+    // the tool fail with its status.
+    if let Some(first) = failures.into_iter().next() {
+        return Err(first);
+    }
     if options.print_statistics {
         if let Some(device) = device {
             print_device_statistics(&device);

@@ -189,3 +189,26 @@ fn bad_input_is_one_error_line() {
     assert_one_line_error(&bench(&[&module, "--bogus"]), "--bogus");
     assert_one_line_error(&bench(&[&module, "--batch_size=x"]), "--batch_size");
 }
+
+#[test]
+fn a_failing_call_is_an_error_row_and_fails_the_tool() {
+    let module = module_flag("llvm-cpu/expected_output.vmfb");
+    let out = bench(&[
+        &module,
+        "--device=local-sync",
+        "--function=mul",
+        "--input=4xf32=1",
+        "--input=5xf32=1",
+        "--benchmark_min_time=10x",
+    ]);
+    // As upstream: the table shows the error, then the tool fails with it.
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        stdout.contains("BM_mul/process_time/real_time ERROR OCCURRED: '")
+            && stdout.contains("INVALID_ARGUMENT; input1 shape dimension 0 mismatch"),
+        "{stdout}"
+    );
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(stderr.ends_with("running benchmark 'BM_mul/process_time/real_time'\n"));
+}
