@@ -546,7 +546,15 @@ impl<'r, 'a> Region<'r, 'a> {
         if helpers <= 1 {
             self.work(0, true);
         } else if let Workers::Pool(pool) = workers {
-            pool.run(&|processor| self.work(processor, false));
+            // Helpers asleep are woken, but worker 0 waits only for those
+            // that join before its own share is done (see `WorkerPool`):
+            // a short region costs a wake-up call, never a wait for one.
+            pool.run(&|processor| {
+                if processor == 0 {
+                    pool.wake_helpers();
+                }
+                self.work(processor, false)
+            });
         } else {
             std::thread::scope(|scope| {
                 for processor in 1..helpers {
