@@ -10,7 +10,9 @@
 //! peak RSS per tool and the ratios ours/upstream; the exit code is non-zero
 //! when any workload fails or differs. A last table compares the per-call
 //! time `iree-benchmark-module` reports for a tiny dispatch (local-sync and
-//! local-task) and a VM-only call (`tools.rs`).
+//! local-task) and a VM-only call, and the per-dispatch time
+//! `iree-benchmark-executable` reports for one elementwise export at 1, 2
+//! and 64 workgroups (`tools.rs`).
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;

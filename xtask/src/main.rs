@@ -66,7 +66,8 @@ commands:
                             models from PyPI wheels (prepared under target/models)
                             on local-sync and local-task, outputs compared bit for bit;
                             then iree-benchmark-module's per-call time (tiny dispatch
-                            on local-sync and local-task, a VM-only call)
+                            on local-sync and local-task, a VM-only call) and
+                            iree-benchmark-executable's per-dispatch time
   param-rss [--mib N]       peak RSS (and anonymous / file-backed RSS) and wall time of
                             loading an N MiB (default 1024) parameter file, ours vs
                             upstream, on local-sync/local-task, --parameter_mode=file/preload

@@ -249,39 +249,124 @@ fn median_real_time(json: &str) -> Option<f64> {
     value[..value.find(',')?].trim().parse().ok()
 }
 
+/// Per-dispatch workloads for `iree-benchmark-executable`: a name, the
+/// device and the workgroup count, dispatching the elementwise `mul`
+/// (three 4xf32 bindings) of `llvm-cpu/expected_output.vmfb`.
+const PER_DISPATCH_WORKLOADS: &[(&str, &str, &str)] = &[
+    ("dispatch, 1 workgroup, local-sync", "local-sync", "1,1,1"),
+    ("dispatch, 1 workgroup, local-task", "local-task", "1,1,1"),
+    ("dispatch, 2 workgroups, local-task", "local-task", "2,1,1"),
+    (
+        "dispatch, 64 workgroups, local-task",
+        "local-task",
+        "64,1,1",
+    ),
+];
+
 /// The per-call part of `cargo xtask bench`: upstream's and our
-/// `iree-benchmark-module` on [`PER_CALL_WORKLOADS`], `repetitions` runs of
-/// 0.2 s each, comparing the median time per call.
+/// `iree-benchmark-module` on [`PER_CALL_WORKLOADS`] and
+/// `iree-benchmark-executable` on [`PER_DISPATCH_WORKLOADS`],
+/// `repetitions` runs of 0.2 s each, comparing the median time per call
+/// (per dispatch).
 pub fn bench_per_call(repetitions: usize, wanted: &dyn Fn(&str) -> bool) -> Result<bool> {
     let root = repo_root();
     let venv = venv::ensure(&root)?;
-    let upstream = venv.runtime_libs.join("iree-benchmark-module");
-    let ours = crate::conformance::build_release_tool(&root, "iree-benchmark-module")?;
+    let common = [
+        "--benchmark_min_time=0.2s".to_string(),
+        format!("--benchmark_repetitions={}", repetitions.max(2)),
+        "--benchmark_format=json".to_string(),
+    ];
+    let calls: Vec<Workload> = PER_CALL_WORKLOADS
+        .iter()
+        .map(|(name, suite, args)| Workload {
+            name: name.to_string(),
+            dir: root.join("testdata").join(suite),
+            args: args
+                .iter()
+                .map(|a| a.to_string())
+                .chain(common.iter().cloned())
+                .chain(["--time_unit=ns".to_string()])
+                .collect(),
+        })
+        .collect();
+    let module_ok = median_table(
+        &format!("per call (iree-benchmark-module, median of {repetitions} x 0.2s)"),
+        &venv.runtime_libs.join("iree-benchmark-module"),
+        &crate::conformance::build_release_tool(&root, "iree-benchmark-module")?,
+        &calls,
+        wanted,
+    );
+    let executable = root.join("target/bench/expected_output_embedded_elf_x86_64.so");
+    extract_executable(
+        &root.join("testdata/llvm-cpu/expected_output.vmfb"),
+        "embedded-elf-x86_64",
+        &executable,
+    )?;
+    let dispatches: Vec<Workload> = PER_DISPATCH_WORKLOADS
+        .iter()
+        .map(|(name, device, count)| Workload {
+            name: name.to_string(),
+            dir: root.clone(),
+            args: [
+                format!("--device={device}"),
+                "--executable_format=embedded-elf-x86_64".to_string(),
+                format!("--executable_file={}", executable.display()),
+                "--binding=4xf32=1,2,3,4".to_string(),
+                "--binding=4xf32=100,200,300,400".to_string(),
+                "--binding=4xf32=0,0,0,0".to_string(),
+                format!("--workgroup_count={count}"),
+            ]
+            .into_iter()
+            .chain(common.iter().cloned())
+            .collect(),
+        })
+        .collect();
+    let executable_ok = median_table(
+        &format!("per dispatch (iree-benchmark-executable, median of {repetitions} x 0.2s)"),
+        &venv.runtime_libs.join("iree-benchmark-executable"),
+        &crate::conformance::build_release_tool(&root, "iree-benchmark-executable")?,
+        &dispatches,
+        wanted,
+    );
+    Ok(module_ok && executable_ok)
+}
+
+/// One benchmark tool invocation: a name, where it runs and its flags.
+struct Workload {
+    name: String,
+    dir: std::path::PathBuf,
+    args: Vec<String>,
+}
+
+/// Runs upstream's and our tool on each workload and prints the median
+/// `real_time` of each and their ratio; false if any run failed.
+fn median_table(
+    title: &str,
+    upstream: &Path,
+    ours: &Path,
+    workloads: &[Workload],
+    wanted: &dyn Fn(&str) -> bool,
+) -> bool {
     println!(
-        "\nper call (iree-benchmark-module, median of {repetitions} x 0.2s):\n{:<40} {:>10} {:>10} {:>7}",
+        "\n{title}:\n{:<40} {:>10} {:>10} {:>7}",
         "workload", "upstream", "ours", "ratio"
     );
     let mut all_ok = true;
-    for (name, suite, args) in PER_CALL_WORKLOADS {
-        if !wanted(name) {
-            continue;
-        }
-        let mut args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
-        args.extend([
-            "--benchmark_min_time=0.2s".to_string(),
-            format!("--benchmark_repetitions={}", repetitions.max(2)),
-            "--benchmark_format=json".to_string(),
-            "--time_unit=ns".to_string(),
-        ]);
-        let dir = root.join("testdata").join(suite);
+    for workload in workloads.iter().filter(|w| wanted(&w.name)) {
         let time = |tool: &Path| -> Result<f64> {
-            let out = proc::run(tool, &args, &dir, Duration::from_secs(300))?;
+            let out = proc::run(
+                tool,
+                &workload.args,
+                &workload.dir,
+                Duration::from_secs(300),
+            )?;
             if out.exit_code != 0 {
                 return Err(format!("exit {}: {}", out.exit_code, out.stderr.trim()));
             }
             median_real_time(&out.stdout).ok_or_else(|| "no median in the JSON report".to_string())
         };
-        match (time(&upstream), time(&ours)) {
+        let name = &workload.name;
+        match (time(upstream), time(ours)) {
             (Ok(up), Ok(us)) => println!("{name:<40} {:>8.0}ns {:>8.0}ns {:>7.3}", up, us, us / up),
             (Err(why), _) | (_, Err(why)) => {
                 all_ok = false;
@@ -289,5 +374,21 @@ pub fn bench_per_call(repetitions: usize, wanted: &dyn Fn(&str) -> bool) -> Resu
             }
         }
     }
-    Ok(all_ok)
+    all_ok
+}
+
+/// Writes the executable of `format` in the module at `vmfb` (the rodata
+/// segment after the one naming the format, as the compiler lays them
+/// out) to `out`.
+fn extract_executable(vmfb: &Path, format: &str, out: &Path) -> Result<()> {
+    let file = std::fs::read(vmfb).map_err(|e| format!("reading {}: {e}", vmfb.display()))?;
+    let module = iree_vm_bytecode::format::parse_module(&file).map_err(|e| e.to_string())?;
+    let bytes = (0..module.rodata.len())
+        .find(|&i| module.rodata_bytes(&file, i) == Some(format.as_bytes()))
+        .and_then(|i| module.rodata_bytes(&file, i + 1))
+        .ok_or_else(|| format!("no '{format}' executable in {}", vmfb.display()))?;
+    if let Some(dir) = out.parent() {
+        std::fs::create_dir_all(dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
+    }
+    std::fs::write(out, bytes).map_err(|e| format!("writing {}: {e}", out.display()))
 }
