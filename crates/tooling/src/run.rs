@@ -99,25 +99,34 @@ impl Default for RunOptions {
 /// place (`hal.allocator.import`) instead of copying them.
 pub fn load_module(instance: &Arc<Instance>, path: &str) -> Result<Arc<BytecodeModule>> {
     let bytes: SharedBytes = if path == "-" {
-        let mut bytes = Vec::new();
-        std::io::stdin().read_to_end(&mut bytes).map_err(|e| {
-            Status::new(
-                StatusCode::Unavailable,
-                format!("reading module from stdin: {e}"),
-            )
-        })?;
-        Arc::new(bytes)
+        Arc::new(read_stdin("module")?)
     } else {
-        iree_runtime::image::read_image(path).map_err(|e| {
-            let code = if e.kind() == std::io::ErrorKind::NotFound {
-                StatusCode::NotFound
-            } else {
-                StatusCode::Unavailable
-            };
-            Status::new(code, format!("failed to open file '{path}': {e}"))
-        })?
+        iree_runtime::image::read_image(path).map_err(|e| open_error(path, e))?
     };
     BytecodeModule::from_bytes(instance, bytes).annotate_with(|| format!("loading module '{path}'"))
+}
+
+/// Reads all of standard input (a `-` path for `what`: "module").
+pub fn read_stdin(what: &str) -> Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    std::io::stdin().read_to_end(&mut bytes).map_err(|e| {
+        Status::new(
+            StatusCode::Unavailable,
+            format!("reading {what} from stdin: {e}"),
+        )
+    })?;
+    Ok(bytes)
+}
+
+/// The status for a file that could not be read, as upstream words it:
+/// NOT_FOUND for a missing file, UNAVAILABLE otherwise.
+pub fn open_error(path: &str, error: std::io::Error) -> Status {
+    let code = if error.kind() == std::io::ErrorKind::NotFound {
+        StatusCode::NotFound
+    } else {
+        StatusCode::Unavailable
+    };
+    Status::new(code, format!("failed to open file '{path}': {error}"))
 }
 
 /// A `--module=` value split as upstream splits it:

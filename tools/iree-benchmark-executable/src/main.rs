@@ -6,7 +6,7 @@
 //! per command buffer submission. Reports as Google Benchmark does, one
 //! iteration per dispatch and one item per workgroup.
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::process::ExitCode;
 use std::sync::Arc;
 
@@ -17,7 +17,9 @@ use iree_benchmark::{run_benchmarks, Benchmark, GoogleBenchmarkFlags};
 use iree_hal::{BindingRef, Buffer, CommandBuffer, Device, Executable, Fence, Semaphore};
 use iree_modules_hal::{HalBuffer, HalBufferView};
 use iree_tooling::flags::{parse_args, ModuleFlags};
-use iree_tooling::run::{driver_registry_with, parse_inputs, RunOptions, DEFAULT_DEVICE};
+use iree_tooling::run::{
+    driver_registry_with, open_error, parse_inputs, read_stdin, RunOptions, DEFAULT_DEVICE,
+};
 use iree_vm::{CconvType, Value};
 
 /// Command-line flags, spelled as upstream spells them (`--flag=value`).
@@ -115,23 +117,9 @@ fn parse_workgroup_count(text: &str) -> Result<[u32; 3]> {
 /// Reads the executable's bytes from a file, or standard input for `-`.
 fn read_executable(path: &str) -> Result<Vec<u8>> {
     if path == "-" {
-        let mut bytes = Vec::new();
-        std::io::stdin().read_to_end(&mut bytes).map_err(|e| {
-            Status::new(
-                StatusCode::Unavailable,
-                format!("reading executable from stdin: {e}"),
-            )
-        })?;
-        return Ok(bytes);
+        return read_stdin("executable");
     }
-    std::fs::read(path).map_err(|e| {
-        let code = if e.kind() == std::io::ErrorKind::NotFound {
-            StatusCode::NotFound
-        } else {
-            StatusCode::Unavailable
-        };
-        Status::new(code, format!("failed to open file '{path}': {e}"))
-    })
+    std::fs::read(path).map_err(|e| open_error(path, e))
 }
 
 /// The buffers of the `--binding=` flags, parsed as tensors on `device`.
