@@ -16,6 +16,7 @@
 #[cfg(feature = "opcode-coverage")]
 pub mod coverage;
 pub mod decode;
+pub mod disasm;
 pub mod format;
 mod interp;
 pub mod isa;
