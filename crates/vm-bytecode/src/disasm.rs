@@ -395,7 +395,7 @@ impl Printer<'_> {
                 let name = self.meta.types.get(*t as usize).map(String::as_str);
                 out.push_str(name.unwrap_or("<invalid type>"));
             }
-            (Operand::Global, Value::Imm(v)) => {
+            (Operand::Global4 | Operand::Global8 | Operand::GlobalRef, Value::Imm(v)) => {
                 let _ = write!(out, "{v}");
             }
             (Operand::Target, Value::Imm(v)) => {
@@ -406,7 +406,10 @@ impl Printer<'_> {
                 let _ = write!(out, "{v}  // {len}b");
             }
             (Operand::Func, Value::Imm(f)) => self.func(out, *f as u32),
-            (Operand::Regs, Value::List(l)) => reg_list(out, l),
+            (
+                Operand::RegsI32 | Operand::RegsI64 | Operand::RegsRef | Operand::RegsAny,
+                Value::List(l),
+            ) => reg_list(out, l),
             (Operand::Results, Value::List(l)) => {
                 if !l.is_empty() {
                     reg_list(out, l);

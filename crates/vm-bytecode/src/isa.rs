@@ -209,130 +209,137 @@ pub(crate) use for_each_alu_op;
 /// [`for_each_alu_op!`]: globals, constants, lists, selects and switches,
 /// ref compares, branches, calls, `fail`, `yield`, trace, buffers and casts.
 ///
-/// Row syntax: `SET BYTE dis|nodis "mnemonic" (Kind, ...) "syntax";` where
-/// each `Kind` is an [`Operand`] in encoding order and `syntax` is the
-/// upstream text form: `$m` is `vm.<mnemonic>`, `$N` operand `N` in its
-/// kind's form, `$?N` operand `N` (a register list) preceded by a space
-/// unless it is empty. `nodis` marks the opcodes upstream 3.13's
-/// disassembler rejects (it fails the function instead of printing them).
+/// Row syntax: `SET BYTE dis|nodis "mnemonic" Variant [fixed = EXPR, ...]
+/// { field: Kind, ... } "syntax";` (the bracketed fixed fields optional). The fields are the operands in encoding
+/// order, each an [`Operand`] kind; the decoder reads and verifies them by
+/// kind into `Op::Variant` (`fixed` fields are set as given). A variant of
+/// `_` marks the few instructions whose executable form is not a plain
+/// field-per-operand `Op` (calls, tables, multi-register buffer ops, ...):
+/// the decoder builds those by hand, the disassembler still reads them by
+/// the kinds listed. `syntax` is upstream's text form: `$m` is
+/// `vm.<mnemonic>`, `$N` operand `N` in its kind's form, `$?N` a register
+/// list preceded by a space unless it is empty. `nodis` marks the opcodes
+/// upstream 3.13's disassembler rejects (it fails the function instead).
 macro_rules! for_each_other_op {
     ($m:ident ! { $($args:tt)* }) => {
         $m! {
             ($($args)*)
             // ---- globals ----
-            Core 0x00 dis "global.load.i32" (Global, I32) "$1 = $m .rwdata[$0]";
-            Core 0x01 dis "global.store.i32" (Global, I32) "$m $1, .rwdata[$0]";
-            Core 0x02 dis "global.load.indirect.i32" (I32, I32) "$1 = $m .rwdata[$0]";
-            Core 0x03 dis "global.store.indirect.i32" (I32, I32) "$m $1, .rwdata[$0]";
-            Core 0x04 dis "global.load.i64" (Global, I64) "$1 = $m .rwdata[$0]";
-            Core 0x05 dis "global.store.i64" (Global, I64) "$m $1, .rwdata[$0]";
-            Core 0x06 dis "global.load.indirect.i64" (I32, I64) "$1 = $m .rwdata[$0]";
-            Core 0x07 dis "global.store.indirect.i64" (I32, I64) "$m $1, .rwdata[$0]";
-            Core 0x08 dis "global.load.ref" (Global, Type, Ref) "$2 = $m .refs[$0] : $1";
-            Core 0x09 dis "global.store.ref" (Global, Type, Ref) "$m $2, .refs[$0] : $1";
-            Core 0x0A dis "global.load.indirect.ref" (I32, Type, Ref) "$2 = $m .refs[$0] : $1";
-            Core 0x0B dis "global.store.indirect.ref" (I32, Type, Ref) "$m $2, .refs[$0] : $1";
+            Core 0x00 dis "global.load.i32" GlobalLoadI32 { offset: Global4, r: I32 } "$1 = $m .rwdata[$0]";
+            Core 0x01 dis "global.store.i32" GlobalStoreI32 { offset: Global4, v: I32 } "$m $1, .rwdata[$0]";
+            Core 0x02 dis "global.load.indirect.i32" GlobalLoadIndI32 { offset: I32, r: I32 } "$1 = $m .rwdata[$0]";
+            Core 0x03 dis "global.store.indirect.i32" GlobalStoreIndI32 { offset: I32, v: I32 } "$m $1, .rwdata[$0]";
+            Core 0x04 dis "global.load.i64" GlobalLoadI64 { offset: Global8, r: I64 } "$1 = $m .rwdata[$0]";
+            Core 0x05 dis "global.store.i64" GlobalStoreI64 { offset: Global8, v: I64 } "$m $1, .rwdata[$0]";
+            Core 0x06 dis "global.load.indirect.i64" GlobalLoadIndI64 { offset: I32, r: I64 } "$1 = $m .rwdata[$0]";
+            Core 0x07 dis "global.store.indirect.i64" GlobalStoreIndI64 { offset: I32, v: I64 } "$m $1, .rwdata[$0]";
+            Core 0x08 dis "global.load.ref" GlobalLoadRef { global: GlobalRef, ty: Type, r: Ref } "$2 = $m .refs[$0] : $1";
+            Core 0x09 dis "global.store.ref" GlobalStoreRef { global: GlobalRef, ty: Type, v: Ref } "$m $2, .refs[$0] : $1";
+            Core 0x0A dis "global.load.indirect.ref" GlobalLoadIndRef { global: I32, ty: Type, r: Ref } "$2 = $m .refs[$0] : $1";
+            Core 0x0B dis "global.store.indirect.ref" GlobalStoreIndRef { global: I32, ty: Type, v: Ref } "$m $2, .refs[$0] : $1";
             // ---- constants ----
-            Core 0x0C dis "const.i32.zero" (I32) "$0 = $m";
-            Core 0x0D dis "const.i32" (ConstI32, I32) "$1 = $m $0";
-            Core 0x0E dis "const.i64.zero" (I64) "$0 = $m";
-            Core 0x0F dis "const.i64" (ConstI64, I64) "$1 = $m $0";
-            Core 0x10 dis "const.ref.zero" (Ref) "$0 = $m";
-            Core 0x11 dis "const.ref.rodata" (Rodata, Ref) "$1 = $m $0";
+            Core 0x0C dis "const.i32.zero" ConstI32 [value = 0] { r: I32 } "$0 = $m";
+            Core 0x0D dis "const.i32" ConstI32 { value: ConstI32, r: I32 } "$1 = $m $0";
+            Core 0x0E dis "const.i64.zero" ConstI64 [lo = 0, hi = 0] { r: I64 } "$0 = $m";
+            Core 0x0F dis "const.i64" _ { value: ConstI64, r: I64 } "$1 = $m $0";
+            Core 0x10 dis "const.ref.zero" ConstRefZero { r: Ref } "$0 = $m";
+            Core 0x11 dis "const.ref.rodata" ConstRefRodata { rodata: Rodata, r: Ref } "$1 = $m $0";
             // ---- lists ----
-            Core 0x12 dis "list.alloc" (Type, I32, Ref) "$2 = $m $1 : !vm.list<$0>";
-            Core 0x13 dis "list.reserve" (Ref, I32) "$m $0, $1";
-            Core 0x14 dis "list.size" (Ref, I32) "$1 = $m $0";
-            Core 0x15 dis "list.resize" (Ref, I32) "$m $0, $1";
-            Core 0x16 dis "list.get.i32" (Ref, I32, I32) "$2 = $m $0, $1";
-            Core 0x17 dis "list.set.i32" (Ref, I32, I32) "$m $0, $1, $2";
-            Core 0x18 dis "list.get.i64" (Ref, I32, I64) "$2 = $m $0, $1";
-            Core 0x19 dis "list.set.i64" (Ref, I32, I64) "$m $0, $1, $2";
-            Core 0x1A dis "list.get.ref" (Ref, I32, Type, Ref) "$3 = $m $0, $1 : $2";
-            Core 0x1B dis "list.set.ref" (Ref, I32, Ref) "$m $0, $1, $2";
+            Core 0x12 dis "list.alloc" ListAlloc { ty: Type, capacity: I32, r: Ref } "$2 = $m $1 : !vm.list<$0>";
+            Core 0x13 dis "list.reserve" ListReserve { list: Ref, capacity: I32 } "$m $0, $1";
+            Core 0x14 dis "list.size" ListSize { list: Ref, r: I32 } "$1 = $m $0";
+            Core 0x15 dis "list.resize" ListResize { list: Ref, size: I32 } "$m $0, $1";
+            Core 0x16 dis "list.get.i32" ListGet [elem = ListElem::I32] { list: Ref, index: I32, r: I32 } "$2 = $m $0, $1";
+            Core 0x17 dis "list.set.i32" ListSet [elem = ListElem::I32] { list: Ref, index: I32, v: I32 } "$m $0, $1, $2";
+            Core 0x18 dis "list.get.i64" ListGet [elem = ListElem::I64] { list: Ref, index: I32, r: I64 } "$2 = $m $0, $1";
+            Core 0x19 dis "list.set.i64" ListSet [elem = ListElem::I64] { list: Ref, index: I32, v: I64 } "$m $0, $1, $2";
+            Core 0x1A dis "list.get.ref" ListGetRef { list: Ref, index: I32, ty: Type, r: Ref } "$3 = $m $0, $1 : $2";
+            Core 0x1B dis "list.set.ref" ListSetRef { list: Ref, index: I32, v: Ref } "$m $0, $1, $2";
             // ---- select / switch ----
-            Core 0x1C dis "select.i32" (I32, I32, I32, I32) "$3 = $m $0 ? $1 : $2";
-            Core 0x1D dis "select.i64" (I32, I64, I64, I64) "$3 = $m $0 ? $1 : $2";
-            Core 0x1E dis "select.ref" (I32, Type, Ref, Ref, Ref) "$4 = $m $0 ? $2 : $3 -> $1";
-            Core 0x1F dis "switch.i32" (I32, I32, Regs, I32) "$3 = $m $0[$2] else $1";
-            Core 0x20 dis "switch.i64" (I32, I64, Regs, I64) "$3 = $m $0[$2] else $1";
-            Core 0x21 nodis "switch.ref" (I32, Type, Ref, Regs, Ref) "$4 = $m $0[$3] else $2 -> $1";
+            Core 0x1C dis "select.i32" SelectI32 { cond: I32, t: I32, f: I32, r: I32 } "$3 = $m $0 ? $1 : $2";
+            Core 0x1D dis "select.i64" SelectI64 { cond: I32, t: I64, f: I64, r: I64 } "$3 = $m $0 ? $1 : $2";
+            Core 0x1E dis "select.ref" _ { cond: I32, ty: Type, t: Ref, f: Ref, r: Ref } "$4 = $m $0 ? $2 : $3 -> $1";
+            Core 0x1F dis "switch.i32" SwitchI32 { index: I32, default: I32, list: RegsI32, r: I32 } "$3 = $m $0[$2] else $1";
+            Core 0x20 dis "switch.i64" SwitchI64 { index: I32, default: I64, list: RegsI64, r: I64 } "$3 = $m $0[$2] else $1";
+            Core 0x21 nodis "switch.ref" _ { index: I32, ty: Type, default: Ref, list: RegsRef, r: Ref } "$4 = $m $0[$3] else $2 -> $1";
             // ---- ref compares ----
-            Core 0x53 dis "cmp.eq.ref" (Ref, Ref, I32) "$2 = $m $0, $1";
-            Core 0x54 dis "cmp.ne.ref" (Ref, Ref, I32) "$2 = $m $0, $1";
-            Core 0x55 dis "cmp.nz.ref" (Ref, I32) "$1 = $m $0";
+            Core 0x53 dis "cmp.eq.ref" CmpEqRef { a: Ref, b: Ref, r: I32 } "$2 = $m $0, $1";
+            Core 0x54 dis "cmp.ne.ref" CmpNeRef { a: Ref, b: Ref, r: I32 } "$2 = $m $0, $1";
+            Core 0x55 dis "cmp.nz.ref" CmpNzRef { a: Ref, r: I32 } "$1 = $m $0";
             // ---- control flow ----
-            Core 0x56 dis "br" (Branch) "$m $0";
-            Core 0x57 dis "cond_br" (I32, Branch, Branch) "$m $0, $1, $2";
-            Core 0x58 dis "call" (Func, Regs, Results) "$2$m $0($1)";
-            Core 0x59 dis "call.variadic" (Func, Segments, Regs, Results) "$3$m $0 segments[$1]($2)";
-            Core 0x5A dis "return" (Regs) "$m$?0";
-            Core 0x5B dis "fail" (I32, Str) "$m $0, $1";
-            Core 0x5C dis "import.resolved" (Func, I32) "$1 = $m $0";
-            Core 0x5D dis "yield" (Branch) "$m $0";
-            Core 0x5E dis "trace" (Str, Regs) "$m $0($1)";
-            Core 0x5F dis "print" (Str, Regs) "$m $0($1)";
-            Core 0x60 dis "cond_break" (I32, Branch) "$m $0, $1";
-            Core 0x61 dis "break" (Branch) "$m $0";
-            Core 0x83 dis "br_table" (I32, Branch, Cases) "$m $0 { default: $1$2 }";
-            Core 0x87 dis "call.yieldable" (Func, Regs, Target, Regs) "$m $0($1) -> $2($3)";
-            Core 0x88 dis "call.variadic.yieldable" (Func, Segments, Regs, Target, Regs) "$m $0 segments[$1]($2) -> $3($4)";
+            Core 0x56 dis "br" BrRemap { branch: Branch } "$m $0";
+            Core 0x57 dis "cond_br" CondBrRemap { cond: I32, t: Branch, f: Branch } "$m $0, $1, $2";
+            Core 0x58 dis "call" _ { callee: Func, args: RegsAny, results: Results } "$2$m $0($1)";
+            Core 0x59 dis "call.variadic" _ { callee: Func, segments: Segments, args: RegsAny, results: Results } "$3$m $0 segments[$1]($2)";
+            Core 0x5A dis "return" Return { list: RegsAny } "$m$?0";
+            Core 0x5B dis "fail" Fail { status: I32, message: Str } "$m $0, $1";
+            Core 0x5C dis "import.resolved" _ { import: Func, r: I32 } "$1 = $m $0";
+            Core 0x5D dis "yield" Yield { branch: Branch } "$m $0";
+            Core 0x5E dis "trace" _ { event: Str, list: RegsAny } "$m $0($1)";
+            Core 0x5F dis "print" _ { event: Str, list: RegsAny } "$m $0($1)";
+            Core 0x60 dis "cond_break" CondBreak { cond: I32, branch: Branch } "$m $0, $1";
+            Core 0x61 dis "break" BrRemap { branch: Branch } "$m $0";
+            Core 0x83 dis "br_table" _ { index: I32, default: Branch, cases: Cases } "$m $0 { default: $1$2 }";
+            Core 0x87 dis "call.yieldable" _ { callee: Func, args: RegsAny, resume: Target, results: RegsAny } "$m $0($1) -> $2($3)";
+            Core 0x88 dis "call.variadic.yieldable" _ { callee: Func, segments: Segments, args: RegsAny, resume: Target, results: RegsAny } "$m $0 segments[$1]($2) -> $3($4)";
             // ---- buffers ----
-            Core 0x62 dis "buffer.load.i8.u" (Ref, I64, I32) "$2 = $m $0, $1";
-            Core 0x63 dis "buffer.load.i8.s" (Ref, I64, I32) "$2 = $m $0, $1";
-            Core 0x64 dis "buffer.load.i16.u" (Ref, I64, I32) "$2 = $m $0, $1";
-            Core 0x65 dis "buffer.load.i16.s" (Ref, I64, I32) "$2 = $m $0, $1";
-            Core 0x66 dis "buffer.load.i32" (Ref, I64, I32) "$2 = $m $0, $1";
-            Core 0x67 dis "buffer.load.i64" (Ref, I64, I64) "$2 = $m $0, $1";
-            Core 0x68 dis "buffer.store.i8" (Ref, I64, I32) "$m $2, $0, $1";
-            Core 0x69 dis "buffer.store.i16" (Ref, I64, I32) "$m $2, $0, $1";
-            Core 0x6A dis "buffer.store.i32" (Ref, I64, I32) "$m $2, $0, $1";
-            Core 0x6B dis "buffer.store.i64" (Ref, I64, I64) "$m $2, $0, $1";
-            Core 0x6C dis "buffer.alloc" (I64, I32, Ref) "$2 = $m $0, $1";
-            Core 0x6D dis "buffer.clone" (Ref, I64, I64, I32, Ref) "$4 = $m $0, $1, $2, $3";
-            Core 0x6E dis "buffer.length" (Ref, I64) "$1 = $m $0";
-            Core 0x6F dis "buffer.copy" (Ref, I64, Ref, I64, I64) "$m $0, $1, $2, $3, $4";
-            Core 0x70 dis "buffer.compare" (Ref, I64, Ref, I64, I64, I32) "$5 = $m $0, $1, $2, $3, $4";
-            Core 0x71 dis "buffer.fill.i8" (Ref, I64, I64, I32) "$m $0, $1, $2, $3";
-            Core 0x72 dis "buffer.fill.i16" (Ref, I64, I64, I32) "$m $0, $1, $2, $3";
-            Core 0x73 dis "buffer.fill.i32" (Ref, I64, I64, I32) "$m $0, $1, $2, $3";
-            Core 0x74 dis "buffer.fill.i64" (Ref, I64, I64, I64) "$m $0, $1, $2, $3";
-            Core 0x84 dis "buffer.hash" (Ref, I64, I64, I64) "$3 = $m $0, $1, $2";
+            Core 0x62 dis "buffer.load.i8.u" BufferLoad [elem = BufElem::I8U] { buf: Ref, offset: I64, r: I32 } "$2 = $m $0, $1";
+            Core 0x63 dis "buffer.load.i8.s" BufferLoad [elem = BufElem::I8S] { buf: Ref, offset: I64, r: I32 } "$2 = $m $0, $1";
+            Core 0x64 dis "buffer.load.i16.u" BufferLoad [elem = BufElem::I16U] { buf: Ref, offset: I64, r: I32 } "$2 = $m $0, $1";
+            Core 0x65 dis "buffer.load.i16.s" BufferLoad [elem = BufElem::I16S] { buf: Ref, offset: I64, r: I32 } "$2 = $m $0, $1";
+            Core 0x66 dis "buffer.load.i32" BufferLoad [elem = BufElem::I32] { buf: Ref, offset: I64, r: I32 } "$2 = $m $0, $1";
+            Core 0x67 dis "buffer.load.i64" BufferLoad [elem = BufElem::I64] { buf: Ref, offset: I64, r: I64 } "$2 = $m $0, $1";
+            Core 0x68 dis "buffer.store.i8" BufferStore [elem = BufElem::I8U] { buf: Ref, offset: I64, v: I32 } "$m $2, $0, $1";
+            Core 0x69 dis "buffer.store.i16" BufferStore [elem = BufElem::I16U] { buf: Ref, offset: I64, v: I32 } "$m $2, $0, $1";
+            Core 0x6A dis "buffer.store.i32" BufferStore [elem = BufElem::I32] { buf: Ref, offset: I64, v: I32 } "$m $2, $0, $1";
+            Core 0x6B dis "buffer.store.i64" BufferStore [elem = BufElem::I64] { buf: Ref, offset: I64, v: I64 } "$m $2, $0, $1";
+            Core 0x6C dis "buffer.alloc" BufferAlloc { length: I64, alignment: I32, r: Ref } "$2 = $m $0, $1";
+            Core 0x6D dis "buffer.clone" _ { src: Ref, offset: I64, length: I64, alignment: I32, r: Ref } "$4 = $m $0, $1, $2, $3";
+            Core 0x6E dis "buffer.length" BufferLength { buf: Ref, r: I64 } "$1 = $m $0";
+            Core 0x6F dis "buffer.copy" _ { src: Ref, src_offset: I64, dst: Ref, dst_offset: I64, length: I64 } "$m $0, $1, $2, $3, $4";
+            Core 0x70 dis "buffer.compare" _ { a: Ref, a_offset: I64, b: Ref, b_offset: I64, length: I64, r: I32 } "$5 = $m $0, $1, $2, $3, $4";
+            Core 0x71 dis "buffer.fill.i8" BufferFill [elem = BufElem::I8U] { buf: Ref, offset: I64, length: I64, v: I32 } "$m $0, $1, $2, $3";
+            Core 0x72 dis "buffer.fill.i16" BufferFill [elem = BufElem::I16U] { buf: Ref, offset: I64, length: I64, v: I32 } "$m $0, $1, $2, $3";
+            Core 0x73 dis "buffer.fill.i32" BufferFill [elem = BufElem::I32] { buf: Ref, offset: I64, length: I64, v: I32 } "$m $0, $1, $2, $3";
+            Core 0x74 dis "buffer.fill.i64" BufferFill [elem = BufElem::I64] { buf: Ref, offset: I64, length: I64, v: I64 } "$m $0, $1, $2, $3";
+            Core 0x84 dis "buffer.hash" _ { buf: Ref, offset: I64, length: I64, r: I64 } "$3 = $m $0, $1, $2";
             // ---- refs ----
-            Core 0x82 dis "cast.any.ref" (Ref, Type, Ref) "$2 = $m $0 : !vm.ref<?> -> $1";
-            Core 0x85 dis "discard.refs" (Regs) "$m $0";
-            Core 0x86 dis "assign.ref" (Ref, Ref) "$1 = $m $0";
+            Core 0x82 dis "cast.any.ref" CastAnyRef { a: Ref, ty: Type, r: Ref } "$2 = $m $0 : !vm.ref<?> -> $1";
+            Core 0x85 dis "discard.refs" DiscardRefs { list: RegsRef } "$m $0";
+            Core 0x86 dis "assign.ref" AssignRef { a: Ref, r: Ref } "$1 = $m $0";
             // ---- EXT_F32 ----
-            F32 0x00 dis "global.load.f32" (Global, I32) "$1 = $m .rwdata[$0]";
-            F32 0x01 dis "global.store.f32" (Global, I32) "$m $1, .rwdata[$0]";
-            F32 0x02 dis "global.load.indirect.f32" (I32, I32) "$1 = $m .rwdata[$0]";
-            F32 0x03 dis "global.store.indirect.f32" (I32, I32) "$m $1, .rwdata[$0]";
-            F32 0x04 dis "const.f32.zero" (I32) "$0 = $m";
-            F32 0x05 dis "const.f32" (ConstF32, I32) "$1 = $m $0";
-            F32 0x06 dis "list.get.f32" (Ref, I32, I32) "$2 = $m $0, $1";
-            F32 0x07 dis "list.set.f32" (Ref, I32, I32) "$m $0, $1, $2";
-            F32 0x08 dis "select.f32" (I32, I32, I32, I32) "$3 = $m $0 ? $1 : $2";
-            F32 0x09 dis "switch.f32" (I32, I32, Regs, I32) "$3 = $m $0[$2] else $1";
-            F32 0x33 dis "buffer.load.f32" (Ref, I64, I32) "$2 = $m $0, $1";
-            F32 0x34 dis "buffer.store.f32" (Ref, I64, I32) "$m $2, $0, $1";
-            F32 0x35 dis "buffer.fill.f32" (Ref, I64, I64, I32) "$m $0, $1, $2, $3";
+            F32 0x00 dis "global.load.f32" GlobalLoadI32 { offset: Global4, r: I32 } "$1 = $m .rwdata[$0]";
+            F32 0x01 dis "global.store.f32" GlobalStoreI32 { offset: Global4, v: I32 } "$m $1, .rwdata[$0]";
+            F32 0x02 dis "global.load.indirect.f32" GlobalLoadIndI32 { offset: I32, r: I32 } "$1 = $m .rwdata[$0]";
+            F32 0x03 dis "global.store.indirect.f32" GlobalStoreIndI32 { offset: I32, v: I32 } "$m $1, .rwdata[$0]";
+            F32 0x04 dis "const.f32.zero" ConstI32 [value = 0] { r: I32 } "$0 = $m";
+            F32 0x05 dis "const.f32" ConstI32 { value: ConstF32, r: I32 } "$1 = $m $0";
+            F32 0x06 dis "list.get.f32" ListGet [elem = ListElem::F32] { list: Ref, index: I32, r: I32 } "$2 = $m $0, $1";
+            F32 0x07 dis "list.set.f32" ListSet [elem = ListElem::F32] { list: Ref, index: I32, v: I32 } "$m $0, $1, $2";
+            F32 0x08 dis "select.f32" SelectI32 { cond: I32, t: I32, f: I32, r: I32 } "$3 = $m $0 ? $1 : $2";
+            F32 0x09 dis "switch.f32" SwitchI32 { index: I32, default: I32, list: RegsI32, r: I32 } "$3 = $m $0[$2] else $1";
+            F32 0x33 dis "buffer.load.f32" BufferLoad [elem = BufElem::F32] { buf: Ref, offset: I64, r: I32 } "$2 = $m $0, $1";
+            F32 0x34 dis "buffer.store.f32" BufferStore [elem = BufElem::F32] { buf: Ref, offset: I64, v: I32 } "$m $2, $0, $1";
+            F32 0x35 dis "buffer.fill.f32" BufferFill [elem = BufElem::F32] { buf: Ref, offset: I64, length: I64, v: I32 } "$m $0, $1, $2, $3";
             // ---- EXT_F64 ----
-            F64 0x00 dis "global.load.f64" (Global, I64) "$1 = $m .rwdata[$0]";
-            F64 0x01 dis "global.store.f64" (Global, I64) "$m $1, .rwdata[$0]";
-            F64 0x02 dis "global.load.indirect.f64" (I32, I64) "$1 = $m .rwdata[$0]";
-            F64 0x03 dis "global.store.indirect.f64" (I32, I64) "$m $1, .rwdata[$0]";
-            F64 0x04 dis "const.f64.zero" (I64) "$0 = $m";
-            F64 0x05 dis "const.f64" (ConstF64, I64) "$1 = $m $0";
-            F64 0x06 dis "list.get.f64" (Ref, I32, I64) "$2 = $m $0, $1";
-            F64 0x07 dis "list.set.f64" (Ref, I32, I64) "$m $0, $1, $2";
-            F64 0x08 dis "select.f64" (I32, I64, I64, I64) "$3 = $m $0 ? $1 : $2";
-            F64 0x09 dis "switch.f64" (I32, I64, Regs, I64) "$3 = $m $0[$2] else $1";
-            F64 0x39 dis "buffer.load.f64" (Ref, I64, I64) "$2 = $m $0, $1";
-            F64 0x3A dis "buffer.store.f64" (Ref, I64, I64) "$m $2, $0, $1";
-            F64 0x3B dis "buffer.fill.f64" (Ref, I64, I64, I64) "$m $0, $1, $2, $3";
+            F64 0x00 dis "global.load.f64" GlobalLoadI64 { offset: Global8, r: I64 } "$1 = $m .rwdata[$0]";
+            F64 0x01 dis "global.store.f64" GlobalStoreI64 { offset: Global8, v: I64 } "$m $1, .rwdata[$0]";
+            // 3.13's compiler also encodes `global.load.indirect.f32` this way.
+            F64 0x02 dis "global.load.indirect.f64" GlobalLoadIndF64 { offset: I32, r: I64 } "$1 = $m .rwdata[$0]";
+            F64 0x03 dis "global.store.indirect.f64" GlobalStoreIndI64 { offset: I32, v: I64 } "$m $1, .rwdata[$0]";
+            F64 0x04 dis "const.f64.zero" ConstI64 [lo = 0, hi = 0] { r: I64 } "$0 = $m";
+            F64 0x05 dis "const.f64" _ { value: ConstF64, r: I64 } "$1 = $m $0";
+            F64 0x06 dis "list.get.f64" ListGet [elem = ListElem::F64] { list: Ref, index: I32, r: I64 } "$2 = $m $0, $1";
+            F64 0x07 dis "list.set.f64" ListSet [elem = ListElem::F64] { list: Ref, index: I32, v: I64 } "$m $0, $1, $2";
+            F64 0x08 dis "select.f64" SelectI64 { cond: I32, t: I64, f: I64, r: I64 } "$3 = $m $0 ? $1 : $2";
+            F64 0x09 dis "switch.f64" SwitchF64 { index: I32, default: I64, list: RegsI64, r: I64 } "$3 = $m $0[$2] else $1";
+            F64 0x39 dis "buffer.load.f64" BufferLoad [elem = BufElem::F64] { buf: Ref, offset: I64, r: I64 } "$2 = $m $0, $1";
+            F64 0x3A dis "buffer.store.f64" BufferStore [elem = BufElem::F64] { buf: Ref, offset: I64, v: I64 } "$m $2, $0, $1";
+            F64 0x3B dis "buffer.fill.f64" BufferFill [elem = BufElem::F64] { buf: Ref, offset: I64, length: I64, v: I64 } "$m $0, $1, $2, $3";
         }
     };
 }
+pub(crate) use for_each_other_op;
 
 /// The opcode sets: the core set and the EXT_F32 / EXT_F64 prefixed sets.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -365,17 +372,28 @@ pub enum Operand {
     ConstF64,
     /// A u32 type ordinal, printed as the type's name.
     Type,
-    /// A u32 global byte offset or ref global ordinal.
-    Global,
+    /// A u32 global byte offset of a 4-byte global, printed as a number.
+    Global4,
+    /// A u32 global byte offset of an 8-byte global.
+    Global8,
+    /// A u32 ref global ordinal.
+    GlobalRef,
     /// A u32 rodata segment ordinal, printed with the segment's length.
     Rodata,
     /// A u32 function ordinal (high bit: import), printed `@name`.
     Func,
-    /// A register list: 2-byte aligned u16 count, then u16 registers.
-    Regs,
-    /// Call results: encoded like [`Operand::Regs`], printed `a, b = `.
+    /// A list of i32-bank registers: 2-byte aligned u16 count, then u16
+    /// registers; printed `%a, %b`.
+    RegsI32,
+    /// A list of i32-bank register pairs, encoded like [`Operand::RegsI32`].
+    RegsI64,
+    /// A list of ref registers, encoded like [`Operand::RegsI32`].
+    RegsRef,
+    /// A list of registers of any bank, encoded like [`Operand::RegsI32`].
+    RegsAny,
+    /// Call results: encoded like [`Operand::RegsI32`], printed `a, b = `.
     Results,
-    /// Variadic segment sizes: encoded like [`Operand::Regs`], printed as
+    /// Variadic segment sizes: encoded like [`Operand::RegsI32`], printed as
     /// numbers.
     Segments,
     /// A branch: u32 block offset, then a 2-byte aligned u16 count of
@@ -452,7 +470,9 @@ macro_rules! define_alu_info {
 for_each_alu_op!(define_alu_info! {});
 
 macro_rules! define_other_info {
-    (() $( $set:ident $code:literal $dis:ident $mnemonic:literal ( $($operand:ident),* ) $syntax:literal ; )*) => {
+    (() $( $set:ident $code:literal $dis:ident $mnemonic:literal $variant:tt
+           $([ $($fixed:ident = $value:expr),* ])?
+           { $($field:ident : $operand:ident),* } $syntax:literal ; )*) => {
         fn other_info(set: OpcodeSet, code: u8) -> Option<OpInfo> {
             Some(match (set, code) {
                 $( (OpcodeSet::$set, $code) => OpInfo {
@@ -586,7 +606,9 @@ impl<'a> OperandReader<'a> {
             Operand::ConstI32
             | Operand::ConstF32
             | Operand::Type
-            | Operand::Global
+            | Operand::Global4
+            | Operand::Global8
+            | Operand::GlobalRef
             | Operand::Rodata
             | Operand::Func
             | Operand::Target => Value::Imm(u64::from(self.u32()?)),
@@ -595,7 +617,12 @@ impl<'a> OperandReader<'a> {
                 let hi = u64::from(self.u32()?);
                 Value::Imm(hi << 32 | lo)
             }
-            Operand::Regs | Operand::Results | Operand::Segments => Value::List(self.list()?),
+            Operand::RegsI32
+            | Operand::RegsI64
+            | Operand::RegsRef
+            | Operand::RegsAny
+            | Operand::Results
+            | Operand::Segments => Value::List(self.list()?),
             Operand::Branch => Value::Branch(self.branch()?),
             Operand::Str => {
                 let n = usize::from(self.u16()?);

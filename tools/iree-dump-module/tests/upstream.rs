@@ -46,9 +46,15 @@ fn recorded_dumps_match_upstream() {
     let mut failures = Vec::new();
     for (module, mode, recording) in &recordings {
         let expected = std::fs::read(recording).unwrap();
-        let mut args = match mode.strip_suffix("-pretty") {
-            Some(output) => vec![format!("--output={output}"), "--pretty".to_string()],
-            None => vec![format!("--output={mode}")],
+        let mut args = if let Some(output) = mode.strip_suffix("-pretty") {
+            vec![format!("--output={output}"), "--pretty".to_string()]
+        } else if let Some(output) = mode.strip_suffix("-offsets") {
+            vec![
+                format!("--output={output}"),
+                "--bytecode_offsets".to_string(),
+            ]
+        } else {
+            vec![format!("--output={mode}")]
         };
         args.push(module.to_str().unwrap().to_string());
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
@@ -107,12 +113,14 @@ fn truncated_and_corrupted_modules_fail_cleanly() {
     }
     for case in cases {
         std::fs::write(&path, &case).unwrap();
-        let out = dump(&["--output=metadata", path.to_str().unwrap()]);
-        // Success (a corruption the format tolerates) or a clean error; a
-        // panic would exit with 101.
-        assert!(matches!(out.status.code(), Some(0) | Some(1)), "{out:?}");
-        if !out.status.success() {
-            assert!(String::from_utf8_lossy(&out.stderr).ends_with('\n'));
+        for output in ["--output=metadata", "--output=all"] {
+            let out = dump(&[output, "--bytecode_offsets", path.to_str().unwrap()]);
+            // Success (a corruption the format tolerates) or a clean error; a
+            // panic would exit with 101.
+            assert!(matches!(out.status.code(), Some(0) | Some(1)), "{out:?}");
+            if !out.status.success() {
+                assert!(String::from_utf8_lossy(&out.stderr).ends_with('\n'));
+            }
         }
     }
     let _ = std::fs::remove_dir_all(&dir);
