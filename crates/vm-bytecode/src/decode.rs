@@ -319,6 +319,14 @@ impl<'a, 'm> Decoder<'a, 'm> {
         }
         Ok(g)
     }
+    fn import(&mut self) -> Result<u32> {
+        let f = self.r.u32()?;
+        let import = f & 0x7FFF_FFFF;
+        if f & 0x8000_0000 == 0 || import as usize >= self.m.import_cconvs.len() {
+            return Err(err(format!("import.resolved of invalid import {f:#x}")));
+        }
+        Ok(import)
+    }
     fn rodata(&mut self) -> Result<u32> {
         let rodata = self.r.u32()?;
         if rodata as usize >= self.m.meta.rodata.len() {
@@ -990,6 +998,9 @@ macro_rules! decode_operand {
     ($d:ident, Rodata) => {
         $d.rodata()?
     };
+    ($d:ident, Import) => {
+        $d.import()?
+    };
     ($d:ident, RegsI32) => {
         $d.list_of(|d, r| d.check_i32(r))?
     };
@@ -1084,17 +1095,6 @@ fn decode_by_hand(d: &mut Decoder<'_, '_>, set: OpcodeSet, c: u8) -> Result<Opti
         (OpcodeSet::Core, 0x59) => Call {
             call: d.call(true, false)?,
         },
-        (OpcodeSet::Core, 0x5C) => {
-            let f = d.r.u32()?;
-            let import = f & 0x7FFF_FFFF;
-            if f & 0x8000_0000 == 0 || import as usize >= d.m.import_cconvs.len() {
-                return Err(err(format!("import.resolved of invalid import {f:#x}")));
-            }
-            ImportResolved {
-                import,
-                r: d.i32()?,
-            }
-        }
         (OpcodeSet::Core, 0x5E | 0x5F) => {
             d.string()?;
             d.strings.pop();

@@ -201,6 +201,31 @@ fn write_function_header(out: &mut String, name: &str, cconv: &Cconv) {
     out.push_str(") {\n");
 }
 
+/// The bytecode offsets of the instructions of one function's `code` (block
+/// markers excluded), found by the ISA table alone: what the verifier
+/// (`decode.rs`) must agree with.
+pub fn instruction_offsets(code: &[u8]) -> Result<Vec<u32>> {
+    let mut r = OperandReader { code, pc: 0 };
+    let mut starts = Vec::new();
+    while r.pc < code.len() {
+        let pc = r.pc;
+        let Some((set, byte)) = r.opcode()? else {
+            continue;
+        };
+        let Some(info) = op_info(set, byte) else {
+            if code[pc..].iter().all(|&b| b == 0) {
+                break;
+            }
+            return Err(invalid(format!("invalid opcode at {pc:08X}")));
+        };
+        for &kind in info.operands {
+            r.operand(kind)?;
+        }
+        starts.push(pc as u32);
+    }
+    Ok(starts)
+}
+
 /// One decoded instruction.
 struct Inst<'a> {
     pc: usize,
@@ -405,7 +430,7 @@ impl Printer<'_> {
                 let len = self.meta.rodata.get(*v as usize).map_or(0, |r| r.len());
                 let _ = write!(out, "{v}  // {len}b");
             }
-            (Operand::Func, Value::Imm(f)) => self.func(out, *f as u32),
+            (Operand::Func | Operand::Import, Value::Imm(f)) => self.func(out, *f as u32),
             (
                 Operand::RegsI32 | Operand::RegsI64 | Operand::RegsRef | Operand::RegsAny,
                 Value::List(l),

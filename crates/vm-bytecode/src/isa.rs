@@ -1,27 +1,33 @@
-//! The VM's register-to-register instructions in one table.
+//! The VM's instruction set in one table: every opcode of the core, EXT_F32
+//! and EXT_F64 sets has one row, in one of two macros.
 //!
 //! `for_each_alu_op!` lists every arithmetic, bitwise, shift, compare,
-//! conversion and float-math opcode of the core, EXT_F32 and EXT_F64 sets
-//! once: its opcode set and byte, its upstream mnemonic, the executable op
-//! variant it becomes, its operand and result value types in encoding order,
-//! and its semantics. Everything per-opcode about these instructions follows
-//! from this table:
+//! conversion and float-math opcode once: its opcode set and byte, its
+//! upstream mnemonic, the executable op variant it becomes, its operand and
+//! result value types in encoding order, and its semantics. Everything
+//! per-opcode about these instructions follows from this table:
 //!
 //! * the [`Op`](crate::op::Op) variants (`op.rs`),
 //! * decoding and verification of their operands (`decode.rs`),
 //! * their interpreter arms, all on the dispatch loop's fast path
 //!   (`interp.rs`),
-//! * their mnemonics ([`alu_mnemonic`]).
+//! * their mnemonics ([`alu_mnemonic`]) and disassembly.
 //!
 //! Row syntax: `SET BYTE "mnemonic" Variant(operand: Type, ...) -> Type =
 //! ok EXPR;` where each operand and the result are `I32`, `I64`, `F32` or
 //! `F64` (read from and written to the register file as such) and `EXPR`
 //! computes the result from the operands by name. `try EXPR` marks a
 //! fallible instruction: `EXPR` is a `Result`, and its error fails the call
-//! with the instruction's position. Instructions with side effects, side
-//! tables or control flow (globals, constants, lists, refs, buffers,
-//! branches, calls) are decoded and executed by hand in `decode.rs` and
-//! `interp.rs`.
+//! with the instruction's position.
+//!
+//! `for_each_other_op!` lists the other 101 opcodes (globals, constants,
+//! lists, refs, buffers, branches, calls, `fail`, `yield`, trace): each
+//! operand's encoding ([`Operand`]), the `Op` it is decoded into, and
+//! upstream's print syntax. The decoder reads their operands by kind from
+//! it (`decode.rs`), the disassembler reads and prints them
+//! ([`crate::disasm`]); their interpreter arms are written by hand in
+//! `interp.rs`, named by the `Op` variants. [`op_info`] answers for any
+//! opcode.
 //!
 //! Semantics match upstream's C definitions: wrapping integer math, masked
 //! shift amounts, `lroundf`-style float-to-int casts, `remainder` for float
@@ -273,7 +279,7 @@ macro_rules! for_each_other_op {
             Core 0x59 dis "call.variadic" _ { callee: Func, segments: Segments, args: RegsAny, results: Results } "$3$m $0 segments[$1]($2)";
             Core 0x5A dis "return" Return { list: RegsAny } "$m$?0";
             Core 0x5B dis "fail" Fail { status: I32, message: Str } "$m $0, $1";
-            Core 0x5C dis "import.resolved" _ { import: Func, r: I32 } "$1 = $m $0";
+            Core 0x5C dis "import.resolved" ImportResolved { import: Import, r: I32 } "$1 = $m $0";
             Core 0x5D dis "yield" Yield { branch: Branch } "$m $0";
             Core 0x5E dis "trace" _ { event: Str, list: RegsAny } "$m $0($1)";
             Core 0x5F dis "print" _ { event: Str, list: RegsAny } "$m $0($1)";
@@ -382,6 +388,8 @@ pub enum Operand {
     Rodata,
     /// A u32 function ordinal (high bit: import), printed `@name`.
     Func,
+    /// A u32 import ordinal (high bit set), printed `@name`.
+    Import,
     /// A list of i32-bank registers: 2-byte aligned u16 count, then u16
     /// registers; printed `%a, %b`.
     RegsI32,
@@ -611,6 +619,7 @@ impl<'a> OperandReader<'a> {
             | Operand::GlobalRef
             | Operand::Rodata
             | Operand::Func
+            | Operand::Import
             | Operand::Target => Value::Imm(u64::from(self.u32()?)),
             Operand::ConstI64 | Operand::ConstF64 => {
                 let lo = u64::from(self.u32()?);

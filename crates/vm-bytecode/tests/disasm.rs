@@ -2,7 +2,7 @@
 //! bad input.
 //!
 //! * Every function of every `.vmfb` under `testdata/` is walked twice:
-//!   by the table alone ([`op_info`] and [`OperandReader`], what the
+//!   by the table alone ([`instruction_offsets`], what the
 //!   disassembler does) and by the verifier ([`decode_function`]); both must
 //!   find the same instruction boundaries.
 //! * Truncated and bit-flipped modules never make the disassembler panic.
@@ -11,9 +11,8 @@ use std::path::{Path, PathBuf};
 
 use iree_vm::{Cconv, TypeDef};
 use iree_vm_bytecode::decode::{decode_function, ModuleView};
-use iree_vm_bytecode::disasm::{disassemble, Options};
+use iree_vm_bytecode::disasm::{disassemble, instruction_offsets, Options};
 use iree_vm_bytecode::format::parse_module;
-use iree_vm_bytecode::isa::{op_info, OperandReader};
 
 fn vmfbs(dir: &Path, out: &mut Vec<PathBuf>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
@@ -37,27 +36,6 @@ fn testdata_modules() -> Vec<PathBuf> {
     );
     files.sort();
     files
-}
-
-/// Instruction start offsets of one function found by the table alone.
-fn table_boundaries(code: &[u8]) -> Vec<u32> {
-    let mut r = OperandReader { code, pc: 0 };
-    let mut starts = Vec::new();
-    while r.pc < code.len() {
-        let pc = r.pc;
-        let Some((set, byte)) = r.opcode().unwrap() else {
-            continue;
-        };
-        let Some(info) = op_info(set, byte) else {
-            assert!(code[pc..].iter().all(|&b| b == 0), "invalid opcode at {pc}");
-            break;
-        };
-        for &kind in info.operands {
-            r.operand(kind).unwrap();
-        }
-        starts.push(pc as u32);
-    }
-    starts
 }
 
 #[test]
@@ -93,7 +71,7 @@ fn table_and_decoder_agree_on_instruction_boundaries() {
                 continue;
             };
             let bytes = &file[meta.function_range(ordinal).unwrap()];
-            let ours = table_boundaries(bytes);
+            let ours = instruction_offsets(bytes).unwrap();
             assert_eq!(
                 ours,
                 code.op_offsets.to_vec(),
