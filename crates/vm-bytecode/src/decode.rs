@@ -995,6 +995,14 @@ macro_rules! decode_operand {
     ($d:ident, ConstF32) => {
         $d.r.u32()?
     };
+    ($d:ident, ConstI64) => {{
+        let lo = $d.r.u32()?;
+        let hi = $d.r.u32()?;
+        u64::from(hi) << 32 | u64::from(lo)
+    }};
+    ($d:ident, ConstF64) => {
+        decode_operand!($d, ConstI64)
+    };
     ($d:ident, Rodata) => {
         $d.rodata()?
     };
@@ -1021,24 +1029,54 @@ macro_rules! decode_operand {
     };
 }
 
+/// Reads (and verifies) an operand a row does not keep (`_: Kind`).
+macro_rules! skip_operand {
+    ($d:ident, Type) => {
+        $d.type_of()?
+    };
+    ($d:ident, Str) => {{
+        $d.string()?;
+        $d.strings.pop();
+    }};
+}
+
 /// Builds one row's `Op` from its operands (or hands `_` rows to
 /// [`decode_by_hand`]).
 macro_rules! decode_row {
-    ($d:ident, $set:ident, $code:literal, _ [$($fixed:ident = $value:expr),*] { $($field:ident : $operand:ident),* }) => {
+    ($d:ident, $set:ident, $code:literal, _ [$($fixed:ident = $value:expr),*] { $($field:tt : $operand:ident),* }) => {
         return decode_by_hand($d, OpcodeSet::$set, $code)
     };
-    ($d:ident, $set:ident, $code:literal, $variant:ident [$($fixed:ident = $value:expr),*] { $($field:ident : $operand:ident),* }) => {
-        Op::$variant {
-            $($fixed: $value,)*
-            $($field: decode_operand!($d, $operand),)*
-        }
+    ($d:ident, $set:ident, $code:literal, $variant:ident [$($fixed:ident = $value:expr),*] { $($field:tt : $operand:ident),* }) => {
+        op_fields!($d; $variant; [$($fixed: $value,)*]; $($field : $operand,)*)
     };
+}
+
+/// Reads a row's operands in encoding order into locals, then builds the
+/// `Op`: `name: Kind` becomes field `name`, `_: Kind` is read and dropped,
+/// `[lo, hi]: Kind` splits a 64-bit immediate into two u32 fields.
+macro_rules! op_fields {
+    ($d:ident; $v:ident; [$($acc:tt)*];) => {
+        Op::$v { $($acc)* }
+    };
+    ($d:ident; $v:ident; [$($acc:tt)*]; _ : $k:ident, $($rest:tt)*) => {{
+        skip_operand!($d, $k);
+        op_fields!($d; $v; [$($acc)*]; $($rest)*)
+    }};
+    ($d:ident; $v:ident; [$($acc:tt)*]; [$lo:ident, $hi:ident] : $k:ident, $($rest:tt)*) => {{
+        let value: u64 = decode_operand!($d, $k);
+        let ($lo, $hi) = (value as u32, (value >> 32) as u32);
+        op_fields!($d; $v; [$($acc)* $lo, $hi,]; $($rest)*)
+    }};
+    ($d:ident; $v:ident; [$($acc:tt)*]; $f:ident : $k:ident, $($rest:tt)*) => {{
+        let $f = decode_operand!($d, $k);
+        op_fields!($d; $v; [$($acc)* $f,]; $($rest)*)
+    }};
 }
 
 macro_rules! define_decode_other {
     (() $( $set:ident $code:literal $dis:ident $mnemonic:literal $variant:tt
            $([ $($fixed:ident = $value:expr),* ])?
-           { $($field:ident : $operand:ident),* } $syntax:literal ; )*) => {
+           { $($field:tt : $operand:ident),* } $syntax:literal ; )*) => {
         /// Decodes and verifies every instruction of
         /// [`for_each_other_op!`](crate::isa): operands in encoding order,
         /// by kind, into the row's `Op`. `None` for invalid opcodes.
@@ -1055,53 +1093,17 @@ macro_rules! define_decode_other {
 crate::isa::for_each_other_op!(define_decode_other! {});
 
 /// The rows of [`for_each_other_op!`](crate::isa) marked `_`: their
-/// executable form is not one `Op` field per operand (calls, branch tables,
-/// multi-register buffer ops, 64-bit constants, typed selects and
-/// switches, trace events).
+/// executable form is not one `Op` field per operand (calls with their
+/// cconv checks, branch tables, the multi-register buffer ops' side table).
 fn decode_by_hand(d: &mut Decoder<'_, '_>, set: OpcodeSet, c: u8) -> Result<Option<Op>> {
     use Op::*;
     Ok(Some(match (set, c) {
-        (OpcodeSet::Core, 0x0F) => {
-            let (lo, hi) = (d.r.u32()?, d.r.u32()?);
-            ConstI64 {
-                lo,
-                hi,
-                r: d.i64()?,
-            }
-        }
-        (OpcodeSet::Core, 0x1E) => {
-            let cond = d.i32()?;
-            let _ty = d.type_of()?;
-            SelectRef {
-                cond,
-                t: d.rref()?,
-                f: d.rref()?,
-                r: d.rref()?,
-            }
-        }
-        (OpcodeSet::Core, 0x21) => {
-            let index = d.i32()?;
-            let _ty = d.type_of()?;
-            SwitchRef {
-                index,
-                default: d.rref()?,
-                list: d.list_of(|d, r| d.check_ref(r))?,
-                r: d.rref()?,
-            }
-        }
         (OpcodeSet::Core, 0x58) => Call {
             call: d.call(false, false)?,
         },
         (OpcodeSet::Core, 0x59) => Call {
             call: d.call(true, false)?,
         },
-        (OpcodeSet::Core, 0x5E | 0x5F) => {
-            d.string()?;
-            d.strings.pop();
-            Trace {
-                list: d.list_of(|d, r| d.check_any(r))?,
-            }
-        }
         (OpcodeSet::Core, 0x6D) => {
             let src = d.rref()?;
             let (off, len, align) = (d.i64()?, d.i64()?, d.i32()?);
@@ -1153,14 +1155,6 @@ fn decode_by_hand(d: &mut Decoder<'_, '_>, set: OpcodeSet, c: u8) -> Result<Opti
         (OpcodeSet::Core, 0x88) => Call {
             call: d.call(true, true)?,
         },
-        (OpcodeSet::F64, 0x05) => {
-            let (lo, hi) = (d.r.u32()?, d.r.u32()?);
-            ConstI64 {
-                lo,
-                hi,
-                r: d.i64()?,
-            }
-        }
         _ => return Ok(None),
     }))
 }

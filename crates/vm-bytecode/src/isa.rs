@@ -216,13 +216,15 @@ pub(crate) use for_each_alu_op;
 /// ref compares, branches, calls, `fail`, `yield`, trace, buffers and casts.
 ///
 /// Row syntax: `SET BYTE dis|nodis "mnemonic" Variant [fixed = EXPR, ...]
-/// { field: Kind, ... } "syntax";` (the bracketed fixed fields optional). The fields are the operands in encoding
-/// order, each an [`Operand`] kind; the decoder reads and verifies them by
-/// kind into `Op::Variant` (`fixed` fields are set as given). A variant of
-/// `_` marks the few instructions whose executable form is not a plain
-/// field-per-operand `Op` (calls, tables, multi-register buffer ops, ...):
-/// the decoder builds those by hand, the disassembler still reads them by
-/// the kinds listed. `syntax` is upstream's text form: `$m` is
+/// { field: Kind, ... } "syntax";` (the bracketed fixed fields optional).
+/// The fields are the operands in encoding order, each an [`Operand`] kind;
+/// the decoder reads and verifies them by kind into `Op::Variant` (`fixed`
+/// fields are set as given, `_: Kind` is read and not kept, `[lo, hi]:
+/// Kind` splits a 64-bit immediate into two fields). A variant of `_` marks
+/// the few instructions whose executable form is not a plain
+/// field-per-operand `Op` (calls, `br_table`, the multi-register buffer
+/// ops): the decoder builds those by hand, the disassembler still reads
+/// them by the kinds listed. `syntax` is upstream's text form: `$m` is
 /// `vm.<mnemonic>`, `$N` operand `N` in its kind's form, `$?N` a register
 /// list preceded by a space unless it is empty. `nodis` marks the opcodes
 /// upstream 3.13's disassembler rejects (it fails the function instead).
@@ -247,7 +249,7 @@ macro_rules! for_each_other_op {
             Core 0x0C dis "const.i32.zero" ConstI32 [value = 0] { r: I32 } "$0 = $m";
             Core 0x0D dis "const.i32" ConstI32 { value: ConstI32, r: I32 } "$1 = $m $0";
             Core 0x0E dis "const.i64.zero" ConstI64 [lo = 0, hi = 0] { r: I64 } "$0 = $m";
-            Core 0x0F dis "const.i64" _ { value: ConstI64, r: I64 } "$1 = $m $0";
+            Core 0x0F dis "const.i64" ConstI64 { [lo, hi]: ConstI64, r: I64 } "$1 = $m $0";
             Core 0x10 dis "const.ref.zero" ConstRefZero { r: Ref } "$0 = $m";
             Core 0x11 dis "const.ref.rodata" ConstRefRodata { rodata: Rodata, r: Ref } "$1 = $m $0";
             // ---- lists ----
@@ -264,10 +266,10 @@ macro_rules! for_each_other_op {
             // ---- select / switch ----
             Core 0x1C dis "select.i32" SelectI32 { cond: I32, t: I32, f: I32, r: I32 } "$3 = $m $0 ? $1 : $2";
             Core 0x1D dis "select.i64" SelectI64 { cond: I32, t: I64, f: I64, r: I64 } "$3 = $m $0 ? $1 : $2";
-            Core 0x1E dis "select.ref" _ { cond: I32, ty: Type, t: Ref, f: Ref, r: Ref } "$4 = $m $0 ? $2 : $3 -> $1";
+            Core 0x1E dis "select.ref" SelectRef { cond: I32, _: Type, t: Ref, f: Ref, r: Ref } "$4 = $m $0 ? $2 : $3 -> $1";
             Core 0x1F dis "switch.i32" SwitchI32 { index: I32, default: I32, list: RegsI32, r: I32 } "$3 = $m $0[$2] else $1";
             Core 0x20 dis "switch.i64" SwitchI64 { index: I32, default: I64, list: RegsI64, r: I64 } "$3 = $m $0[$2] else $1";
-            Core 0x21 nodis "switch.ref" _ { index: I32, ty: Type, default: Ref, list: RegsRef, r: Ref } "$4 = $m $0[$3] else $2 -> $1";
+            Core 0x21 nodis "switch.ref" SwitchRef { index: I32, _: Type, default: Ref, list: RegsRef, r: Ref } "$4 = $m $0[$3] else $2 -> $1";
             // ---- ref compares ----
             Core 0x53 dis "cmp.eq.ref" CmpEqRef { a: Ref, b: Ref, r: I32 } "$2 = $m $0, $1";
             Core 0x54 dis "cmp.ne.ref" CmpNeRef { a: Ref, b: Ref, r: I32 } "$2 = $m $0, $1";
@@ -281,8 +283,8 @@ macro_rules! for_each_other_op {
             Core 0x5B dis "fail" Fail { status: I32, message: Str } "$m $0, $1";
             Core 0x5C dis "import.resolved" ImportResolved { import: Import, r: I32 } "$1 = $m $0";
             Core 0x5D dis "yield" Yield { branch: Branch } "$m $0";
-            Core 0x5E dis "trace" _ { event: Str, list: RegsAny } "$m $0($1)";
-            Core 0x5F dis "print" _ { event: Str, list: RegsAny } "$m $0($1)";
+            Core 0x5E dis "trace" Trace { _: Str, list: RegsAny } "$m $0($1)";
+            Core 0x5F dis "print" Trace { _: Str, list: RegsAny } "$m $0($1)";
             Core 0x60 dis "cond_break" CondBreak { cond: I32, branch: Branch } "$m $0, $1";
             Core 0x61 dis "break" BrRemap { branch: Branch } "$m $0";
             Core 0x83 dis "br_table" _ { index: I32, default: Branch, cases: Cases } "$m $0 { default: $1$2 }";
@@ -334,7 +336,7 @@ macro_rules! for_each_other_op {
             F64 0x02 dis "global.load.indirect.f64" GlobalLoadIndF64 { offset: I32, r: I64 } "$1 = $m .rwdata[$0]";
             F64 0x03 dis "global.store.indirect.f64" GlobalStoreIndI64 { offset: I32, v: I64 } "$m $1, .rwdata[$0]";
             F64 0x04 dis "const.f64.zero" ConstI64 [lo = 0, hi = 0] { r: I64 } "$0 = $m";
-            F64 0x05 dis "const.f64" _ { value: ConstF64, r: I64 } "$1 = $m $0";
+            F64 0x05 dis "const.f64" ConstI64 { [lo, hi]: ConstF64, r: I64 } "$1 = $m $0";
             F64 0x06 dis "list.get.f64" ListGet [elem = ListElem::F64] { list: Ref, index: I32, r: I64 } "$2 = $m $0, $1";
             F64 0x07 dis "list.set.f64" ListSet [elem = ListElem::F64] { list: Ref, index: I32, v: I64 } "$m $0, $1, $2";
             F64 0x08 dis "select.f64" SelectI64 { cond: I32, t: I64, f: I64, r: I64 } "$3 = $m $0 ? $1 : $2";
@@ -480,7 +482,7 @@ for_each_alu_op!(define_alu_info! {});
 macro_rules! define_other_info {
     (() $( $set:ident $code:literal $dis:ident $mnemonic:literal $variant:tt
            $([ $($fixed:ident = $value:expr),* ])?
-           { $($field:ident : $operand:ident),* } $syntax:literal ; )*) => {
+           { $($field:tt : $operand:ident),* } $syntax:literal ; )*) => {
         fn other_info(set: OpcodeSet, code: u8) -> Option<OpInfo> {
             Some(match (set, code) {
                 $( (OpcodeSet::$set, $code) => OpInfo {
