@@ -422,7 +422,8 @@ pub enum Operand {
 pub enum Syntax {
     /// A register-to-register instruction: `%r = vm.op %a, %b`.
     Alu,
-    /// A template (see [`for_each_other_op!`]).
+    /// A template: `$m` is `vm.<mnemonic>`, `$N` operand `N` in its kind's
+    /// form, `$?N` a register list after a space unless it is empty.
     Template(&'static str),
 }
 
