@@ -1043,47 +1043,78 @@ macro_rules! skip_operand {
 /// Builds one row's `Op` from its operands (or hands `_` rows to
 /// [`decode_by_hand`]).
 macro_rules! decode_row {
-    ($d:ident, $set:ident, $code:literal, _ [$($fixed:ident = $value:expr),*] { $($field:tt : $operand:ident),* }) => {
+    ($d:ident, $set:ident, $code:literal, _ [$($fixed:ident = $value:expr),*] { $($field:tt : $operand:ident $(($inner:ident))?),* }) => {
         return decode_by_hand($d, OpcodeSet::$set, $code)
     };
-    ($d:ident, $set:ident, $code:literal, $variant:ident [$($fixed:ident = $value:expr),*] { $($field:tt : $operand:ident),* }) => {
-        op_fields!($d; $variant; [$($fixed: $value,)*]; $($field : $operand,)*)
+    ($d:ident, $set:ident, $code:literal, $variant:ident [$($fixed:ident = $value:expr),*] { $($field:tt : $operand:ident $(($inner:ident))?),* }) => {
+        op_fields!($d; $variant; [$($fixed: $value,)*]; []; $($field : $operand $(($inner))?,)*)
     };
 }
 
 /// Reads a row's operands in encoding order into locals, then builds the
 /// `Op`: `name: Kind` becomes field `name`, `_: Kind` is read and dropped,
-/// `[lo, hi]: Kind` splits a 64-bit immediate into two u32 fields.
+/// `[lo, hi]: Kind` splits a 64-bit immediate into two u32 fields, and
+/// `name: Aux(Kind)` registers are collected, in order, into one side-table
+/// entry that field `aux` indexes.
 macro_rules! op_fields {
-    ($d:ident; $v:ident; [$($acc:tt)*];) => {
+    ($d:ident; $v:ident; [$($acc:tt)*]; [];) => {
         Op::$v { $($acc)* }
     };
-    ($d:ident; $v:ident; [$($acc:tt)*]; _ : $k:ident, $($rest:tt)*) => {{
+    ($d:ident; $v:ident; [$($acc:tt)*]; [$($aux:ident,)+];) => {
+        Op::$v { $($acc)* aux: $d.aux(aux_entry(&[$($aux),+])) }
+    };
+    ($d:ident; $v:ident; [$($acc:tt)*]; [$($aux:tt)*]; _ : $k:ident, $($rest:tt)*) => {{
         skip_operand!($d, $k);
-        op_fields!($d; $v; [$($acc)*]; $($rest)*)
+        op_fields!($d; $v; [$($acc)*]; [$($aux)*]; $($rest)*)
     }};
-    ($d:ident; $v:ident; [$($acc:tt)*]; [$lo:ident, $hi:ident] : $k:ident, $($rest:tt)*) => {{
+    ($d:ident; $v:ident; [$($acc:tt)*]; [$($aux:tt)*]; [$lo:ident, $hi:ident] : $k:ident, $($rest:tt)*) => {{
         let value: u64 = decode_operand!($d, $k);
         let ($lo, $hi) = (value as u32, (value >> 32) as u32);
-        op_fields!($d; $v; [$($acc)* $lo, $hi,]; $($rest)*)
+        op_fields!($d; $v; [$($acc)* $lo, $hi,]; [$($aux)*]; $($rest)*)
     }};
-    ($d:ident; $v:ident; [$($acc:tt)*]; $f:ident : $k:ident, $($rest:tt)*) => {{
+    ($d:ident; $v:ident; [$($acc:tt)*]; [$($aux:tt)*]; $f:ident : Aux($k:ident), $($rest:tt)*) => {{
+        let $f = AuxReg::raw(decode_operand!($d, $k));
+        op_fields!($d; $v; [$($acc)*]; [$($aux)* $f,]; $($rest)*)
+    }};
+    ($d:ident; $v:ident; [$($acc:tt)*]; [$($aux:tt)*]; $f:ident : $k:ident, $($rest:tt)*) => {{
         let $f = decode_operand!($d, $k);
-        op_fields!($d; $v; [$($acc)* $f,]; $($rest)*)
+        op_fields!($d; $v; [$($acc)* $f,]; [$($aux)*]; $($rest)*)
     }};
+}
+
+/// A register kept in a side-table entry: its raw `u16`.
+trait AuxReg {
+    fn raw(self) -> u16;
+}
+impl AuxReg for Reg {
+    fn raw(self) -> u16 {
+        self
+    }
+}
+impl AuxReg for RefReg {
+    fn raw(self) -> u16 {
+        self.0
+    }
+}
+
+/// A side-table entry: `regs` in order, zero-padded.
+fn aux_entry(regs: &[u16]) -> [u16; 6] {
+    let mut entry = [0; 6];
+    entry[..regs.len()].copy_from_slice(regs);
+    entry
 }
 
 macro_rules! define_decode_other {
     (() $( $set:ident $code:literal $dis:ident $mnemonic:literal $variant:tt
            $([ $($fixed:ident = $value:expr),* ])?
-           { $($field:tt : $operand:ident),* } $syntax:literal ; )*) => {
+           { $($field:tt : $operand:ident $(($inner:ident))?),* } $syntax:literal ; )*) => {
         /// Decodes and verifies every instruction of
         /// [`for_each_other_op!`](crate::isa): operands in encoding order,
         /// by kind, into the row's `Op`. `None` for invalid opcodes.
         fn decode_other(d: &mut Decoder<'_, '_>, set: OpcodeSet, code: u8) -> Result<Option<Op>> {
             Ok(Some(match (set, code) {
                 $( (OpcodeSet::$set, $code) => decode_row!(
-                    d, $set, $code, $variant [$($($fixed = $value),*)?] { $($field : $operand),* }
+                    d, $set, $code, $variant [$($($fixed = $value),*)?] { $($field : $operand $(($inner))?),* }
                 ), )*
                 _ => return Ok(None),
             }))
@@ -1092,9 +1123,9 @@ macro_rules! define_decode_other {
 }
 crate::isa::for_each_other_op!(define_decode_other! {});
 
-/// The rows of [`for_each_other_op!`](crate::isa) marked `_`: their
-/// executable form is not one `Op` field per operand (calls with their
-/// cconv checks, branch tables, the multi-register buffer ops' side table).
+/// The rows of [`for_each_other_op!`](crate::isa) marked `_`: calls, whose
+/// operands are checked against and planned by the callee's cconv, and
+/// `br_table`, whose branches go to a table.
 fn decode_by_hand(d: &mut Decoder<'_, '_>, set: OpcodeSet, c: u8) -> Result<Option<Op>> {
     use Op::*;
     Ok(Some(match (set, c) {
@@ -1104,28 +1135,6 @@ fn decode_by_hand(d: &mut Decoder<'_, '_>, set: OpcodeSet, c: u8) -> Result<Opti
         (OpcodeSet::Core, 0x59) => Call {
             call: d.call(true, false)?,
         },
-        (OpcodeSet::Core, 0x6D) => {
-            let src = d.rref()?;
-            let (off, len, align) = (d.i64()?, d.i64()?, d.i32()?);
-            let r = d.rref()?;
-            BufferClone {
-                aux: d.aux([src.0, off, len, align, r.0, 0]),
-            }
-        }
-        (OpcodeSet::Core, 0x6F) => {
-            let (src, src_off, dst, dst_off, len) =
-                (d.rref()?, d.i64()?, d.rref()?, d.i64()?, d.i64()?);
-            BufferCopy {
-                aux: d.aux([src.0, src_off, dst.0, dst_off, len, 0]),
-            }
-        }
-        (OpcodeSet::Core, 0x70) => {
-            let (a, a_off, b, b_off, len, r) =
-                (d.rref()?, d.i64()?, d.rref()?, d.i64()?, d.i64()?, d.i32()?);
-            BufferCompare {
-                aux: d.aux([a.0, a_off, b.0, b_off, len, r]),
-            }
-        }
         (OpcodeSet::Core, 0x83) => {
             let index = d.i32()?;
             let default = d.branch()?;
@@ -1141,12 +1150,6 @@ fn decode_by_hand(d: &mut Decoder<'_, '_>, set: OpcodeSet, c: u8) -> Result<Opti
             BrTable {
                 index,
                 table: (d.tables.len() - 1) as u32,
-            }
-        }
-        (OpcodeSet::Core, 0x84) => {
-            let (buf, off, len, r) = (d.rref()?, d.i64()?, d.i64()?, d.i64()?);
-            BufferHash {
-                aux: d.aux([buf.0, off, len, r, 0, 0]),
             }
         }
         (OpcodeSet::Core, 0x87) => Call {

@@ -220,11 +220,11 @@ pub(crate) use for_each_alu_op;
 /// The fields are the operands in encoding order, each an [`Operand`] kind;
 /// the decoder reads and verifies them by kind into `Op::Variant` (`fixed`
 /// fields are set as given, `_: Kind` is read and not kept, `[lo, hi]:
-/// Kind` splits a 64-bit immediate into two fields). A variant of `_` marks
-/// the few instructions whose executable form is not a plain
-/// field-per-operand `Op` (calls, `br_table`, the multi-register buffer
-/// ops): the decoder builds those by hand, the disassembler still reads
-/// them by the kinds listed. `syntax` is upstream's text form: `$m` is
+/// Kind` splits a 64-bit immediate into two fields, `Aux(Kind)` registers
+/// go, in order, to a side-table entry the `Op`'s `aux` field indexes). A
+/// variant of `_` marks the instructions decoded by hand (calls, checked
+/// against the callee's cconv, and `br_table`); the disassembler still
+/// reads them by the kinds listed. `syntax` is upstream's text form: `$m` is
 /// `vm.<mnemonic>`, `$N` operand `N` in its kind's form, `$?N` a register
 /// list preceded by a space unless it is empty. `nodis` marks the opcodes
 /// upstream 3.13's disassembler rejects (it fails the function instead).
@@ -302,15 +302,15 @@ macro_rules! for_each_other_op {
             Core 0x6A dis "buffer.store.i32" BufferStore [elem = BufElem::I32] { buf: Ref, offset: I64, v: I32 } "$m $2, $0, $1";
             Core 0x6B dis "buffer.store.i64" BufferStore [elem = BufElem::I64] { buf: Ref, offset: I64, v: I64 } "$m $2, $0, $1";
             Core 0x6C dis "buffer.alloc" BufferAlloc { length: I64, alignment: I32, r: Ref } "$2 = $m $0, $1";
-            Core 0x6D dis "buffer.clone" _ { src: Ref, offset: I64, length: I64, alignment: I32, r: Ref } "$4 = $m $0, $1, $2, $3";
+            Core 0x6D dis "buffer.clone" BufferClone { src: Aux(Ref), offset: Aux(I64), length: Aux(I64), alignment: Aux(I32), r: Aux(Ref) } "$4 = $m $0, $1, $2, $3";
             Core 0x6E dis "buffer.length" BufferLength { buf: Ref, r: I64 } "$1 = $m $0";
-            Core 0x6F dis "buffer.copy" _ { src: Ref, src_offset: I64, dst: Ref, dst_offset: I64, length: I64 } "$m $0, $1, $2, $3, $4";
-            Core 0x70 dis "buffer.compare" _ { a: Ref, a_offset: I64, b: Ref, b_offset: I64, length: I64, r: I32 } "$5 = $m $0, $1, $2, $3, $4";
+            Core 0x6F dis "buffer.copy" BufferCopy { src: Aux(Ref), src_offset: Aux(I64), dst: Aux(Ref), dst_offset: Aux(I64), length: Aux(I64) } "$m $0, $1, $2, $3, $4";
+            Core 0x70 dis "buffer.compare" BufferCompare { a: Aux(Ref), a_offset: Aux(I64), b: Aux(Ref), b_offset: Aux(I64), length: Aux(I64), r: Aux(I32) } "$5 = $m $0, $1, $2, $3, $4";
             Core 0x71 dis "buffer.fill.i8" BufferFill [elem = BufElem::I8U] { buf: Ref, offset: I64, length: I64, v: I32 } "$m $0, $1, $2, $3";
             Core 0x72 dis "buffer.fill.i16" BufferFill [elem = BufElem::I16U] { buf: Ref, offset: I64, length: I64, v: I32 } "$m $0, $1, $2, $3";
             Core 0x73 dis "buffer.fill.i32" BufferFill [elem = BufElem::I32] { buf: Ref, offset: I64, length: I64, v: I32 } "$m $0, $1, $2, $3";
             Core 0x74 dis "buffer.fill.i64" BufferFill [elem = BufElem::I64] { buf: Ref, offset: I64, length: I64, v: I64 } "$m $0, $1, $2, $3";
-            Core 0x84 dis "buffer.hash" _ { buf: Ref, offset: I64, length: I64, r: I64 } "$3 = $m $0, $1, $2";
+            Core 0x84 dis "buffer.hash" BufferHash { buf: Aux(Ref), offset: Aux(I64), length: Aux(I64), r: Aux(I64) } "$3 = $m $0, $1, $2";
             // ---- refs ----
             Core 0x82 dis "cast.any.ref" CastAnyRef { a: Ref, ty: Type, r: Ref } "$2 = $m $0 : !vm.ref<?> -> $1";
             Core 0x85 dis "discard.refs" DiscardRefs { list: RegsRef } "$m $0";
@@ -480,15 +480,25 @@ macro_rules! define_alu_info {
 }
 for_each_alu_op!(define_alu_info! {});
 
+/// The kind of a `for_each_other_op!` operand (`Aux(Kind)` is a `Kind`).
+macro_rules! other_operand_kind {
+    (Aux($kind:ident)) => {
+        Operand::$kind
+    };
+    ($kind:ident) => {
+        Operand::$kind
+    };
+}
+
 macro_rules! define_other_info {
     (() $( $set:ident $code:literal $dis:ident $mnemonic:literal $variant:tt
            $([ $($fixed:ident = $value:expr),* ])?
-           { $($field:tt : $operand:ident),* } $syntax:literal ; )*) => {
+           { $($field:tt : $operand:ident $(($inner:ident))?),* } $syntax:literal ; )*) => {
         fn other_info(set: OpcodeSet, code: u8) -> Option<OpInfo> {
             Some(match (set, code) {
                 $( (OpcodeSet::$set, $code) => OpInfo {
                     mnemonic: $mnemonic,
-                    operands: &[$(Operand::$operand),*],
+                    operands: &[$(other_operand_kind!($operand $(($inner))?)),*],
                     syntax: Syntax::Template($syntax),
                     disassembled: stringify!($dis).len() == 3,
                 }, )*
