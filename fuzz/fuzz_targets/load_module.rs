@@ -1,4 +1,5 @@
-//! Fuzzes the whole load path: `BytecodeModule::from_vec` (parse, feature
+//! Fuzzes the whole load path and the disassembler
+//! (`disasm::disassemble`): `BytecodeModule::from_vec` (parse, feature
 //! and type checks, cconv parsing, verification of every function by
 //! `decode.rs`, rodata buffers) and, when that succeeds, instantiation.
 //!
@@ -13,7 +14,7 @@
 use std::sync::{Arc, LazyLock};
 
 use iree_vm::{Context, Instance, Module};
-use iree_vm_bytecode::BytecodeModule;
+use iree_vm_bytecode::{disasm, BytecodeModule};
 use libfuzzer_sys::fuzz_target;
 
 #[global_allocator]
@@ -22,6 +23,16 @@ static ALLOC: iree_fuzz::CappedAlloc = iree_fuzz::CappedAlloc;
 static INSTANCE: LazyLock<Arc<Instance>> = LazyLock::new(Instance::new);
 
 fuzz_target!(|data: &[u8]| {
+    // The disassembler (upstream's `iree-dump-module --output=disassembly`
+    // text) must fail cleanly too, with offsets and without.
+    for bytecode_offsets in [false, true] {
+        let options = disasm::Options {
+            function: String::new(),
+            bytecode_offsets,
+        };
+        let mut text = String::new();
+        let _ = disasm::disassemble(data, &options, &mut text);
+    }
     let instance = &*INSTANCE;
     let Ok(module) = BytecodeModule::from_vec(instance, data.to_vec()) else {
         return;

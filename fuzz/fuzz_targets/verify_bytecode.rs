@@ -1,4 +1,7 @@
-//! Structure-aware fuzzing of the bytecode verifier (`decode.rs`).
+//! Structure-aware fuzzing of the bytecode verifier (`decode.rs`) and the
+//! disassembler (`disasm.rs`): neither may panic, and for every module that
+//! verifies, the instruction boundaries the ISA table finds must be the
+//! verifier's.
 //!
 //! Mutating whole `.vmfb` files mostly breaks the flatbuffer, so few inputs
 //! reach the verifier. Here the input is function bytecode plus a small
@@ -17,7 +20,7 @@ use std::sync::{Arc, LazyLock};
 
 use iree_fuzz::wrap::wrap_bytecode;
 use iree_vm::{Instance, Module};
-use iree_vm_bytecode::BytecodeModule;
+use iree_vm_bytecode::{disasm, BytecodeModule};
 use libfuzzer_sys::fuzz_target;
 
 #[global_allocator]
@@ -32,12 +35,24 @@ fuzz_target!(|data: &[u8]| {
     }
     let header: &[u8; 9] = data[..9].try_into().unwrap();
     let file = wrap_bytecode(header, &data[9..]);
+    let options = disasm::Options {
+        function: String::new(),
+        bytecode_offsets: true,
+    };
+    let mut text = String::new();
+    let _ = disasm::disassemble(&file, &options, &mut text);
     let instance = &*INSTANCE;
-    let module = match BytecodeModule::from_vec(instance, file) {
+    let module = match BytecodeModule::from_vec(instance, file.clone()) {
         Ok(m) => m,
         Err(_) => return,
     };
     assert_eq!(module.functions().len(), 2);
+    let meta = module.metadata();
+    for (ordinal, f) in module.functions().iter().enumerate() {
+        let code = &file[meta.function_range(ordinal).unwrap()];
+        let offsets = disasm::instruction_offsets(code).expect("verified code walks by the table");
+        assert_eq!(offsets, f.op_offsets.to_vec());
+    }
     let imports = (0..module.imports().len()).map(|_| None).collect();
     let _ = module.instantiate(instance, imports);
 });

@@ -78,10 +78,13 @@ commands:
                             iree-cpuinfo output under testdata/tools/cpuinfo
   dump-diff [--output MODE]... [--record] [-v]
                             run upstream's and our iree-dump-module (default modes:
-                            metadata, flatbuffer-json, flatbuffer-json-pretty) on every
-                            testdata .vmfb and compare stdout; --record rewrites
-                            testdata/tools/dump-module (one module per directory;
-                            JSON only under 16 KiB) for cargo test -p iree-dump-module
+                            metadata, flatbuffer-json, flatbuffer-json-pretty,
+                            disassembly, disassembly-offsets, all; -pretty adds
+                            --pretty, -offsets --bytecode_offsets) on every
+                            testdata .vmfb and compare stdout and success; --record
+                            rewrites testdata/tools/dump-module (one module per
+                            directory; JSON and disassembly only under 16 KiB) for
+                            cargo test -p iree-dump-module
   loom                      model-check semaphores, fences, the device queue and the
                             worker pool with loom (RUSTFLAGS=--cfg loom, own target dir)
 ";

@@ -13,145 +13,15 @@ use crate::venv::{self, Venv};
 use crate::Result;
 
 /// The mnemonics of the 136 executable core opcodes (0x00..0x88 without the
-/// 0x79 block marker), in opcode order, as in the bytecode ISA table.
-pub const CORE_MNEMONICS: [&str; 136] = [
-    "global.load.i32",
-    "global.store.i32",
-    "global.load.indirect.i32",
-    "global.store.indirect.i32",
-    "global.load.i64",
-    "global.store.i64",
-    "global.load.indirect.i64",
-    "global.store.indirect.i64",
-    "global.load.ref",
-    "global.store.ref",
-    "global.load.indirect.ref",
-    "global.store.indirect.ref",
-    "const.i32.zero",
-    "const.i32",
-    "const.i64.zero",
-    "const.i64",
-    "const.ref.zero",
-    "const.ref.rodata",
-    "list.alloc",
-    "list.reserve",
-    "list.size",
-    "list.resize",
-    "list.get.i32",
-    "list.set.i32",
-    "list.get.i64",
-    "list.set.i64",
-    "list.get.ref",
-    "list.set.ref",
-    "select.i32",
-    "select.i64",
-    "select.ref",
-    "switch.i32",
-    "switch.i64",
-    "switch.ref",
-    "add.i32",
-    "sub.i32",
-    "mul.i32",
-    "div.i32.s",
-    "div.i32.u",
-    "rem.i32.s",
-    "rem.i32.u",
-    "fma.i32",
-    "add.i64",
-    "sub.i64",
-    "mul.i64",
-    "div.i64.s",
-    "div.i64.u",
-    "rem.i64.s",
-    "rem.i64.u",
-    "fma.i64",
-    "not.i32",
-    "and.i32",
-    "or.i32",
-    "xor.i32",
-    "not.i64",
-    "and.i64",
-    "or.i64",
-    "xor.i64",
-    "shl.i32",
-    "shr.i32.s",
-    "shr.i32.u",
-    "shl.i64",
-    "shr.i64.s",
-    "shr.i64.u",
-    "trunc.i32.i8",
-    "trunc.i32.i16",
-    "trunc.i64.i32",
-    "ext.i8.i32.s",
-    "ext.i8.i32.u",
-    "ext.i16.i32.s",
-    "ext.i16.i32.u",
-    "ext.i32.i64.s",
-    "ext.i32.i64.u",
-    "cmp.eq.i32",
-    "cmp.ne.i32",
-    "cmp.lt.i32.s",
-    "cmp.lt.i32.u",
-    "cmp.nz.i32",
-    "cmp.eq.i64",
-    "cmp.ne.i64",
-    "cmp.lt.i64.s",
-    "cmp.lt.i64.u",
-    "cmp.nz.i64",
-    "cmp.eq.ref",
-    "cmp.ne.ref",
-    "cmp.nz.ref",
-    "br",
-    "cond_br",
-    "call",
-    "call.variadic",
-    "return",
-    "fail",
-    "import.resolved",
-    "yield",
-    "trace",
-    "print",
-    "cond_break",
-    "break",
-    "buffer.load.i8.u",
-    "buffer.load.i8.s",
-    "buffer.load.i16.u",
-    "buffer.load.i16.s",
-    "buffer.load.i32",
-    "buffer.load.i64",
-    "buffer.store.i8",
-    "buffer.store.i16",
-    "buffer.store.i32",
-    "buffer.store.i64",
-    "buffer.alloc",
-    "buffer.clone",
-    "buffer.length",
-    "buffer.copy",
-    "buffer.compare",
-    "buffer.fill.i8",
-    "buffer.fill.i16",
-    "buffer.fill.i32",
-    "buffer.fill.i64",
-    "ctlz.i32",
-    "ctlz.i64",
-    "abs.i32",
-    "abs.i64",
-    "min.i32.s",
-    "min.i32.u",
-    "max.i32.s",
-    "max.i32.u",
-    "min.i64.s",
-    "min.i64.u",
-    "max.i64.s",
-    "max.i64.u",
-    "cast.any.ref",
-    "br_table",
-    "buffer.hash",
-    "discard.refs",
-    "assign.ref",
-    "call.yieldable",
-    "call.variadic.yieldable",
-];
+/// 0x79 block marker), in opcode order, from the bytecode ISA table.
+pub fn core_mnemonics() -> Vec<&'static str> {
+    (0..=0xFFu8)
+        .filter_map(|code| {
+            iree_vm_bytecode::isa::op_info(iree_vm_bytecode::isa::OpcodeSet::Core, code)
+        })
+        .map(|info| info.mnemonic)
+        .collect()
+}
 
 /// The op mnemonics (without `vm.`) inside function bodies of a disassembly.
 pub fn ops_in_disassembly(text: &str) -> BTreeSet<String> {
@@ -229,19 +99,20 @@ pub fn run(opts: &Options) -> Result<bool> {
             }
         }
     }
-    let core: BTreeSet<&str> = CORE_MNEMONICS.iter().copied().collect();
-    let covered = CORE_MNEMONICS
+    let core_mnemonics = core_mnemonics();
+    let core: BTreeSet<&str> = core_mnemonics.iter().copied().collect();
+    let covered = core_mnemonics
         .iter()
         .filter(|m| seen.contains_key(**m))
         .count();
-    let missing: Vec<&str> = CORE_MNEMONICS
+    let missing: Vec<&str> = core_mnemonics
         .iter()
         .copied()
         .filter(|m| !seen.contains_key(*m))
         .collect();
     let others: Vec<&String> = seen.keys().filter(|k| !core.contains(k.as_str())).collect();
     if opts.verbose {
-        for m in CORE_MNEMONICS {
+        for &m in &core_mnemonics {
             match seen.get(m) {
                 Some(g) => println!(
                     "  {m:<26} {}",
@@ -275,7 +146,7 @@ pub fn run(opts: &Options) -> Result<bool> {
     }
     println!(
         "core opcodes covered: {covered}/{} across {modules} modules",
-        CORE_MNEMONICS.len()
+        core_mnemonics.len()
     );
     Ok(true)
 }
@@ -414,6 +285,14 @@ pub fn ops_in_vm_asm_function(text: &str, name: &str) -> BTreeSet<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn core_mnemonics_come_from_the_isa_table() {
+        let m = core_mnemonics();
+        assert_eq!(m.len(), 136);
+        assert_eq!(m[0], "global.load.i32");
+        assert_eq!(m[135], "call.variadic.yieldable");
+    }
 
     #[test]
     fn finds_ops() {

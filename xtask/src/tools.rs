@@ -51,18 +51,32 @@ pub fn record_cpuinfo() -> Result<bool> {
 }
 
 /// The modes `dump-diff` compares by default: `--output=` values, with
-/// `-pretty` meaning `--pretty` too.
-const DUMP_MODES: [&str; 3] = ["metadata", "flatbuffer-json", "flatbuffer-json-pretty"];
+/// `-pretty` meaning `--pretty` too and `-offsets` `--bytecode_offsets`.
+const DUMP_MODES: [&str; 6] = [
+    "metadata",
+    "flatbuffer-json",
+    "flatbuffer-json-pretty",
+    "disassembly",
+    "disassembly-offsets",
+    "all",
+];
 
-/// Recorded JSON dumps are kept only when smaller than this, so that the
-/// recordings stay small (metadata dumps are always kept).
+/// Recorded JSON and disassembly dumps are kept only when smaller than
+/// this, so that the recordings stay small (metadata dumps are always
+/// kept).
 const MAX_RECORDED_JSON: usize = 16 << 10;
 
 /// The `iree-dump-module` arguments of a mode.
 pub fn dump_mode_args(mode: &str) -> Vec<String> {
-    match mode.strip_suffix("-pretty") {
-        Some(output) => vec![format!("--output={output}"), "--pretty".to_string()],
-        None => vec![format!("--output={mode}")],
+    if let Some(output) = mode.strip_suffix("-pretty") {
+        vec![format!("--output={output}"), "--pretty".to_string()]
+    } else if let Some(output) = mode.strip_suffix("-offsets") {
+        vec![
+            format!("--output={output}"),
+            "--bytecode_offsets".to_string(),
+        ]
+    } else {
+        vec![format!("--output={mode}")]
     }
 }
 

@@ -319,6 +319,21 @@ impl<'a, 'm> Decoder<'a, 'm> {
         }
         Ok(g)
     }
+    fn import(&mut self) -> Result<u32> {
+        let f = self.r.u32()?;
+        let import = f & 0x7FFF_FFFF;
+        if f & 0x8000_0000 == 0 || import as usize >= self.m.import_cconvs.len() {
+            return Err(err(format!("import.resolved of invalid import {f:#x}")));
+        }
+        Ok(import)
+    }
+    fn rodata(&mut self) -> Result<u32> {
+        let rodata = self.r.u32()?;
+        if rodata as usize >= self.m.meta.rodata.len() {
+            return Err(err(format!("rodata ordinal {rodata} out of range")));
+        }
+        Ok(rodata)
+    }
     fn raw_list(&mut self) -> Result<Box<[u16]>> {
         self.r.align2();
         let n = self.r.u16()? as usize;
@@ -668,11 +683,7 @@ fn decode_inner(m: &ModuleView<'_>, file: &[u8], ordinal: usize) -> Result<Funct
         };
         let opcode_set = [OpcodeSet::Core, OpcodeSet::F32, OpcodeSet::F64][usize::from(set)];
         let op = match decode_alu(&mut d, opcode_set, code_byte) {
-            Ok(None) => match set {
-                0 => decode_core(&mut d, code_byte),
-                1 => decode_f32(&mut d, code_byte),
-                _ => decode_f64(&mut d, code_byte),
-            },
+            Ok(None) => decode_other(&mut d, opcode_set, code_byte),
             decoded => decoded,
         }
         .annotate_with(|| {
@@ -954,381 +965,177 @@ macro_rules! define_decode_alu {
 }
 crate::isa::for_each_alu_op!(define_decode_alu! {});
 
-fn decode_core(d: &mut Decoder<'_, '_>, c: u8) -> Result<Option<Op>> {
+/// Reads and verifies one operand of a table-derived instruction by its
+/// [`Operand`](crate::isa::Operand) kind.
+macro_rules! decode_operand {
+    ($d:ident, I32) => {
+        $d.i32()?
+    };
+    ($d:ident, I64) => {
+        $d.i64()?
+    };
+    ($d:ident, Ref) => {
+        $d.rref()?
+    };
+    ($d:ident, Type) => {
+        $d.type_of()?
+    };
+    ($d:ident, Global4) => {
+        $d.global_offset(4)?
+    };
+    ($d:ident, Global8) => {
+        $d.global_offset(8)?
+    };
+    ($d:ident, GlobalRef) => {
+        $d.global_ref()?
+    };
+    ($d:ident, ConstI32) => {
+        $d.r.u32()?
+    };
+    ($d:ident, ConstF32) => {
+        $d.r.u32()?
+    };
+    ($d:ident, ConstI64) => {{
+        let lo = $d.r.u32()?;
+        let hi = $d.r.u32()?;
+        u64::from(hi) << 32 | u64::from(lo)
+    }};
+    ($d:ident, ConstF64) => {
+        decode_operand!($d, ConstI64)
+    };
+    ($d:ident, Rodata) => {
+        $d.rodata()?
+    };
+    ($d:ident, Import) => {
+        $d.import()?
+    };
+    ($d:ident, RegsI32) => {
+        $d.list_of(|d, r| d.check_i32(r))?
+    };
+    ($d:ident, RegsI64) => {
+        $d.list_of(|d, r| d.check_i64(r))?
+    };
+    ($d:ident, RegsRef) => {
+        $d.list_of(|d, r| d.check_ref(r))?
+    };
+    ($d:ident, RegsAny) => {
+        $d.list_of(|d, r| d.check_any(r))?
+    };
+    ($d:ident, Branch) => {
+        $d.branch()?
+    };
+    ($d:ident, Str) => {
+        $d.string()?
+    };
+}
+
+/// Reads (and verifies) an operand a row does not keep (`_: Kind`).
+macro_rules! skip_operand {
+    ($d:ident, Type) => {
+        $d.type_of()?
+    };
+    ($d:ident, Str) => {{
+        $d.string()?;
+        $d.strings.pop();
+    }};
+}
+
+/// Builds one row's `Op` from its operands (or hands `_` rows to
+/// [`decode_by_hand`]).
+macro_rules! decode_row {
+    ($d:ident, $set:ident, $code:literal, _ [$($fixed:ident = $value:expr),*] { $($field:tt : $operand:ident $(($inner:ident))?),* }) => {
+        return decode_by_hand($d, OpcodeSet::$set, $code)
+    };
+    ($d:ident, $set:ident, $code:literal, $variant:ident [$($fixed:ident = $value:expr),*] { $($field:tt : $operand:ident $(($inner:ident))?),* }) => {
+        op_fields!($d; $variant; [$($fixed: $value,)*]; []; $($field : $operand $(($inner))?,)*)
+    };
+}
+
+/// Reads a row's operands in encoding order into locals, then builds the
+/// `Op`: `name: Kind` becomes field `name`, `_: Kind` is read and dropped,
+/// `[lo, hi]: Kind` splits a 64-bit immediate into two u32 fields, and
+/// `name: Aux(Kind)` registers are collected, in order, into one side-table
+/// entry that field `aux` indexes.
+macro_rules! op_fields {
+    ($d:ident; $v:ident; [$($acc:tt)*]; [];) => {
+        Op::$v { $($acc)* }
+    };
+    ($d:ident; $v:ident; [$($acc:tt)*]; [$($aux:ident,)+];) => {
+        Op::$v { $($acc)* aux: $d.aux(aux_entry(&[$($aux),+])) }
+    };
+    ($d:ident; $v:ident; [$($acc:tt)*]; [$($aux:tt)*]; _ : $k:ident, $($rest:tt)*) => {{
+        skip_operand!($d, $k);
+        op_fields!($d; $v; [$($acc)*]; [$($aux)*]; $($rest)*)
+    }};
+    ($d:ident; $v:ident; [$($acc:tt)*]; [$($aux:tt)*]; [$lo:ident, $hi:ident] : $k:ident, $($rest:tt)*) => {{
+        let value: u64 = decode_operand!($d, $k);
+        let ($lo, $hi) = (value as u32, (value >> 32) as u32);
+        op_fields!($d; $v; [$($acc)* $lo, $hi,]; [$($aux)*]; $($rest)*)
+    }};
+    ($d:ident; $v:ident; [$($acc:tt)*]; [$($aux:tt)*]; $f:ident : Aux($k:ident), $($rest:tt)*) => {{
+        let $f = AuxReg::raw(decode_operand!($d, $k));
+        op_fields!($d; $v; [$($acc)*]; [$($aux)* $f,]; $($rest)*)
+    }};
+    ($d:ident; $v:ident; [$($acc:tt)*]; [$($aux:tt)*]; $f:ident : $k:ident, $($rest:tt)*) => {{
+        let $f = decode_operand!($d, $k);
+        op_fields!($d; $v; [$($acc)* $f,]; [$($aux)*]; $($rest)*)
+    }};
+}
+
+/// A register kept in a side-table entry: its raw `u16`.
+trait AuxReg {
+    fn raw(self) -> u16;
+}
+impl AuxReg for Reg {
+    fn raw(self) -> u16 {
+        self
+    }
+}
+impl AuxReg for RefReg {
+    fn raw(self) -> u16 {
+        self.0
+    }
+}
+
+/// A side-table entry: `regs` in order, zero-padded.
+fn aux_entry(regs: &[u16]) -> [u16; 6] {
+    let mut entry = [0; 6];
+    entry[..regs.len()].copy_from_slice(regs);
+    entry
+}
+
+macro_rules! define_decode_other {
+    (() $( $set:ident $code:literal $dis:ident $mnemonic:literal $variant:tt
+           $([ $($fixed:ident = $value:expr),* ])?
+           { $($field:tt : $operand:ident $(($inner:ident))?),* } $syntax:literal ; )*) => {
+        /// Decodes and verifies every instruction of
+        /// [`for_each_other_op!`](crate::isa): operands in encoding order,
+        /// by kind, into the row's `Op`. `None` for invalid opcodes.
+        fn decode_other(d: &mut Decoder<'_, '_>, set: OpcodeSet, code: u8) -> Result<Option<Op>> {
+            Ok(Some(match (set, code) {
+                $( (OpcodeSet::$set, $code) => decode_row!(
+                    d, $set, $code, $variant [$($($fixed = $value),*)?] { $($field : $operand $(($inner))?),* }
+                ), )*
+                _ => return Ok(None),
+            }))
+        }
+    };
+}
+crate::isa::for_each_other_op!(define_decode_other! {});
+
+/// The rows of [`for_each_other_op!`](crate::isa) marked `_`: calls, whose
+/// operands are checked against and planned by the callee's cconv, and
+/// `br_table`, whose branches go to a table.
+fn decode_by_hand(d: &mut Decoder<'_, '_>, set: OpcodeSet, c: u8) -> Result<Option<Op>> {
     use Op::*;
-    Ok(Some(match c {
-        0x00 => GlobalLoadI32 {
-            offset: d.global_offset(4)?,
-            r: d.i32()?,
-        },
-        0x01 => GlobalStoreI32 {
-            offset: d.global_offset(4)?,
-            v: d.i32()?,
-        },
-        0x02 => GlobalLoadIndI32 {
-            offset: d.i32()?,
-            r: d.i32()?,
-        },
-        0x03 => GlobalStoreIndI32 {
-            offset: d.i32()?,
-            v: d.i32()?,
-        },
-        0x04 => GlobalLoadI64 {
-            offset: d.global_offset(8)?,
-            r: d.i64()?,
-        },
-        0x05 => GlobalStoreI64 {
-            offset: d.global_offset(8)?,
-            v: d.i64()?,
-        },
-        0x06 => GlobalLoadIndI64 {
-            offset: d.i32()?,
-            r: d.i64()?,
-        },
-        0x07 => GlobalStoreIndI64 {
-            offset: d.i32()?,
-            v: d.i64()?,
-        },
-        0x08 => GlobalLoadRef {
-            global: d.global_ref()?,
-            ty: d.type_of()?,
-            r: d.rref()?,
-        },
-        0x09 => GlobalStoreRef {
-            global: d.global_ref()?,
-            ty: d.type_of()?,
-            v: d.rref()?,
-        },
-        0x0A => GlobalLoadIndRef {
-            global: d.i32()?,
-            ty: d.type_of()?,
-            r: d.rref()?,
-        },
-        0x0B => GlobalStoreIndRef {
-            global: d.i32()?,
-            ty: d.type_of()?,
-            v: d.rref()?,
-        },
-        0x0C => ConstI32 {
-            value: 0,
-            r: d.i32()?,
-        },
-        0x0D => ConstI32 {
-            value: d.r.u32()?,
-            r: d.i32()?,
-        },
-        0x0E => ConstI64 {
-            lo: 0,
-            hi: 0,
-            r: d.i64()?,
-        },
-        0x0F => {
-            let (lo, hi) = (d.r.u32()?, d.r.u32()?);
-            ConstI64 {
-                lo,
-                hi,
-                r: d.i64()?,
-            }
-        }
-        0x10 => ConstRefZero { r: d.rref()? },
-        0x11 => {
-            let rodata = d.r.u32()?;
-            if rodata as usize >= d.m.meta.rodata.len() {
-                return Err(err(format!("rodata ordinal {rodata} out of range")));
-            }
-            ConstRefRodata {
-                rodata,
-                r: d.rref()?,
-            }
-        }
-        0x12 => ListAlloc {
-            ty: d.type_of()?,
-            capacity: d.i32()?,
-            r: d.rref()?,
-        },
-        0x13 => ListReserve {
-            list: d.rref()?,
-            capacity: d.i32()?,
-        },
-        0x14 => ListSize {
-            list: d.rref()?,
-            r: d.i32()?,
-        },
-        0x15 => ListResize {
-            list: d.rref()?,
-            size: d.i32()?,
-        },
-        0x16 => ListGet {
-            elem: ListElem::I32,
-            list: d.rref()?,
-            index: d.i32()?,
-            r: d.i32()?,
-        },
-        0x17 => ListSet {
-            elem: ListElem::I32,
-            list: d.rref()?,
-            index: d.i32()?,
-            v: d.i32()?,
-        },
-        0x18 => ListGet {
-            elem: ListElem::I64,
-            list: d.rref()?,
-            index: d.i32()?,
-            r: d.i64()?,
-        },
-        0x19 => ListSet {
-            elem: ListElem::I64,
-            list: d.rref()?,
-            index: d.i32()?,
-            v: d.i64()?,
-        },
-        0x1A => ListGetRef {
-            list: d.rref()?,
-            index: d.i32()?,
-            ty: d.type_of()?,
-            r: d.rref()?,
-        },
-        0x1B => ListSetRef {
-            list: d.rref()?,
-            index: d.i32()?,
-            v: d.rref()?,
-        },
-        0x1C => SelectI32 {
-            cond: d.i32()?,
-            t: d.i32()?,
-            f: d.i32()?,
-            r: d.i32()?,
-        },
-        0x1D => SelectI64 {
-            cond: d.i32()?,
-            t: d.i64()?,
-            f: d.i64()?,
-            r: d.i64()?,
-        },
-        0x1E => {
-            let cond = d.i32()?;
-            let _ty = d.type_of()?;
-            SelectRef {
-                cond,
-                t: d.rref()?,
-                f: d.rref()?,
-                r: d.rref()?,
-            }
-        }
-        0x1F => SwitchI32 {
-            index: d.i32()?,
-            default: d.i32()?,
-            list: d.list_of(|d, r| d.check_i32(r))?,
-            r: d.i32()?,
-        },
-        0x20 => SwitchI64 {
-            index: d.i32()?,
-            default: d.i64()?,
-            list: d.list_of(|d, r| d.check_i64(r))?,
-            r: d.i64()?,
-        },
-        0x21 => {
-            let index = d.i32()?;
-            let _ty = d.type_of()?;
-            SwitchRef {
-                index,
-                default: d.rref()?,
-                list: d.list_of(|d, r| d.check_ref(r))?,
-                r: d.rref()?,
-            }
-        }
-        0x53 => CmpEqRef {
-            a: d.rref()?,
-            b: d.rref()?,
-            r: d.i32()?,
-        },
-        0x54 => CmpNeRef {
-            a: d.rref()?,
-            b: d.rref()?,
-            r: d.i32()?,
-        },
-        0x55 => CmpNzRef {
-            a: d.rref()?,
-            r: d.i32()?,
-        },
-        0x56 => BrRemap {
-            branch: d.branch()?,
-        },
-        0x57 => {
-            let cond = d.i32()?;
-            let t = d.branch()?;
-            let f = d.branch()?;
-            CondBrRemap { cond, t, f }
-        }
-        0x58 => Call {
+    Ok(Some(match (set, c) {
+        (OpcodeSet::Core, 0x58) => Call {
             call: d.call(false, false)?,
         },
-        0x59 => Call {
+        (OpcodeSet::Core, 0x59) => Call {
             call: d.call(true, false)?,
         },
-        0x5A => Return {
-            list: d.list_of(|d, r| d.check_any(r))?,
-        },
-        0x5B => Fail {
-            status: d.i32()?,
-            message: d.string()?,
-        },
-        0x5C => {
-            let f = d.r.u32()?;
-            let import = f & 0x7FFF_FFFF;
-            if f & 0x8000_0000 == 0 || import as usize >= d.m.import_cconvs.len() {
-                return Err(err(format!("import.resolved of invalid import {f:#x}")));
-            }
-            ImportResolved {
-                import,
-                r: d.i32()?,
-            }
-        }
-        0x5D => Yield {
-            branch: d.branch()?,
-        },
-        0x5E | 0x5F => {
-            d.string()?;
-            d.strings.pop();
-            Trace {
-                list: d.list_of(|d, r| d.check_any(r))?,
-            }
-        }
-        0x60 => {
-            let cond = d.i32()?;
-            CondBreak {
-                cond,
-                branch: d.branch()?,
-            }
-        }
-        0x61 => BrRemap {
-            branch: d.branch()?,
-        },
-        0x62 => BufferLoad {
-            elem: BufElem::I8U,
-            buf: d.rref()?,
-            offset: d.i64()?,
-            r: d.i32()?,
-        },
-        0x63 => BufferLoad {
-            elem: BufElem::I8S,
-            buf: d.rref()?,
-            offset: d.i64()?,
-            r: d.i32()?,
-        },
-        0x64 => BufferLoad {
-            elem: BufElem::I16U,
-            buf: d.rref()?,
-            offset: d.i64()?,
-            r: d.i32()?,
-        },
-        0x65 => BufferLoad {
-            elem: BufElem::I16S,
-            buf: d.rref()?,
-            offset: d.i64()?,
-            r: d.i32()?,
-        },
-        0x66 => BufferLoad {
-            elem: BufElem::I32,
-            buf: d.rref()?,
-            offset: d.i64()?,
-            r: d.i32()?,
-        },
-        0x67 => BufferLoad {
-            elem: BufElem::I64,
-            buf: d.rref()?,
-            offset: d.i64()?,
-            r: d.i64()?,
-        },
-        0x68 => BufferStore {
-            elem: BufElem::I8U,
-            buf: d.rref()?,
-            offset: d.i64()?,
-            v: d.i32()?,
-        },
-        0x69 => BufferStore {
-            elem: BufElem::I16U,
-            buf: d.rref()?,
-            offset: d.i64()?,
-            v: d.i32()?,
-        },
-        0x6A => BufferStore {
-            elem: BufElem::I32,
-            buf: d.rref()?,
-            offset: d.i64()?,
-            v: d.i32()?,
-        },
-        0x6B => BufferStore {
-            elem: BufElem::I64,
-            buf: d.rref()?,
-            offset: d.i64()?,
-            v: d.i64()?,
-        },
-        0x6C => BufferAlloc {
-            length: d.i64()?,
-            alignment: d.i32()?,
-            r: d.rref()?,
-        },
-        0x6D => {
-            let src = d.rref()?;
-            let (off, len, align) = (d.i64()?, d.i64()?, d.i32()?);
-            let r = d.rref()?;
-            BufferClone {
-                aux: d.aux([src.0, off, len, align, r.0, 0]),
-            }
-        }
-        0x6E => BufferLength {
-            buf: d.rref()?,
-            r: d.i64()?,
-        },
-        0x6F => {
-            let (src, src_off, dst, dst_off, len) =
-                (d.rref()?, d.i64()?, d.rref()?, d.i64()?, d.i64()?);
-            BufferCopy {
-                aux: d.aux([src.0, src_off, dst.0, dst_off, len, 0]),
-            }
-        }
-        0x70 => {
-            let (a, a_off, b, b_off, len, r) =
-                (d.rref()?, d.i64()?, d.rref()?, d.i64()?, d.i64()?, d.i32()?);
-            BufferCompare {
-                aux: d.aux([a.0, a_off, b.0, b_off, len, r]),
-            }
-        }
-        0x71 => BufferFill {
-            elem: BufElem::I8U,
-            buf: d.rref()?,
-            offset: d.i64()?,
-            length: d.i64()?,
-            v: d.i32()?,
-        },
-        0x72 => BufferFill {
-            elem: BufElem::I16U,
-            buf: d.rref()?,
-            offset: d.i64()?,
-            length: d.i64()?,
-            v: d.i32()?,
-        },
-        0x73 => BufferFill {
-            elem: BufElem::I32,
-            buf: d.rref()?,
-            offset: d.i64()?,
-            length: d.i64()?,
-            v: d.i32()?,
-        },
-        0x74 => BufferFill {
-            elem: BufElem::I64,
-            buf: d.rref()?,
-            offset: d.i64()?,
-            length: d.i64()?,
-            v: d.i64()?,
-        },
-        0x82 => CastAnyRef {
-            a: d.rref()?,
-            ty: d.type_of()?,
-            r: d.rref()?,
-        },
-        0x83 => {
+        (OpcodeSet::Core, 0x83) => {
             let index = d.i32()?;
             let default = d.branch()?;
             let n = d.r.u16()?;
@@ -1345,177 +1152,11 @@ fn decode_core(d: &mut Decoder<'_, '_>, c: u8) -> Result<Option<Op>> {
                 table: (d.tables.len() - 1) as u32,
             }
         }
-        0x84 => {
-            let (buf, off, len, r) = (d.rref()?, d.i64()?, d.i64()?, d.i64()?);
-            BufferHash {
-                aux: d.aux([buf.0, off, len, r, 0, 0]),
-            }
-        }
-        0x85 => DiscardRefs {
-            list: d.list_of(|d, r| d.check_ref(r))?,
-        },
-        0x86 => AssignRef {
-            a: d.rref()?,
-            r: d.rref()?,
-        },
-        0x87 => Call {
+        (OpcodeSet::Core, 0x87) => Call {
             call: d.call(false, true)?,
         },
-        0x88 => Call {
+        (OpcodeSet::Core, 0x88) => Call {
             call: d.call(true, true)?,
-        },
-        _ => return Ok(None),
-    }))
-}
-
-fn decode_f32(d: &mut Decoder<'_, '_>, c: u8) -> Result<Option<Op>> {
-    use Op::*;
-    Ok(Some(match c {
-        0x00 => GlobalLoadI32 {
-            offset: d.global_offset(4)?,
-            r: d.i32()?,
-        },
-        0x01 => GlobalStoreI32 {
-            offset: d.global_offset(4)?,
-            v: d.i32()?,
-        },
-        0x02 => GlobalLoadIndI32 {
-            offset: d.i32()?,
-            r: d.i32()?,
-        },
-        0x03 => GlobalStoreIndI32 {
-            offset: d.i32()?,
-            v: d.i32()?,
-        },
-        0x04 => ConstI32 {
-            value: 0,
-            r: d.i32()?,
-        },
-        0x05 => ConstI32 {
-            value: d.r.u32()?,
-            r: d.i32()?,
-        },
-        0x06 => ListGet {
-            elem: ListElem::F32,
-            list: d.rref()?,
-            index: d.i32()?,
-            r: d.i32()?,
-        },
-        0x07 => ListSet {
-            elem: ListElem::F32,
-            list: d.rref()?,
-            index: d.i32()?,
-            v: d.i32()?,
-        },
-        0x08 => SelectI32 {
-            cond: d.i32()?,
-            t: d.i32()?,
-            f: d.i32()?,
-            r: d.i32()?,
-        },
-        0x09 => SwitchI32 {
-            index: d.i32()?,
-            default: d.i32()?,
-            list: d.list_of(|d, r| d.check_i32(r))?,
-            r: d.i32()?,
-        },
-        0x33 => BufferLoad {
-            elem: BufElem::F32,
-            buf: d.rref()?,
-            offset: d.i64()?,
-            r: d.i32()?,
-        },
-        0x34 => BufferStore {
-            elem: BufElem::F32,
-            buf: d.rref()?,
-            offset: d.i64()?,
-            v: d.i32()?,
-        },
-        0x35 => BufferFill {
-            elem: BufElem::F32,
-            buf: d.rref()?,
-            offset: d.i64()?,
-            length: d.i64()?,
-            v: d.i32()?,
-        },
-        _ => return Ok(None),
-    }))
-}
-
-fn decode_f64(d: &mut Decoder<'_, '_>, c: u8) -> Result<Option<Op>> {
-    use Op::*;
-    Ok(Some(match c {
-        0x00 => GlobalLoadI64 {
-            offset: d.global_offset(8)?,
-            r: d.i64()?,
-        },
-        0x01 => GlobalStoreI64 {
-            offset: d.global_offset(8)?,
-            v: d.i64()?,
-        },
-        0x02 => GlobalLoadIndF64 {
-            offset: d.i32()?,
-            r: d.i64()?,
-        },
-        0x03 => GlobalStoreIndI64 {
-            offset: d.i32()?,
-            v: d.i64()?,
-        },
-        0x04 => ConstI64 {
-            lo: 0,
-            hi: 0,
-            r: d.i64()?,
-        },
-        0x05 => {
-            let (lo, hi) = (d.r.u32()?, d.r.u32()?);
-            ConstI64 {
-                lo,
-                hi,
-                r: d.i64()?,
-            }
-        }
-        0x06 => ListGet {
-            elem: ListElem::F64,
-            list: d.rref()?,
-            index: d.i32()?,
-            r: d.i64()?,
-        },
-        0x07 => ListSet {
-            elem: ListElem::F64,
-            list: d.rref()?,
-            index: d.i32()?,
-            v: d.i64()?,
-        },
-        0x08 => SelectI64 {
-            cond: d.i32()?,
-            t: d.i64()?,
-            f: d.i64()?,
-            r: d.i64()?,
-        },
-        0x09 => SwitchF64 {
-            index: d.i32()?,
-            default: d.i64()?,
-            list: d.list_of(|d, r| d.check_i64(r))?,
-            r: d.i64()?,
-        },
-        0x39 => BufferLoad {
-            elem: BufElem::F64,
-            buf: d.rref()?,
-            offset: d.i64()?,
-            r: d.i64()?,
-        },
-        0x3A => BufferStore {
-            elem: BufElem::F64,
-            buf: d.rref()?,
-            offset: d.i64()?,
-            v: d.i64()?,
-        },
-        0x3B => BufferFill {
-            elem: BufElem::F64,
-            buf: d.rref()?,
-            offset: d.i64()?,
-            length: d.i64()?,
-            v: d.i64()?,
         },
         _ => return Ok(None),
     }))

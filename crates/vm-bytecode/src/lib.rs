@@ -1,6 +1,8 @@
 //! IREE VM bytecode modules: VMFB parsing ([`format`](mod@format)), a verifier that
 //! decodes each function once into a trusted instruction form ([`decode`],
-//! [`op`]), and the interpreter that runs it.
+//! [`op`]), the interpreter that runs it, and a disassembler printing
+//! upstream's text form ([`disasm`]); all per-opcode knowledge is in one
+//! table ([`isa`]).
 //!
 //! ```no_run
 //! use std::sync::Arc;
@@ -16,6 +18,7 @@
 #[cfg(feature = "opcode-coverage")]
 pub mod coverage;
 pub mod decode;
+pub mod disasm;
 pub mod format;
 mod interp;
 pub mod isa;

@@ -1,9 +1,10 @@
 //! `iree-dump-module`: prints what is inside a `.vmfb` (upstream's tool and
 //! output formats): `--output=metadata` (module metadata and size
 //! breakdown), `--output=flatbuffer-binary` (the raw flatbuffer) and
-//! `--output=flatbuffer-json` (flatcc's JSON, `--pretty` to indent).
-//! `--output=disassembly` (and the disassembly half of `all`) is not
-//! implemented yet and is reported as UNIMPLEMENTED.
+//! `--output=flatbuffer-json` (flatcc's JSON, `--pretty` to indent),
+//! `--output=disassembly` (the bytecode, `--function=` to pick one function
+//! by name or ordinal, `--bytecode_offsets` to show offsets) and `all`
+//! (metadata, then the disassembly).
 
 mod json;
 mod metadata;
@@ -13,6 +14,7 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use iree_base::{bail, Result, Status, StatusCode};
+use iree_vm_bytecode::disasm;
 use iree_vm_bytecode::format::verify_module_def;
 
 /// Command-line flags, spelled as upstream spells them.
@@ -39,26 +41,41 @@ struct Flags {
     module: Option<String>,
 }
 
-/// Produces the requested output for the module file image `file`.
+/// Produces the requested output for the module file image `file` into
+/// `out`; on failure `out` holds what upstream prints before failing.
 fn dump(flags: &Flags, file: &[u8], out: &mut Vec<u8>) -> Result<()> {
     let (layout, module) = verify_module_def(file)?;
+    let disassembly = |out: &mut Vec<u8>| {
+        let options = disasm::Options {
+            function: flags.function.clone(),
+            bytecode_offsets: flags.bytecode_offsets != "false" && flags.bytecode_offsets != "0",
+        };
+        let mut text = String::new();
+        let result = disasm::disassemble(file, &options, &mut text);
+        out.extend_from_slice(text.as_bytes());
+        result
+    };
     match flags.output.as_str() {
-        "metadata" => {
+        "metadata" | "all" => {
             let mut text = String::new();
             metadata::write(&mut text, module, layout.flatbuffer.len())?;
             out.extend_from_slice(text.as_bytes());
+            if flags.output == "all" {
+                out.push(b'\n');
+                disassembly(out)?;
+            }
         }
+        "disassembly" => disassembly(out)?,
         "flatbuffer-binary" => out.extend_from_slice(&file[layout.flatbuffer.clone()]),
         "flatbuffer-json" => {
             let mut text = String::new();
-            json::write(&mut text, module, flags.pretty != "false" && flags.pretty != "0")?;
+            json::write(
+                &mut text,
+                module,
+                flags.pretty != "false" && flags.pretty != "0",
+            )?;
             out.extend_from_slice(text.as_bytes());
         }
-        "all" | "disassembly" => bail!(
-            Unimplemented,
-            "--output={} is not implemented yet (metadata, flatbuffer-binary and flatbuffer-json are)",
-            flags.output
-        ),
         other => bail!(
             InvalidArgument,
             "unrecognized --output= flag value '{other}'"
@@ -67,24 +84,33 @@ fn dump(flags: &Flags, file: &[u8], out: &mut Vec<u8>) -> Result<()> {
     Ok(())
 }
 
-fn run(flags: &Flags) -> Result<Vec<u8>> {
+/// Runs the tool: the bytes for stdout, and the failure if any (stdout
+/// keeps what was printed before it).
+fn run(flags: &Flags) -> (Vec<u8>, Result<()>) {
     let Some(path) = &flags.module else {
-        bail!(
-            InvalidArgument,
-            "Syntax: iree-dump-module [--output=...] module.vmfb"
+        return (
+            Vec::new(),
+            Err(Status::new(
+                StatusCode::InvalidArgument,
+                "Syntax: iree-dump-module [--output=...] module.vmfb",
+            )),
         );
     };
-    let file = std::fs::read(path).map_err(|e| {
-        let code = if e.kind() == std::io::ErrorKind::NotFound {
-            StatusCode::NotFound
-        } else {
-            StatusCode::Unavailable
-        };
-        Status::new(code, format!("failed to open file '{path}': {e}"))
-    })?;
+    let file = match std::fs::read(path) {
+        Ok(file) => file,
+        Err(e) => {
+            let code = if e.kind() == std::io::ErrorKind::NotFound {
+                StatusCode::NotFound
+            } else {
+                StatusCode::Unavailable
+            };
+            let status = Status::new(code, format!("failed to open file '{path}': {e}"));
+            return (Vec::new(), Err(status));
+        }
+    };
     let mut out = Vec::new();
-    dump(flags, &file, &mut out)?;
-    Ok(out)
+    let result = dump(flags, &file, &mut out);
+    (out, result)
 }
 
 fn main() -> ExitCode {
@@ -92,15 +118,14 @@ fn main() -> ExitCode {
         Ok(flags) => flags,
         Err(code) => return ExitCode::from(code),
     };
-    match run(&flags) {
-        Ok(bytes) => {
-            let mut stdout = std::io::stdout().lock();
-            if let Err(e) = stdout.write_all(&bytes).and_then(|()| stdout.flush()) {
-                eprintln!("iree-dump-module: writing stdout: {e}");
-                return ExitCode::FAILURE;
-            }
-            ExitCode::SUCCESS
-        }
+    let (bytes, result) = run(&flags);
+    let mut stdout = std::io::stdout().lock();
+    if let Err(e) = stdout.write_all(&bytes).and_then(|()| stdout.flush()) {
+        eprintln!("iree-dump-module: writing stdout: {e}");
+        return ExitCode::FAILURE;
+    }
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
         Err(status) => {
             eprintln!("{status}");
             ExitCode::FAILURE

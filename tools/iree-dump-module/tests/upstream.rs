@@ -46,9 +46,15 @@ fn recorded_dumps_match_upstream() {
     let mut failures = Vec::new();
     for (module, mode, recording) in &recordings {
         let expected = std::fs::read(recording).unwrap();
-        let mut args = match mode.strip_suffix("-pretty") {
-            Some(output) => vec![format!("--output={output}"), "--pretty".to_string()],
-            None => vec![format!("--output={mode}")],
+        let mut args = if let Some(output) = mode.strip_suffix("-pretty") {
+            vec![format!("--output={output}"), "--pretty".to_string()]
+        } else if let Some(output) = mode.strip_suffix("-offsets") {
+            vec![
+                format!("--output={output}"),
+                "--bytecode_offsets".to_string(),
+            ]
+        } else {
+            vec![format!("--output={mode}")]
         };
         args.push(module.to_str().unwrap().to_string());
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
@@ -107,13 +113,85 @@ fn truncated_and_corrupted_modules_fail_cleanly() {
     }
     for case in cases {
         std::fs::write(&path, &case).unwrap();
-        let out = dump(&["--output=metadata", path.to_str().unwrap()]);
-        // Success (a corruption the format tolerates) or a clean error; a
-        // panic would exit with 101.
-        assert!(matches!(out.status.code(), Some(0) | Some(1)), "{out:?}");
-        if !out.status.success() {
-            assert!(String::from_utf8_lossy(&out.stderr).ends_with('\n'));
+        for output in ["--output=metadata", "--output=all"] {
+            let out = dump(&[output, "--bytecode_offsets", path.to_str().unwrap()]);
+            // Success (a corruption the format tolerates) or a clean error; a
+            // panic would exit with 101.
+            assert!(matches!(out.status.code(), Some(0) | Some(1)), "{out:?}");
+            if !out.status.success() {
+                assert!(String::from_utf8_lossy(&out.stderr).ends_with('\n'));
+            }
         }
     }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `--function=` by ordinal and by name prints the module header and that
+/// one function, as in the recorded full disassembly.
+#[test]
+fn function_filter_picks_one_function() {
+    let module = testdata().join("vm/arith_i32.vmfb");
+    let recorded = testdata().join("tools/dump-module/vm/arith_i32.vmfb.disassembly.txt");
+    let full = std::fs::read_to_string(recorded).unwrap();
+    let mut parts = full.split("\n\n");
+    let header = parts.next().unwrap();
+    let functions: Vec<&str> = parts.collect();
+    assert!(functions.len() > 2);
+    for (ordinal, text) in functions.iter().enumerate().take(3) {
+        let expected = format!("{header}\n\n{}\n", text.trim_end_matches('\n'));
+        let by_ordinal = format!("--function={ordinal}");
+        let out = dump(&[
+            "--output=disassembly",
+            &by_ordinal,
+            module.to_str().unwrap(),
+        ]);
+        assert!(out.status.success());
+        assert_eq!(String::from_utf8_lossy(&out.stdout), expected);
+        let name = text
+            .lines()
+            .find_map(|l| l.strip_prefix("vm.func @"))
+            .and_then(|l| l.split('(').next())
+            .unwrap();
+        let by_name = format!("--function={name}");
+        let out = dump(&["--output=disassembly", &by_name, module.to_str().unwrap()]);
+        assert_eq!(String::from_utf8_lossy(&out.stdout), expected);
+    }
+}
+
+/// Where upstream 3.13 fails, ours fails the same way on stdout: nothing
+/// when the module does not verify (`vm.cond_break` as 3.13's compiler
+/// encodes it), and up to the function header when a function holds an
+/// opcode 3.13's disassembler does not print (`cast.ui64.f32`,
+/// `switch.ref`).
+#[test]
+fn disassembly_fails_where_upstream_does() {
+    let out = dump(&[
+        "--output=disassembly",
+        testdata()
+            .join("vm/debug_cond_break.vmfb")
+            .to_str()
+            .unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    for (module, last) in [
+        (
+            "vm/f32_cast.vmfb",
+            "vm.func @ui64_to_f32(%i0:1: i64) -> (f32) {\n",
+        ),
+        (
+            "vm/select_switch.vmfb",
+            "vm.func @switch_ref(%i0: i32) -> (i64) {\n",
+        ),
+    ] {
+        let out = dump(&[
+            "--output=disassembly",
+            testdata().join(module).to_str().unwrap(),
+        ]);
+        assert_eq!(out.status.code(), Some(1), "{module}");
+        assert!(
+            String::from_utf8_lossy(&out.stdout).ends_with(last),
+            "{module}"
+        );
+    }
 }
