@@ -121,8 +121,8 @@ pub struct LocalDevice {
     allocator: Arc<HeapAllocator>,
     workers: usize,
     /// Runs dispatches and command buffers (on the worker pool of
-    /// `local-task`).
-    runner: Runner,
+    /// `local-task`); shared, so a queued execution holds one reference.
+    runner: Arc<Runner>,
     /// Executable loaders, asked in order.
     loaders: Vec<Arc<dyn ExecutableLoader>>,
     /// Orders queue operations by their fences.
@@ -175,10 +175,10 @@ impl LocalDevice {
             id,
             allocator: HeapAllocator::new(),
             workers,
-            runner: Runner::new(
+            runner: Arc::new(Runner::new(
                 (workers > 1).then(|| Arc::new(WorkerPool::with_topology(topology))),
                 topology.local_memory_limit,
-            ),
+            )),
             loaders,
             // One worker means no threads of our own (`local-sync`).
             queue: Queue::new(if workers > 1 {
@@ -246,7 +246,7 @@ impl Device for LocalDevice {
         );
         Ok(Arc::new(LocalExecutable::new(
             inner,
-            self.runner.clone(),
+            Runner::clone(&self.runner),
             label,
         )))
     }
