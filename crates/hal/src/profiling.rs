@@ -294,9 +294,9 @@ impl ProfileRecorder {
         })
     }
 
-    /// Records events that ran from `start` for the listed spans; dropped
-    /// when no capture runs. `events` yields `(name, kind, track, start,
-    /// end)`.
+    /// Records finished events, each `(name, kind, track, start, end)`;
+    /// dropped when no capture runs. An event that began before the
+    /// capture is clipped to the capture's start.
     pub fn record<I>(&self, events: I)
     where
         I: IntoIterator<Item = (EventName, EventKind, Track, Instant, Instant)>,
@@ -308,19 +308,18 @@ impl ProfileRecorder {
         let epoch = capturing.epoch;
         capturing
             .events
-            .extend(
-                events
-                    .into_iter()
-                    .map(|(name, kind, track, start, end)| ProfileEvent {
-                        name,
-                        kind,
-                        track,
-                        start_ns: nanos_since(epoch, start),
-                        // A measurable duration: a span that the clock saw
-                        // as empty still took time.
-                        duration_ns: nanos_since(start, end).max(1),
-                    }),
-            );
+            .extend(events.into_iter().map(|(name, kind, track, start, end)| {
+                let start = start.max(epoch);
+                ProfileEvent {
+                    name,
+                    kind,
+                    track,
+                    start_ns: nanos_since(epoch, start),
+                    // A measurable duration: a span that the clock saw
+                    // as empty still took time.
+                    duration_ns: nanos_since(start, end).max(1),
+                }
+            }));
     }
 
     /// Times `op` as queue operation `name` on queue 0 (callers check
