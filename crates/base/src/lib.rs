@@ -12,7 +12,10 @@
 pub mod bytes;
 pub mod cformat;
 pub mod cnumber;
+pub mod progress;
 mod status;
 pub mod sync;
+#[cfg(feature = "tool-setup")]
+pub mod tool_setup;
 
 pub use status::{Result, ResultExt, Status, StatusCode};

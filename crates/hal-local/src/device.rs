@@ -12,6 +12,7 @@ use std::sync::Arc;
 
 use iree_base::{Result, Status, StatusCode};
 use iree_hal::device::match_pattern;
+use iree_hal::profiling::{EventKind, EventName, ProfileRecorder, Track};
 use iree_hal::{
     Allocator, Buffer, BufferParams, CommandBuffer, Device, DeviceInfo, DispatchBinding, Driver,
     Executable, Fence, HeapAllocator,
@@ -120,8 +121,8 @@ pub struct LocalDevice {
     allocator: Arc<HeapAllocator>,
     workers: usize,
     /// Runs dispatches and command buffers (on the worker pool of
-    /// `local-task`).
-    runner: Runner,
+    /// `local-task`); shared, so a queued execution holds one reference.
+    runner: Arc<Runner>,
     /// Executable loaders, asked in order.
     loaders: Vec<Arc<dyn ExecutableLoader>>,
     /// Orders queue operations by their fences.
@@ -174,10 +175,10 @@ impl LocalDevice {
             id,
             allocator: HeapAllocator::new(),
             workers,
-            runner: Runner::new(
+            runner: Arc::new(Runner::new(
                 (workers > 1).then(|| Arc::new(WorkerPool::with_topology(topology))),
                 topology.local_memory_limit,
-            ),
+            )),
             loaders,
             // One worker means no threads of our own (`local-sync`).
             queue: Queue::new(if workers > 1 {
@@ -237,7 +238,17 @@ impl Device for LocalDevice {
         let inner = loader
             .load(format, data)
             .map_err(|e| e.annotate(format!("while loading a '{format}' executable")))?;
-        Ok(Arc::new(LocalExecutable::new(inner, self.runner.clone())))
+        let label = self.runner.profiler().executable_label(format);
+        tracing::debug!(
+            executable = &*label,
+            exports = inner.exports().len(),
+            "executable created"
+        );
+        Ok(Arc::new(LocalExecutable::new(
+            inner,
+            Runner::clone(&self.runner),
+            label,
+        )))
     }
 
     fn queue_alloca(
@@ -257,13 +268,39 @@ impl Device for LocalDevice {
                 return Err(status);
             }
         };
-        self.queue.submit(wait, signal, Box::new(|| Ok(())))?;
+        let profiler = self.runner.profiler();
+        if profiler.records_queue() {
+            let start = std::time::Instant::now();
+            let profiler = profiler.clone();
+            self.queue.submit(
+                wait,
+                signal,
+                Box::new(move || {
+                    profiler.record([(
+                        EventName::Static("alloca"),
+                        EventKind::Queue,
+                        Track::Queue(0),
+                        start,
+                        std::time::Instant::now(),
+                    )]);
+                    Ok(())
+                }),
+            )?;
+        } else {
+            self.queue.submit(wait, signal, Box::new(|| Ok(())))?;
+        }
         Ok(buffer)
     }
 
     fn queue_dealloca(&self, wait: &Fence, signal: &Fence, buffer: &Buffer) -> Result<()> {
         // Host memory goes back to the transient cache with the last
         // reference to it.
+        if self.runner.profiler().records_queue() {
+            return self
+                .runner
+                .profiler()
+                .time_queue_op("dealloca", || self.queue.dealloca(wait, signal, buffer));
+        }
         self.queue.dealloca(wait, signal, buffer)
     }
 
@@ -280,7 +317,14 @@ impl Device for LocalDevice {
             signal,
             command_buffer,
             binding_table,
-            move |cb, table| runner.execute(cb, table),
+            move |cb, table| {
+                if runner.profiler().records_queue() {
+                    return runner
+                        .profiler()
+                        .time_queue_op("execute", || runner.execute(cb, table));
+                }
+                runner.execute(cb, table)
+            },
         )
     }
 
@@ -290,6 +334,18 @@ impl Device for LocalDevice {
         signal: &Fence,
         op: Box<dyn FnOnce() -> Result<()> + Send>,
     ) -> Result<()> {
+        if self.runner.profiler().records_queue() {
+            let profiler = self.runner.profiler().clone();
+            return self.queue.submit(
+                wait,
+                signal,
+                Box::new(move || profiler.time_queue_op("host operation", op)),
+            );
+        }
         self.queue.submit(wait, signal, op)
+    }
+
+    fn profiler(&self) -> Option<&Arc<ProfileRecorder>> {
+        Some(self.runner.profiler())
     }
 }

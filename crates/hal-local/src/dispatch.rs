@@ -16,6 +16,7 @@
 
 use std::cell::Cell;
 use std::ffi::c_void;
+use std::time::Instant;
 
 use iree_base::bytes::fill_pattern;
 use iree_base::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -306,6 +307,7 @@ impl<'a> PreparedGrid<'a> {
     }
 
     /// Runs linear workgroup `index` (x fastest) as `processor_id`.
+    #[inline(always)]
     fn run_tile(
         &self,
         index: u64,
@@ -443,6 +445,7 @@ impl Work<'_> {
         }
     }
 
+    #[inline(always)]
     fn run_tile(
         &self,
         tile: u64,
@@ -563,6 +566,59 @@ impl<'r, 'a> Region<'r, 'a> {
                 self.work(0, false);
             });
         }
+        self.outcome()
+    }
+
+    /// As [`Region::run`], also returning the span each worker spent on
+    /// each item (for device profiling).
+    pub fn run_profiled(&self, workers: Workers<'_>) -> (Result<()>, WorkerSlices) {
+        let slices = Mutex::new(WorkerSlices::new());
+        let result = self.run_observed(workers, |processor, alone| {
+            let mut observer = SliceObserver {
+                processor,
+                current: None,
+                slices: WorkerSlices::new(),
+            };
+            self.work_observed(processor, alone, &mut observer);
+            observer.close(Instant::now());
+            if !observer.slices.is_empty() {
+                sync::lock(&slices).extend(observer.slices.drain(..));
+            }
+        });
+        let slices = std::mem::take(&mut *sync::lock(&slices));
+        (result, slices)
+    }
+
+    /// As [`Region::run`], running `work(processor, alone)` on each worker.
+    fn run_observed(&self, workers: Workers<'_>, work: impl Fn(u32, bool) + Sync) -> Result<()> {
+        let total = self.total();
+        // More workers than tiles would only wait.
+        let helpers = workers.count().min(total.min(usize::MAX as u64) as usize);
+        if helpers <= 1 {
+            work(0, true);
+        } else if let Workers::Pool(pool) = workers {
+            // As in `run`: worker 0 wakes the helpers and waits only for
+            // those that joined.
+            pool.run(&|processor| {
+                if processor == 0 {
+                    pool.wake_helpers();
+                }
+                work(processor, false)
+            });
+        } else {
+            let work = &work;
+            std::thread::scope(|scope| {
+                for processor in 1..helpers {
+                    scope.spawn(move || work(processor as u32, false));
+                }
+                work(0, false);
+            });
+        }
+        self.outcome()
+    }
+
+    /// The first failure of the run, if any.
+    fn outcome(&self) -> Result<()> {
         if !self.failed.load(Ordering::Acquire) {
             return Ok(());
         }
@@ -576,6 +632,12 @@ impl<'r, 'a> Region<'r, 'a> {
     /// `alone` when no other thread runs this region (tiles are then
     /// claimed without atomic read-modify-writes).
     fn work(&self, processor_id: u32, alone: bool) {
+        self.work_observed(processor_id, alone, &mut NoObserver);
+    }
+
+    /// As [`Region::work`], telling `observer` the item of each tile.
+    #[inline(always)]
+    fn work_observed(&self, processor_id: u32, alone: bool, observer: &mut impl TileObserver) {
         let total = self.total();
         if self.next.load(Ordering::Relaxed) >= total {
             return;
@@ -607,6 +669,7 @@ impl<'r, 'a> Region<'r, 'a> {
             while self.starts[item + 1] <= tile {
                 item += 1;
             }
+            observer.tile(item);
             let result = self.items[item].run_tile(
                 tile - self.starts[item],
                 processor_id,
@@ -623,6 +686,74 @@ impl<'r, 'a> Region<'r, 'a> {
         }
         if local_memory.capacity() > 0 {
             LOCAL_MEMORY.set(local_memory);
+        }
+    }
+}
+
+/// The span one worker spent on one item of a region: from before its
+/// first tile of the item to after its last.
+#[derive(Clone, Copy, Debug)]
+pub struct WorkerSlice {
+    /// The item's index in the region.
+    pub item: usize,
+    /// The worker (`processor_id`).
+    pub worker: u32,
+    /// When the worker started the item's first tile it ran.
+    pub start: Instant,
+    /// When it finished the item's last tile it ran.
+    pub end: Instant,
+    /// Tiles of the item it ran.
+    pub tiles: u64,
+}
+
+/// Told which item each tile a worker runs belongs to; [`NoObserver`]
+/// compiles to nothing, so the unprofiled loop is unchanged.
+trait TileObserver {
+    fn tile(&mut self, item: usize);
+}
+
+struct NoObserver;
+
+impl TileObserver for NoObserver {
+    #[inline(always)]
+    fn tile(&mut self, _item: usize) {}
+}
+
+/// Cuts a worker's run into [`WorkerSlice`]s, reading the clock only when
+/// the item changes (tiles are claimed in order, so each item is one span).
+struct SliceObserver {
+    processor: u32,
+    current: Option<WorkerSlice>,
+    slices: WorkerSlices,
+}
+
+/// The [`WorkerSlice`]s of a region (inline for the usual few).
+pub type WorkerSlices = SmallVec<[WorkerSlice; 4]>;
+
+impl SliceObserver {
+    fn close(&mut self, now: Instant) {
+        if let Some(mut slice) = self.current.take() {
+            slice.end = now;
+            self.slices.push(slice);
+        }
+    }
+}
+
+impl TileObserver for SliceObserver {
+    fn tile(&mut self, item: usize) {
+        match &mut self.current {
+            Some(slice) if slice.item == item => slice.tiles += 1,
+            _ => {
+                let now = Instant::now();
+                self.close(now);
+                self.current = Some(WorkerSlice {
+                    item,
+                    worker: self.processor,
+                    start: now,
+                    end: now,
+                    tiles: 1,
+                });
+            }
         }
     }
 }

@@ -18,11 +18,12 @@ use std::sync::Arc;
 use iree_base::{Result, Status, StatusCode};
 use iree_hal::buffer::validate_access;
 use iree_hal::command_buffer::{resolve, Command, CommandBuffer, DispatchBinding};
+use iree_hal::profiling::{EventKind, EventName, ProfileRecorder, Track};
 use iree_hal::{Buffer, BufferBinding, Executable, MemoryAccess};
 use smallvec::SmallVec;
 
 use crate::dispatch::{
-    DeviceBindings, FlushDenormals, PreparedGrid, RawRange, Region, Work, Workers,
+    DeviceBindings, FlushDenormals, PreparedGrid, RawRange, Region, Work, WorkerSlice, Workers,
 };
 use crate::executable::WorkgroupExecutable;
 use crate::pool::WorkerPool;
@@ -34,6 +35,9 @@ pub struct Runner {
     pool: Option<Arc<WorkerPool>>,
     /// Largest workgroup-local memory a dispatch may ask for (0: any).
     local_memory_limit: usize,
+    /// The device's profiling sink: dispatches are timed only while it
+    /// records them.
+    profiler: Arc<ProfileRecorder>,
 }
 
 impl Runner {
@@ -43,7 +47,13 @@ impl Runner {
         Runner {
             pool,
             local_memory_limit,
+            profiler: ProfileRecorder::new(),
         }
+    }
+
+    /// The profiling sink this runner's dispatches report to.
+    pub fn profiler(&self) -> &Arc<ProfileRecorder> {
+        &self.profiler
     }
 
     fn workers(&self) -> Workers<'_> {
@@ -62,6 +72,10 @@ impl Runner {
             ));
         }
         let commands = command_buffer.commands();
+        // Created only when DEBUG logging is on: one level check otherwise.
+        let _span = tracing::enabled!(tracing::Level::DEBUG).then(|| {
+            tracing::debug_span!("hal.command_buffer.execute", commands = commands.len()).entered()
+        });
         // Device access to each allocation is taken once, by the first
         // region that touches it, and held until the execution ends.
         let mut bindings = DeviceBindings::default();
@@ -187,13 +201,88 @@ impl Runner {
                 },
             });
         }
-        Region::new(&items, guards)?.run(workers)
+        let region = Region::new(&items, guards)?;
+        if self.profiler.records_dispatches() {
+            return self.run_profiled(&region, workers, commands);
+        }
+        if tracing::enabled!(tracing::Level::TRACE) {
+            for (_, executable, ordinal, count) in local_dispatches(commands) {
+                trace_dispatch(executable, ordinal, count);
+            }
+        }
+        region.run(workers)
+    }
+
+    /// Runs `region` (prepared from `commands`) timing its dispatches.
+    #[cold]
+    fn run_profiled(
+        &self,
+        region: &Region<'_, '_>,
+        workers: Workers<'_>,
+        commands: &[Resolved<'_>],
+    ) -> Result<()> {
+        let (result, slices) = region.run_profiled(workers);
+        let dispatches: SmallVec<[_; 4]> = local_dispatches(commands).collect();
+        self.record_dispatches(&dispatches, &slices);
+        result
+    }
+
+    /// Hands the timed dispatches of a region to the profiler: one event
+    /// per dispatch (from its first workgroup's start on any worker to its
+    /// last one's end), and on multi-worker devices one per worker that ran
+    /// part of it.
+    fn record_dispatches(
+        &self,
+        dispatches: &[(usize, &LocalExecutable, usize, [u32; 3])],
+        slices: &[WorkerSlice],
+    ) {
+        let per_worker = self.pool.is_some();
+        let mut events = SmallVec::<[_; 8]>::new();
+        for (lane, &(item, executable, ordinal, count)) in dispatches.iter().enumerate() {
+            let name = executable.export_label(ordinal);
+            let mut span: Option<(std::time::Instant, std::time::Instant)> = None;
+            for slice in slices.iter().filter(|s| s.item == item) {
+                span = Some(match span {
+                    None => (slice.start, slice.end),
+                    Some((start, end)) => (start.min(slice.start), end.max(slice.end)),
+                });
+                if per_worker {
+                    events.push((
+                        EventName::from(name.clone()),
+                        EventKind::WorkerSlice {
+                            executable: executable.label.clone(),
+                            workgroups: slice.tiles,
+                        },
+                        Track::Worker(slice.worker),
+                        slice.start,
+                        slice.end,
+                    ));
+                }
+            }
+            // A dispatch of no workgroups ran nothing: no event.
+            if let Some((start, end)) = span {
+                events.push((
+                    EventName::from(name),
+                    EventKind::Dispatch {
+                        executable: executable.label.clone(),
+                        workgroup_count: count,
+                    },
+                    Track::Dispatches {
+                        queue: 0,
+                        lane: lane as u32,
+                    },
+                    start,
+                    end,
+                ));
+            }
+        }
+        self.profiler.record(events);
     }
 
     /// Runs export `ordinal` of `executable` over `workgroup_count`.
     fn dispatch(
         &self,
-        executable: &dyn WorkgroupExecutable,
+        executable: &LocalExecutable,
         ordinal: usize,
         workgroup_count: [u32; 3],
         constants: &[u32],
@@ -202,7 +291,7 @@ impl Runner {
         let workers = self.workers();
         let mut guards = DeviceBindings::default();
         let grid = PreparedGrid::new(
-            executable,
+            &*executable.inner,
             ordinal,
             constants,
             bindings,
@@ -211,8 +300,50 @@ impl Runner {
             self.local_memory_limit,
             &mut guards,
         )?;
-        Region::new(&[Work::Grid(grid)], &guards)?.run(workers)
+        let items = [Work::Grid(grid)];
+        let region = Region::new(&items, &guards)?;
+        if self.profiler.records_dispatches() {
+            let (result, slices) = region.run_profiled(workers);
+            self.record_dispatches(&[(0, executable, ordinal, workgroup_count)], &slices);
+            return result;
+        }
+        if tracing::enabled!(tracing::Level::TRACE) {
+            trace_dispatch(executable, ordinal, workgroup_count);
+        }
+        region.run(workers)
     }
+}
+
+/// The dispatches of this driver among a region's `commands`, each with its
+/// index in the region: (index, executable, export ordinal, workgroup
+/// count).
+fn local_dispatches<'s, 'c>(
+    commands: &'s [Resolved<'c>],
+) -> impl Iterator<Item = (usize, &'c LocalExecutable, usize, [u32; 3])> + 's {
+    commands
+        .iter()
+        .enumerate()
+        .filter_map(|(index, command)| match command {
+            Resolved::Dispatch {
+                local: Some(local),
+                ordinal,
+                count,
+                ..
+            } => Some((index, *local, *ordinal, *count)),
+            _ => None,
+        })
+}
+
+/// The `IREE_LOG=trace` event of one dispatch (callers check
+/// `tracing::enabled!` first, so a disabled log costs one branch).
+fn trace_dispatch(executable: &LocalExecutable, ordinal: usize, count: [u32; 3]) {
+    tracing::trace!(
+        target: "iree_hal_local::dispatch",
+        executable = &*executable.label,
+        export = executable.inner.exports().get(ordinal).map_or("?", |e| e.name.as_str()),
+        workgroup_count = ?count,
+        "dispatch"
+    );
 }
 
 /// Commands that separate regions.
@@ -394,12 +525,38 @@ fn overlap(a: &BufferBinding<'_>, b: &BufferBinding<'_>) -> bool {
 pub struct LocalExecutable {
     inner: Arc<dyn WorkgroupExecutable>,
     runner: Runner,
+    /// How profiles name it (`embedded-elf-x86_64#0`).
+    label: Arc<str>,
+    /// Its export names, shared by the profiling events that name them.
+    export_labels: Vec<Arc<str>>,
 }
 
 impl LocalExecutable {
-    /// `inner`, run by `runner`.
-    pub fn new(inner: Arc<dyn WorkgroupExecutable>, runner: Runner) -> LocalExecutable {
-        LocalExecutable { inner, runner }
+    /// `inner`, run by `runner`, named `label` in profiles.
+    pub fn new(
+        inner: Arc<dyn WorkgroupExecutable>,
+        runner: Runner,
+        label: Arc<str>,
+    ) -> LocalExecutable {
+        let export_labels = inner
+            .exports()
+            .iter()
+            .map(|e| Arc::from(e.name.as_str()))
+            .collect();
+        LocalExecutable {
+            inner,
+            runner,
+            label,
+            export_labels,
+        }
+    }
+
+    /// The profile name of export `ordinal`.
+    fn export_label(&self, ordinal: usize) -> Arc<str> {
+        self.export_labels
+            .get(ordinal)
+            .cloned()
+            .unwrap_or_else(|| Arc::from("?"))
     }
 }
 
@@ -420,7 +577,7 @@ impl Executable for LocalExecutable {
         bindings: &[BufferBinding<'_>],
     ) -> Result<()> {
         self.runner
-            .dispatch(&*self.inner, ordinal, workgroup_count, constants, bindings)
+            .dispatch(self, ordinal, workgroup_count, constants, bindings)
     }
 
     fn as_any(&self) -> Option<&dyn std::any::Any> {

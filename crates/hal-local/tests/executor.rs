@@ -734,3 +734,66 @@ fn each_semaphore_value_is_signaled_once_in_order() {
     }
     assert_eq!(s.state.violations.load(Ordering::SeqCst), 0);
 }
+
+#[test]
+fn profiling_records_each_dispatch_once_and_worker_slices_cover_its_workgroups() {
+    use iree_hal::profiling::{EventKind, ProfilingMode, Track};
+    for workers in [1, 3] {
+        let s = setup(workers, 3, 0);
+        // Region 0: two concurrent dispatches; region 1: one; then one of no
+        // workgroups, which runs (and records) nothing.
+        let regions = vec![vec![7, 5], vec![9]];
+        let cb = finalized(|cb| {
+            record_phases(cb, &s.probe, &regions, 0, 0);
+            cb.dispatch(s.probe.clone(), PHASE, [0, 1, 1], &[2, 0], vec![])
+                .unwrap();
+        });
+        // No capture runs until one is begun.
+        assert!(s.device.profiling_end().is_err());
+        s.device.profiling_begin(ProfilingMode::DISPATCH).unwrap();
+        run(&s.device, &cb, &[]).unwrap();
+        let capture = s.device.profiling_end().unwrap();
+        let dispatches: Vec<_> = capture.dispatches().collect();
+        let mut counts: Vec<u32> = dispatches
+            .iter()
+            .map(|e| match &e.kind {
+                EventKind::Dispatch {
+                    workgroup_count, ..
+                } => workgroup_count[0],
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        counts.sort();
+        assert_eq!(counts, [5, 7, 9], "{workers} workers");
+        for event in &dispatches {
+            assert!(event.duration_ns > 0);
+            assert!(event.start_ns + event.duration_ns <= capture.duration_ns);
+            assert_eq!(&*event.name, "phase");
+        }
+        // The two dispatches of region 0 are on separate lanes.
+        let mut lanes: Vec<_> = dispatches.iter().map(|e| e.track).collect();
+        lanes.sort();
+        lanes.dedup();
+        assert_eq!(lanes.len(), 2);
+        // No queue events were asked for.
+        assert!(capture
+            .events
+            .iter()
+            .all(|e| !matches!(e.kind, EventKind::Queue)));
+        // Per-worker slices (multi-worker devices only) add up to every
+        // workgroup that ran.
+        let workgroups: u64 = capture
+            .events
+            .iter()
+            .filter_map(|e| match (&e.kind, e.track) {
+                (EventKind::WorkerSlice { workgroups, .. }, Track::Worker(w)) => {
+                    assert!((w as usize) < workers);
+                    Some(*workgroups)
+                }
+                _ => None,
+            })
+            .sum();
+        assert_eq!(workgroups, if workers > 1 { 21 } else { 0 });
+        assert_eq!(s.state.violations.load(Ordering::SeqCst), 0);
+    }
+}

@@ -15,6 +15,7 @@ use iree_base::{Result, Status, StatusCode};
 use crate::allocator::{Allocator, BufferParams};
 use crate::buffer::Buffer;
 use crate::command_buffer::{CommandBuffer, DispatchBinding, Executable};
+use crate::profiling::{ProfileCapture, ProfileRecorder, ProfilingMode};
 use crate::semaphore::Fence;
 
 /// A device (`iree_hal_device_t`).
@@ -64,6 +65,36 @@ pub trait Device: Send + Sync {
         op: Box<dyn FnOnce() -> Result<()> + Send>,
     ) -> Result<()> {
         run_queue_op(wait, signal, op)
+    }
+
+    /// The device's profiling sink, when the driver feeds one; drivers
+    /// that record nothing keep the default (`None`).
+    fn profiler(&self) -> Option<&Arc<ProfileRecorder>> {
+        None
+    }
+
+    /// Starts recording `mode` (`iree_hal_device_profiling_begin`);
+    /// UNIMPLEMENTED on a device without a [`Device::profiler`].
+    fn profiling_begin(&self, mode: ProfilingMode) -> Result<()> {
+        match self.profiler() {
+            Some(profiler) => profiler.begin(mode),
+            None => Err(Status::new(
+                StatusCode::Unimplemented,
+                format!("device '{}' does not support profiling", self.id()),
+            )),
+        }
+    }
+
+    /// Stops recording and returns the capture
+    /// (`iree_hal_device_profiling_end`).
+    fn profiling_end(&self) -> Result<ProfileCapture> {
+        match self.profiler() {
+            Some(profiler) => profiler.end(),
+            None => Err(Status::new(
+                StatusCode::Unimplemented,
+                format!("device '{}' does not support profiling", self.id()),
+            )),
+        }
     }
 }
 

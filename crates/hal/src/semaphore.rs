@@ -151,6 +151,8 @@ impl Semaphore {
     /// failure that failed the semaphore.
     pub fn wait(&self, value: u64, deadline: Deadline) -> Result<()> {
         let mut state = sync::lock(&self.state);
+        // Entered only when the wait blocks: a span of how long it blocked.
+        let mut blocked = None;
         loop {
             if let Some(failure) = &state.failure {
                 return Err(failure
@@ -168,6 +170,8 @@ impl Semaphore {
                     ));
                 }
             }
+            blocked
+                .get_or_insert_with(|| tracing::trace_span!("hal.semaphore.wait", value).entered());
             state.waiters += 1;
             state = match deadline {
                 None => sync::wait(&self.changed, state),

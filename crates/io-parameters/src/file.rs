@@ -4,6 +4,7 @@
 use std::fs::File;
 use std::path::{Path, PathBuf};
 
+use iree_base::progress::Progress;
 use iree_base::{Result, Status, StatusCode};
 use iree_hal::ExternalHostMemory;
 use memmap2::{Mmap, MmapMut, MmapOptions};
@@ -72,6 +73,9 @@ fn io_error(path: &Path, what: &str, error: std::io::Error) -> Status {
     )
 }
 
+/// Bytes read per step of a preload (see [`Progress`]).
+const PRELOAD_CHUNK: usize = 64 << 20;
+
 impl ParameterFile {
     /// Opens `path` for reading.
     pub fn open(path: impl AsRef<Path>, mode: FileMode) -> Result<ParameterFile> {
@@ -106,7 +110,15 @@ impl ParameterFile {
             Contents::Empty
         } else if mode == FileMode::Preload {
             let mut bytes = vec![0u8; len].into_boxed_slice();
-            read_exact_at(&file, &mut bytes, 0).map_err(|e| io_error(path, "reading", e))?;
+            let mut progress =
+                Progress::start(&format!("preloading {}", path.display()), len as u64);
+            let mut offset = 0;
+            // In chunks, so a progress bar moves while a large file loads.
+            for chunk in bytes.chunks_mut(PRELOAD_CHUNK) {
+                read_exact_at(&file, chunk, offset).map_err(|e| io_error(path, "reading", e))?;
+                offset += chunk.len() as u64;
+                progress.advance(chunk.len() as u64);
+            }
             Contents::Preloaded(bytes)
         } else {
             // SAFETY: the mapping is read-only and private to this process.

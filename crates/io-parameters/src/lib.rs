@@ -42,6 +42,7 @@ pub fn scope_map_from_flags(flags: &[String], mode: FileMode) -> Result<ScopeMap
     let mut scopes = ScopeMap::new();
     for flag in flags {
         let (scope, path) = split_parameters_flag(flag);
+        let _span = tracing::debug_span!("io_parameters.open", scope, path).entered();
         append_file_to_index(path, mode, scopes.scope_index(scope))?;
     }
     Ok(scopes)

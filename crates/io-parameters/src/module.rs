@@ -199,6 +199,7 @@ pub fn create_io_parameters_module(
                 let device = device_arg(&device)?;
                 let (wait, signal) = (fence_or_empty(&wait)?, fence_or_empty(&signal)?);
                 let scope = scope_arg(&scope)?;
+                let _span = tracing::debug_span!("io_parameters.gather", scope = %String::from_utf8_lossy(&scope)).entered();
                 let target = deref::<HalBuffer>(&target, buffer_type(), "target buffer")?.0.clone();
                 let tables = table_args(&key_table, &key_data, &spans)?;
                 let provider = state.provider(&scope)?;
@@ -213,6 +214,7 @@ pub fn create_io_parameters_module(
                 let device = device_arg(&device)?;
                 let (wait, signal) = (fence_or_empty(&wait)?, fence_or_empty(&signal)?);
                 let scope = scope_arg(&scope)?;
+                let _span = tracing::debug_span!("io_parameters.load", scope = %String::from_utf8_lossy(&scope)).entered();
                 let tables = table_args(&key_table, &key_data, &spans)?;
                 let provider = state.provider(&scope)?;
                 let table = SpanTable::read(tables)?;
@@ -238,6 +240,7 @@ pub fn create_io_parameters_module(
                 let (wait, signal) = (fence_or_empty(&wait)?, fence_or_empty(&signal)?);
                 let source = deref::<HalBuffer>(&source, buffer_type(), "source buffer")?.0.clone();
                 let scope = scope_arg(&scope)?;
+                let _span = tracing::debug_span!("io_parameters.scatter", scope = %String::from_utf8_lossy(&scope)).entered();
                 let tables = table_args(&key_table, &key_data, &spans)?;
                 let provider = state.provider(&scope)?;
                 let table = SpanTable::read(tables)?;

@@ -8,6 +8,18 @@
 //! not implemented yet fail with UNIMPLEMENTED naming the export, rather
 //! than being absent (which would fail import resolution instead).
 
+/// A `TRACE` span entered for the rest of the scope: created only when
+/// `TRACE` logging is on, so with logging off a call pays one level check.
+macro_rules! trace_scope {
+    ($($args:tt)*) => {
+        if tracing::enabled!(tracing::Level::TRACE) {
+            Some(tracing::trace_span!($($args)*).entered())
+        } else {
+            None
+        }
+    };
+}
+
 use std::sync::Arc;
 
 pub mod dynamic;
@@ -585,38 +597,45 @@ fn more(b: Builder) -> Result<Builder> {
     .export("command_buffer.flush_buffer", "0rirII_v", |_, (_cb, _slot, _buffer, _offset, _length): (Option<Ref>, i32, Option<Ref>, i64, i64)| Ok(()))?
     .export("command_buffer.invalidate_buffer", "0rirII_v", |_, (_cb, _slot, _buffer, _offset, _length): (Option<Ref>, i32, Option<Ref>, i64, i64)| Ok(()))?
     .export("command_buffer.copy_buffer", "0riirIrIII_v", |_, (cb, source_slot, target_slot, source, source_offset, target, target_offset, length, _flags): CopyArgs| {
+        let _span = trace_scope!("hal.command_buffer.copy_buffer");
         let cb = &deref::<HalCommandBuffer>(&cb, command_buffer_type(), "command buffer")?.0;
         let source = binding(&source, source_slot, source_offset, length)?;
         let target = binding(&target, target_slot, target_offset, length)?;
         cb.lock().copy(source, target)
     })?
     .export("command_buffer.fill_buffer", "0rrIIiIiI_v", |_, (cb, target, offset, length, slot, pattern, pattern_length, _flags): FillArgs| {
+        let _span = trace_scope!("hal.command_buffer.fill_buffer");
         let cb = &deref::<HalCommandBuffer>(&cb, command_buffer_type(), "command buffer")?.0;
         let target = binding(&target, slot, offset, length)?;
         cb.lock().fill(target, &pattern_bytes(pattern, pattern_length)?)
     })?
     .export("command_buffer.update_buffer", "0rrIrIIiI_v", |_, (cb, source, source_offset, target, target_offset, length, slot, _flags): UpdateArgs| {
+        let _span = trace_scope!("hal.command_buffer.update_buffer");
         let cb = &deref::<HalCommandBuffer>(&cb, command_buffer_type(), "command buffer")?.0;
         let data = vm_bytes(&source, source_offset, length)?;
         let target = binding(&target, slot, target_offset, length)?;
         cb.lock().update(&data, target)
     })?
     .export("device.queue.barrier", "0rIrrI_v", |_, (device, _affinity, wait, signal, _flags): (Option<Ref>, i64, Option<Ref>, Option<Ref>, i64)| {
+        let _span = trace_scope!("hal.device.queue.barrier");
         let device = device_arg(&device)?;
         device.queue_execute(fence_or_empty(&wait)?, fence_or_empty(&signal)?, None, &[])
     })?
     .export("device.queue.dealloca", "0rIrrrI_v", |_, (device, _affinity, wait, signal, buffer, _flags): (Option<Ref>, i64, Option<Ref>, Option<Ref>, Option<Ref>, i64)| {
+        let _span = trace_scope!("hal.device.queue.dealloca");
         let device = device_arg(&device)?;
         let buffer = &deref::<HalBuffer>(&buffer, buffer_type(), "buffer")?.0;
         device.queue_dealloca(fence_or_empty(&wait)?, fence_or_empty(&signal)?, buffer)
     })?
     .export("device.queue.execute", "0rIrrrI_v", |_, (device, _affinity, wait, signal, cb, _flags): (Option<Ref>, i64, Option<Ref>, Option<Ref>, Option<Ref>, i64)| {
+        let _span = trace_scope!("hal.device.queue.execute");
         let device = device_arg(&device)?;
         let cb = &deref::<HalCommandBuffer>(&cb, command_buffer_type(), "command buffer")?.0;
         let cb = cb.lock();
         device.queue_execute(fence_or_empty(&wait)?, fence_or_empty(&signal)?, Some(&cb), &[])
     })?
     .export("device.queue.fill", "0rIrrrIIIiI_v", |_, (device, _affinity, wait, signal, target, offset, length, pattern, pattern_length, _flags): QueueFillArgs| {
+        let _span = trace_scope!("hal.device.queue.fill");
         let device = device_arg(&device)?;
         let target = deref::<HalBuffer>(&target, buffer_type(), "target buffer")?.0.clone();
         let pattern = pattern_bytes(pattern, pattern_length)?;
@@ -626,6 +645,7 @@ fn more(b: Builder) -> Result<Builder> {
         })
     })?
     .export("device.queue.copy", "0rIrrrIrIII_v", |_, (device, _affinity, wait, signal, source, source_offset, target, target_offset, length, _flags): QueueCopyArgs| {
+        let _span = trace_scope!("hal.device.queue.copy");
         let device = device_arg(&device)?;
         let source = deref::<HalBuffer>(&source, buffer_type(), "source buffer")?.0.clone();
         let target = deref::<HalBuffer>(&target, buffer_type(), "target buffer")?.0.clone();
@@ -638,6 +658,7 @@ fn more(b: Builder) -> Result<Builder> {
         })
     })?
     .export("device.queue.update", "0rIrrrIrIII_v", |_, (device, _affinity, wait, signal, source, source_offset, target, target_offset, length, _flags): QueueCopyArgs| {
+        let _span = trace_scope!("hal.device.queue.update");
         let device = device_arg(&device)?;
         let data = vm_bytes(&source, source_offset, length)?;
         let target = deref::<HalBuffer>(&target, buffer_type(), "target buffer")?.0.clone();
@@ -660,6 +681,7 @@ fn more(b: Builder) -> Result<Builder> {
         Ok(Ref::new(HalFile(MemoryFile { source, offset, length, access: access as u32 })))
     })?
     .export("device.queue.read", "0rIrrrIrIII_v", |_, (device, _affinity, wait, signal, file, file_offset, target, target_offset, length, _flags): QueueCopyArgs| {
+        let _span = trace_scope!("hal.device.queue.read");
         let device = device_arg(&device)?;
         let file = deref::<HalFile>(&file, file_type(), "source file")?.0.clone();
         if !MemoryAccess(file.access as u16).contains(MemoryAccess::READ) {
@@ -675,6 +697,7 @@ fn more(b: Builder) -> Result<Builder> {
         }))
     })?
     .export("device.queue.write", "0rIrrrIrIII_v", |_, (device, _affinity, wait, signal, source, source_offset, file, file_offset, length, _flags): QueueCopyArgs| {
+        let _span = trace_scope!("hal.device.queue.write");
         let device = device_arg(&device)?;
         let source = deref::<HalBuffer>(&source, buffer_type(), "source buffer")?.0.clone();
         let file = deref::<HalFile>(&file, file_type(), "target file")?.0.clone();
@@ -788,16 +811,20 @@ fn implemented(b: Builder) -> Result<Builder> {
         Ok(deref::<HalBufferView>(&view, buffer_view_type(), "buffer view")?.0.rank() as i32)
     })?
     .export("command_buffer.create", "0riiIi_r", |_, (device, _modes, _categories, _affinity, capacity): (Option<Ref>, i32, i32, i64, i32)| {
+        let _span = trace_scope!("hal.command_buffer.create");
         device_arg(&device)?;
         Ok(Ref::new(HalCommandBuffer(Mutex::new(CommandBuffer::new(capacity as u32)))))
     })?
     .export("command_buffer.finalize", "0r_v", |_, (cb,): (Option<Ref>,)| {
+        let _span = trace_scope!("hal.command_buffer.finalize");
         deref::<HalCommandBuffer>(&cb, command_buffer_type(), "command buffer")?.0.lock().finalize()
     })?
     .export("command_buffer.execution_barrier", "0riiI_v", |_, (cb, _source, _target, _flags): (Option<Ref>, i32, i32, i64)| {
+        let _span = trace_scope!("hal.command_buffer.execution_barrier");
         deref::<HalCommandBuffer>(&cb, command_buffer_type(), "command buffer")?.0.lock().barrier()
     })?
     .export("command_buffer.dispatch", "0rrIiiiICiDCiirIID_v", |_, (cb, executable, function, x, y, z, _flags, constants, bindings): DispatchArgs| {
+        let _span = trace_scope!("hal.command_buffer.dispatch", function, x, y, z);
         let cb = &deref::<HalCommandBuffer>(&cb, command_buffer_type(), "command buffer")?.0;
         let executable = deref::<HalExecutable>(&executable, executable_type(), "executable")?.0.clone();
         let ordinal = usize::try_from(function).map_err(|_| Status::new(StatusCode::OutOfRange, format!("invalid function id {function}")))?;
@@ -812,6 +839,7 @@ fn implemented(b: Builder) -> Result<Builder> {
         cb.lock().dispatch(executable, ordinal, [x as u32, y as u32, z as u32], &constants, bindings)
     })?
     .export("command_buffer.dispatch.indirect", "0rrIirIICiDCiirIID_v", |_, (cb, executable, function, params_slot, params_buffer, params_offset, _flags, constants, bindings): DispatchIndirectArgs| {
+        let _span = trace_scope!("hal.command_buffer.dispatch.indirect");
         let cb = &deref::<HalCommandBuffer>(&cb, command_buffer_type(), "command buffer")?.0;
         let executable = deref::<HalExecutable>(&executable, executable_type(), "executable")?.0.clone();
         let ordinal = usize::try_from(function).map_err(|_| Status::new(StatusCode::OutOfRange, format!("invalid function id {function}")))?;
@@ -895,6 +923,7 @@ fn implemented(b: Builder) -> Result<Builder> {
         })
     })?
     .export("device.queue.alloca", "0rIrrIiiII_r", |_, (device, _affinity, wait, signal, pool, memory_types, usage, length, _flags): QueueAllocaArgs| {
+        let _span = trace_scope!("hal.device.queue.alloca", length);
         let device = device_arg(&device)?;
         if pool != 0 {
             return Err(Status::new(StatusCode::Unimplemented, "VM queue allocation pools are not supported"));
@@ -904,6 +933,7 @@ fn implemented(b: Builder) -> Result<Builder> {
         Ok(Ref::new(HalBuffer(buffer)))
     })?
     .export("device.queue.execute.indirect", "0rIrrrICrIID_v", |_, (device, _affinity, wait, signal, cb, _flags, table): ExecuteIndirectArgs| {
+        let _span = trace_scope!("hal.device.queue.execute.indirect");
         let device = device_arg(&device)?;
         let cb = &deref::<HalCommandBuffer>(&cb, command_buffer_type(), "command buffer")?.0;
         let table = table.0.into_iter().enumerate().map(|(i, (buffer, offset, length))| {
@@ -920,6 +950,7 @@ fn implemented(b: Builder) -> Result<Builder> {
         Ok(state.devices.get(index as u32 as usize).map(|d| Ref::new(HalDevice(d.clone()))))
     })?
     .export("executable.create", "0rIrrr_r", |_, (device, _affinity, format, data, _constants): (Option<Ref>, i64, Option<Ref>, Option<Ref>, Option<Ref>)| {
+        let _span = tracing::debug_span!("hal.executable.create").entered();
         let device = device_arg(&device)?;
         let format = string_arg(&format, "executable format")?;
         let data: &VmBuffer = deref(&data, iree_vm::buffer::buffer_type(), "executable data")?;
@@ -949,6 +980,7 @@ fn implemented(b: Builder) -> Result<Builder> {
         deref::<HalFence>(&fence, fence_type(), "fence")?.0.signal()
     })?
     .export("fence.await", "0iICrD_i", |_, (timeout_millis, _flags, fences): (i32, i64, Variadic<(Option<Ref>,)>)| {
+        let _span = trace_scope!("hal.fence.await", timeout_millis, fences = fences.0.len());
         let deadline = if timeout_millis as u32 == u32::MAX {
             None
         } else {

@@ -6,6 +6,7 @@
 
 use std::io::Write;
 
+use crate::profiling::ProfilingOptions;
 use crate::run::{driver_registry, GpuOptions, Recording, RunOptions, TaskTopologyOptions};
 
 /// The module, device, parameter and driver flags of `iree-run-module`.
@@ -25,6 +26,18 @@ pub struct ModuleFlags {
     /// Prints the device allocator's memory statistics to stderr at exit.
     #[arg(long = "print_statistics", num_args = 0..=1, default_missing_value = "true")]
     pub print_statistics: Option<String>,
+    /// Device profiling data families, comma-separated (upstream's:
+    /// `queue-events`, `dispatch-events`, `host-execution`, …; also
+    /// `queue`, `dispatch`); needs `--device_profiling_output`.
+    #[arg(long = "device_profiling_mode", default_value = "")]
+    pub device_profiling_mode: String,
+    /// Where the device profile goes: Chrome trace-event JSON (`.json`).
+    #[arg(long = "device_profiling_output", default_value = "")]
+    pub device_profiling_output: String,
+    /// Prints per-dispatch statistics (count, total, mean, min, max) to
+    /// stderr after the run.
+    #[arg(long = "print_device_statistics", num_args = 0..=1, default_missing_value = "true")]
+    pub print_device_statistics: Option<String>,
     /// A parameter file to make available, `scope=path` or just `path`
     /// (the unscoped form); repeatable. Formats by extension: .irpa, .gguf,
     /// .safetensors.
@@ -164,7 +177,21 @@ impl ModuleFlags {
                 }
             });
         }
+        let profiling = match ProfilingOptions::from_flags(
+            &self.device_profiling_mode,
+            &self.device_profiling_output,
+            self.print_device_statistics
+                .as_deref()
+                .is_some_and(|v| v != "false" && v != "0"),
+        ) {
+            Ok(profiling) => profiling,
+            Err(status) => {
+                eprintln!("{status}");
+                return Err(1);
+            }
+        };
         Ok(RunOptions {
+            profiling,
             task_topology,
             cuda: gpu_options(&self.cuda_use_streams, &self.cuda_async_allocations),
             hip: gpu_options(&self.hip_use_streams, &self.hip_async_allocations),

@@ -7,6 +7,7 @@ pub mod compare;
 pub mod flags;
 
 pub mod numpy;
+pub mod profiling;
 pub mod run;
 pub mod scalar;
 pub mod testcases;

@@ -30,6 +30,7 @@ use iree_vm_bytecode::BytecodeModule;
 
 use crate::compare::{compare_results, Equality};
 use crate::numpy;
+use crate::profiling::ProfilingOptions;
 
 use crate::scalar;
 
@@ -59,6 +60,9 @@ pub struct RunOptions {
     /// `--print_statistics`: the device allocator's statistics on stderr
     /// after the run.
     pub print_statistics: bool,
+    /// `--device_profiling_mode`, `--device_profiling_output` and
+    /// `--print_device_statistics`.
+    pub profiling: ProfilingOptions,
     /// The `--task_*` flags for `local-task` devices.
     pub task_topology: TaskTopologyOptions,
     /// `--parameters=` values (`scope=path` or `path`), in order.
@@ -83,6 +87,7 @@ impl Default for RunOptions {
             expected_outputs: Vec::new(),
             equality: Equality::default(),
             print_statistics: false,
+            profiling: ProfilingOptions::default(),
             task_topology: TaskTopologyOptions::default(),
             parameters: Vec::new(),
             parameter_mode: "file".to_string(),
@@ -723,7 +728,15 @@ pub fn format_value_with_budget(value: &Value, max_element_count: usize, out: &m
 /// code on success (0), or the error status.
 pub fn run(options: &RunOptions, out: &mut dyn Write) -> Result<i32> {
     let run = create_run_context(options).annotate("creating run context")?;
-    let result = run_function(&run, options, out);
+    let profiling = options.profiling.begin(run.device.as_ref());
+    let result = profiling.and_then(|session| {
+        let result = run_function(&run, options, out);
+        match session {
+            // The run's error comes first; then a failure to write the profile.
+            Some(session) => result.and_then(|code| session.finish().map(|_| code)),
+            None => result,
+        }
+    });
     let result = match (result, run.function.info().attr("iree.abi.declaration")) {
         (Err(e), Some(decl)) => Err(e.annotate(format!("`{decl}`"))),
         (r, _) => r,

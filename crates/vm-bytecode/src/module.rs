@@ -33,6 +33,7 @@ impl BytecodeModule {
     /// Parses and verifies a module from a file image.
     pub fn from_bytes(instance: &Instance, file: SharedBytes) -> Result<Arc<BytecodeModule>> {
         let bytes: &[u8] = file.bytes();
+        let _span = tracing::debug_span!("vm.module.load", bytes = bytes.len()).entered();
         let meta = parse_module(bytes)?;
         let supported =
             FeatureBits::EXT_F32 | FeatureBits::EXT_F64 | FeatureBits::YIELD | FeatureBits::UNWIND;

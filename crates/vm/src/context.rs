@@ -31,6 +31,7 @@ impl Context {
         instance: Arc<Instance>,
         modules: impl IntoIterator<Item = Arc<dyn Module>>,
     ) -> Result<Context> {
+        let _span = tracing::debug_span!("vm.context.create").entered();
         let mut context = Context::new(instance);
         for m in modules {
             context.register(m)?;
@@ -60,6 +61,7 @@ impl Context {
     /// creates its state and runs its `__init` export if it has one.
     pub fn register(&mut self, module: Arc<dyn Module>) -> Result<()> {
         let name = module.name().to_string();
+        let _span = tracing::debug_span!("vm.context.register", module = %name).entered();
         self.check_dependencies(&*module)?;
         let imports = self.resolve_imports(&*module)?;
         let instance = module

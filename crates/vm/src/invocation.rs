@@ -57,6 +57,7 @@ pub fn invoke_with_stack(
     inputs: &[Value],
     stack: &mut Stack,
 ) -> Result<Vec<Value>> {
+    let _span = tracing::debug_span!("vm.invoke", function = %function.info().name).entered();
     let mut results = Vec::new();
     // The callee may move refs out of its arguments: hand it copies (from
     // the stack's pool of argument vectors).

@@ -297,6 +297,7 @@ fn run(flags: &ExecutableFlags, google: &GoogleBenchmarkFlags, options: &RunOpti
 }
 
 fn main() -> ExitCode {
+    iree_base::tool_setup::init();
     let Flags {
         common,
         executable,

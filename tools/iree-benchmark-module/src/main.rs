@@ -265,6 +265,8 @@ fn run(flags: &BenchmarkFlags, google: &GoogleBenchmarkFlags, options: &RunOptio
     }
     let batch_size = flags.batch_size as usize;
     let session = register(flags, options, unit)?;
+    // `--device_profiling_*` / `--print_device_statistics`: over every run.
+    let profiling = options.profiling.begin(session.device.as_ref())?;
     let context = &session.context;
     let benchmarks = session
         .benchmarks
@@ -277,6 +279,9 @@ fn run(flags: &BenchmarkFlags, google: &GoogleBenchmarkFlags, options: &RunOptio
         })
         .collect();
     let failures = run_benchmarks(google, benchmarks, batch_size as u64)?;
+    if let Some(profiling) = profiling {
+        profiling.finish()?;
+    }
     let device = session.device.clone();
     drop(session);
     // As upstream: a failed benchmark is reported in the table and makes
@@ -293,6 +298,7 @@ fn run(flags: &BenchmarkFlags, google: &GoogleBenchmarkFlags, options: &RunOptio
 }
 
 fn main() -> ExitCode {
+    iree_base::tool_setup::init();
     let flags: Flags = match parse_args() {
         Ok(flags) => flags,
         Err(code) => return ExitCode::from(code),

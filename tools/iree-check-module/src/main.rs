@@ -39,6 +39,7 @@ struct Flags {
 }
 
 fn main() -> ExitCode {
+    iree_base::tool_setup::init();
     let flags: Flags = match parse_args() {
         Ok(flags) => flags,
         Err(code) => return ExitCode::from(code),

@@ -161,6 +161,8 @@ pub fn run_tests(options: &RunOptions, check: &CheckOptions, out: &mut dyn Write
         )?;
         session.device = device;
     }
+    // `--device_profiling_*` / `--print_device_statistics`: over all tests.
+    let profiling = options.profiling.begin(session.device.as_ref())?;
     let started = Instant::now();
     let suites = usize::from(!selected.is_empty());
     let mut header = String::new();
@@ -231,6 +233,9 @@ pub fn run_tests(options: &RunOptions, check: &CheckOptions, out: &mut dyn Write
         ));
     }
     out.write_all(footer.as_bytes()).map_err(io)?;
+    if let Some(profiling) = profiling {
+        profiling.finish()?;
+    }
     drop(session.check);
     if options.print_statistics {
         if let Some(device) = session.device {

@@ -176,6 +176,7 @@ fn run(flags: &Flags) -> Result<String> {
 }
 
 fn main() -> ExitCode {
+    iree_base::tool_setup::init();
     let flags = match Flags::try_parse() {
         Ok(flags) => flags,
         Err(e) => {

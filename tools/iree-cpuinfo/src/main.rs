@@ -15,6 +15,7 @@ use clap::Parser;
 struct Flags {}
 
 fn main() -> ExitCode {
+    iree_base::tool_setup::init();
     if let Err(code) = iree_tooling::flags::parse_args::<Flags>() {
         return ExitCode::from(code);
     }

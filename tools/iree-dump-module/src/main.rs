@@ -114,6 +114,7 @@ fn run(flags: &Flags) -> (Vec<u8>, Result<()>) {
 }
 
 fn main() -> ExitCode {
+    iree_base::tool_setup::init();
     let flags: Flags = match iree_tooling::flags::parse_args() {
         Ok(flags) => flags,
         Err(code) => return ExitCode::from(code),

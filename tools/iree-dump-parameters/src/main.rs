@@ -84,6 +84,7 @@ fn run(flags: &Flags, out: &mut impl Write) -> Result<()> {
 }
 
 fn main() -> ExitCode {
+    iree_base::tool_setup::init();
     let flags = match Flags::try_parse() {
         Ok(flags) => flags,
         Err(e) => {

@@ -9,6 +9,7 @@
 
 use std::io::Write;
 
+use iree_base::progress::{Progress, ProgressWriter};
 use iree_base::{Result, ResultExt, Status, StatusCode};
 
 use super::{ParsedEntry, ParsedSource, Reader};
@@ -25,6 +26,8 @@ pub const ENTRY_ALIGNMENT: u64 = 16;
 pub const DEFAULT_DATA_ALIGNMENT: u64 = 64;
 /// Size of the header shared by every entry type.
 const ENTRY_HEADER_SIZE: u64 = 60;
+/// Bytes written per step of a large data entry (see [`Progress`]).
+const COPY_CHUNK: usize = 8 << 20;
 const SPLAT_ENTRY_SIZE: u64 = ENTRY_HEADER_SIZE + 8 + 16 + 1;
 const DATA_ENTRY_SIZE: u64 = ENTRY_HEADER_SIZE + 16;
 const EXTERNAL_ENTRY_SIZE: u64 = ENTRY_HEADER_SIZE + 32;
@@ -485,6 +488,18 @@ impl IrpaBuilder {
         Ok(())
     }
 
+    /// The bytes of data entries the archive stores (what most of writing
+    /// it is).
+    fn storage_bytes(&self) -> u64 {
+        self.entries
+            .iter()
+            .map(|e| match e {
+                BuilderEntry::Data { length, .. } => *length,
+                _ => 0,
+            })
+            .sum()
+    }
+
     /// Writes the archive to `out`, returning the number of bytes written.
     pub fn write(&self, out: &mut impl Write) -> Result<u64> {
         let io = |e: std::io::Error| {
@@ -631,11 +646,16 @@ impl IrpaBuilder {
             match contents {
                 DataContents::Zeros => pad_to(out, &mut written, storage_offset + at + length)?,
                 DataContents::Bytes(bytes) => {
-                    out.write_all(bytes).map_err(io)?;
+                    for chunk in bytes.chunks(COPY_CHUNK) {
+                        out.write_all(chunk).map_err(io)?;
+                    }
                     written += length;
                 }
                 DataContents::FileRange(file, offset) => {
-                    out.write_all(file.range(*offset, length)?).map_err(io)?;
+                    // In steps, so progress moves while a large entry copies.
+                    for chunk in file.range(*offset, length)?.chunks(COPY_CHUNK) {
+                        out.write_all(chunk).map_err(io)?;
+                    }
                     written += length;
                 }
                 DataContents::Pattern(pattern) => {
@@ -683,13 +703,17 @@ impl IrpaBuilder {
     /// Writes the archive to a new file at `path`.
     pub fn write_file(&self, path: impl AsRef<std::path::Path>) -> Result<u64> {
         let path = path.as_ref();
+        let _span = tracing::debug_span!("io_parameters.write_archive", path = %path.display(), entries = self.entries.len()).entered();
         let file = std::fs::File::create(path).map_err(|e| {
             Status::new(
                 StatusCode::Unavailable,
                 format!("creating `{}`: {e}", path.display()),
             )
         })?;
-        let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
+        let mut progress =
+            Progress::start(&format!("writing {}", path.display()), self.storage_bytes());
+        let mut out =
+            std::io::BufWriter::with_capacity(1 << 20, ProgressWriter::new(file, &mut progress));
         let written = self.write(&mut out)?;
         out.flush().map_err(|e| {
             Status::new(
