@@ -1,0 +1,437 @@
+//! HAL classes: `HalDriver`, `HalDevice`, `HalBuffer`, `HalBufferView`,
+//! driver lookup, `create_hal_module`, and host <-> device copies of
+//! array data.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use iree_base::{Result, Status, StatusCode};
+use iree_hal::{
+    Buffer, BufferParams, BufferUsage, BufferView, Device, Driver, ElementType, EncodingType,
+    MemoryType,
+};
+use iree_vm::Ref;
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyByteArray, PyDict, PyTuple};
+
+use crate::errors::IntoPyResult;
+use crate::vm::{VmInstance, VmModule, VmRef};
+
+/// Adds the HAL classes and functions to the extension module.
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<HalDriver>()?;
+    m.add_class::<HalDevice>()?;
+    m.add_class::<HalBuffer>()?;
+    m.add_class::<HalBufferView>()?;
+    m.add_function(wrap_pyfunction!(get_cached_hal_driver, m)?)?;
+    m.add_function(wrap_pyfunction!(create_hal_module, m)?)?;
+    Ok(())
+}
+
+/// The process's drivers (every driver this build has).
+pub fn runtime() -> &'static iree_runtime::Instance {
+    static RUNTIME: OnceLock<iree_runtime::Instance> = OnceLock::new();
+    RUNTIME.get_or_init(iree_runtime::Instance::new)
+}
+
+/// A HAL driver (`local-sync`, `local-task`, `cuda`, `hip`).
+#[pyclass(module = "iree_rust.runtime._binding", frozen)]
+pub struct HalDriver {
+    driver: Arc<dyn Driver>,
+}
+
+#[pymethods]
+impl HalDriver {
+    /// The names of the drivers available.
+    #[staticmethod]
+    fn query() -> Vec<String> {
+        let mut names = runtime().driver_names();
+        names.sort();
+        names
+    }
+
+    /// The driver's default device.
+    #[pyo3(signature = (allocators=None))]
+    fn create_default_device(
+        &self,
+        py: Python<'_>,
+        allocators: Option<PyObject>,
+    ) -> PyResult<HalDevice> {
+        let _ = allocators;
+        let driver = self.driver.clone();
+        let device = py
+            .allow_threads(|| driver.create_device(""))
+            .py_context("Error creating default device")?;
+        Ok(HalDevice { device })
+    }
+
+    /// The device `device_id` (an index or a dict from
+    /// `query_available_devices`).
+    #[pyo3(signature = (device_id, params=None, allocators=None))]
+    fn create_device(
+        &self,
+        py: Python<'_>,
+        device_id: &Bound<'_, PyAny>,
+        params: Option<PyObject>,
+        allocators: Option<PyObject>,
+    ) -> PyResult<HalDevice> {
+        let _ = (params, allocators);
+        let path = if let Ok(info) = device_id.downcast::<PyDict>() {
+            match info.get_item("path")? {
+                Some(p) => p.extract::<String>()?,
+                None => String::new(),
+            }
+        } else {
+            device_id.extract::<i64>()?.to_string()
+        };
+        let driver = self.driver.clone();
+        let device = py
+            .allow_threads(|| driver.create_device(&path))
+            .py_context("Error creating device")?;
+        Ok(HalDevice { device })
+    }
+
+    /// A device from a URI (`driver`, `driver://path`).
+    #[pyo3(signature = (device_uri, allocators=None))]
+    fn create_device_by_uri(
+        &self,
+        py: Python<'_>,
+        device_uri: &str,
+        allocators: Option<PyObject>,
+    ) -> PyResult<HalDevice> {
+        let _ = allocators;
+        let path = device_uri.split_once("://").map_or("", |(_, p)| p);
+        let driver = self.driver.clone();
+        let device = py
+            .allow_threads(|| driver.create_device(path))
+            .py_context("Error creating device")?;
+        Ok(HalDevice { device })
+    }
+
+    /// The devices this driver can create: dicts with `device_id`, `path`
+    /// and `name`.
+    fn query_available_devices<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyDict>>> {
+        let devices = self.driver.devices().py()?;
+        devices
+            .into_iter()
+            .enumerate()
+            .map(|(i, info)| {
+                let d = PyDict::new(py);
+                d.set_item("device_id", i)?;
+                d.set_item("path", info.path)?;
+                d.set_item("name", info.name)?;
+                Ok(d)
+            })
+            .collect()
+    }
+
+    fn __repr__(&self) -> String {
+        format!("<HalDriver \"{}\">", self.driver.name())
+    }
+}
+
+/// The driver for `device_uri` (a driver name or `driver://path`), one
+/// object per driver name for the life of the process.
+#[pyfunction]
+fn get_cached_hal_driver(device_uri: &str) -> PyResult<HalDriver> {
+    static CACHE: OnceLock<Mutex<HashMap<String, Arc<dyn Driver>>>> = OnceLock::new();
+    let name = device_uri.split_once("://").map_or(device_uri, |(n, _)| n);
+    let mut cache = CACHE
+        .get_or_init(Default::default)
+        .lock()
+        .map_err(|_| PyRuntimeError::new_err("driver cache poisoned"))?;
+    if let Some(driver) = cache.get(name) {
+        return Ok(HalDriver {
+            driver: driver.clone(),
+        });
+    }
+    let driver = runtime().drivers().find(name).cloned().ok_or_else(|| {
+        PyValueError::new_err(format!(
+            "Error creating driver: NOT_FOUND; no driver '{name}' registered; available: {}",
+            runtime().driver_names().join(", ")
+        ))
+    })?;
+    cache.insert(name.to_string(), driver.clone());
+    Ok(HalDriver { driver })
+}
+
+/// A device.
+#[pyclass(module = "iree_rust.runtime._binding", frozen)]
+pub struct HalDevice {
+    pub(crate) device: Arc<dyn Device>,
+}
+
+#[pymethods]
+impl HalDevice {
+    fn __repr__(&self) -> String {
+        self.device.id().to_string()
+    }
+}
+
+/// Builds the `hal` module over `device` (or `devices`).
+#[pyfunction]
+#[pyo3(signature = (instance, device=None, devices=None, debug_sink=None))]
+fn create_hal_module(
+    instance: PyRef<'_, VmInstance>,
+    device: Option<PyRef<'_, HalDevice>>,
+    devices: Option<Vec<PyRef<'_, HalDevice>>>,
+    debug_sink: Option<PyObject>,
+) -> PyResult<VmModule> {
+    let _ = (instance, debug_sink);
+    let devices: Vec<Arc<dyn Device>> = match (device, devices) {
+        (Some(d), None) => vec![d.device.clone()],
+        (None, Some(ds)) if !ds.is_empty() => ds.iter().map(|d| d.device.clone()).collect(),
+        _ => {
+            return Err(PyValueError::new_err(
+                "must specify exactly one of 'device' or (non-empty) 'devices'",
+            ))
+        }
+    };
+    let module =
+        iree_modules_hal::create_hal_module(devices).py_context("Error creating hal module")?;
+    Ok(VmModule::wrap(module))
+}
+
+/// A HAL buffer.
+#[pyclass(module = "iree_rust.runtime._binding", frozen)]
+pub struct HalBuffer {
+    /// A `hal.buffer` ref.
+    pub(crate) r: Ref,
+}
+
+impl HalBuffer {
+    fn buffer(&self) -> &Buffer {
+        &self
+            .r
+            .downcast::<iree_modules_hal::HalBuffer>()
+            .expect("a HalBuffer holds a hal.buffer ref")
+            .0
+    }
+}
+
+#[pymethods]
+impl HalBuffer {
+    /// The buffer's allowed usage bits.
+    fn allowed_usage(&self) -> u32 {
+        self.buffer().allowed_usage().0
+    }
+
+    /// The buffer's memory type bits.
+    fn memory_type(&self) -> u32 {
+        self.buffer().memory_type().0
+    }
+
+    /// The length in bytes.
+    fn byte_length(&self) -> u64 {
+        self.buffer().byte_length()
+    }
+
+    /// A view of the buffer as `shape` x `element_type`.
+    fn create_view(&self, shape: Vec<usize>, element_type: u32) -> HalBufferView {
+        HalBufferView::from_view(BufferView::new(
+            self.buffer().clone(),
+            shape,
+            ElementType(element_type),
+            EncodingType::DENSE_ROW_MAJOR,
+        ))
+    }
+
+    /// Zeroes `byte_length` bytes at `byte_offset`.
+    fn fill_zero(&self, byte_offset: u64, byte_length: u64) -> PyResult<()> {
+        self.buffer().fill(byte_offset, byte_length, &[0]).py()
+    }
+
+    /// A `VmRef` to the buffer.
+    #[getter]
+    fn r#ref(&self) -> VmRef {
+        VmRef { r: self.r.clone() }
+    }
+
+    /// A `VmRef` to the buffer.
+    #[getter]
+    fn __iree_vm_ref__(&self) -> VmRef {
+        self.r#ref()
+    }
+
+    fn __repr__(&self) -> String {
+        let b = self.buffer();
+        format!(
+            "<HalBuffer {} bytes (at offset {} into {}), memory_type={}, allowed_access={}, allowed_usage={}>",
+            b.byte_length(),
+            b.byte_offset(),
+            b.allocation_size(),
+            b.memory_type().format(),
+            b.allowed_access().format(),
+            b.allowed_usage().format()
+        )
+    }
+}
+
+/// A shaped, typed view of a buffer.
+#[pyclass(module = "iree_rust.runtime._binding", frozen)]
+pub struct HalBufferView {
+    /// A `hal.buffer_view` ref (so the same object goes in and out of
+    /// calls).
+    pub(crate) r: Ref,
+}
+
+impl HalBufferView {
+    /// Wraps a view.
+    pub fn from_view(view: BufferView) -> HalBufferView {
+        HalBufferView {
+            r: Ref::new(iree_modules_hal::HalBufferView(view)),
+        }
+    }
+
+    /// The view.
+    pub fn view(&self) -> &BufferView {
+        &self
+            .r
+            .downcast::<iree_modules_hal::HalBufferView>()
+            .expect("a HalBufferView holds a hal.buffer_view ref")
+            .0
+    }
+}
+
+#[pymethods]
+impl HalBufferView {
+    #[new]
+    fn new(buffer: PyRef<'_, HalBuffer>, shape: Vec<usize>, element_type: u32) -> HalBufferView {
+        buffer.create_view(shape, element_type)
+    }
+
+    /// The viewed buffer.
+    fn get_buffer(&self) -> HalBuffer {
+        HalBuffer {
+            r: Ref::new(iree_modules_hal::HalBuffer(self.view().buffer().clone())),
+        }
+    }
+
+    /// The element type (an int; compare with `HalElementType`).
+    #[getter]
+    fn element_type(&self) -> u32 {
+        self.view().element_type().raw()
+    }
+
+    /// The dimensions.
+    #[getter]
+    fn shape(&self) -> Vec<usize> {
+        self.view().shape().to_vec()
+    }
+
+    /// The length of the viewed bytes.
+    #[getter]
+    fn byte_length(&self) -> u64 {
+        self.view().buffer().byte_length()
+    }
+
+    /// A `VmRef` to the view.
+    #[getter]
+    fn r#ref(&self) -> VmRef {
+        VmRef { r: self.r.clone() }
+    }
+
+    /// A `VmRef` to the view.
+    #[getter]
+    fn __iree_vm_ref__(&self) -> VmRef {
+        self.r#ref()
+    }
+
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
+        match other.downcast::<HalBufferView>() {
+            Ok(o) => Ref::ptr_eq(&self.r, &o.get().r),
+            Err(_) => false,
+        }
+    }
+
+    /// A new numpy array of `dtype` holding a copy of the contents.
+    fn _to_numpy<'py>(
+        &self,
+        py: Python<'py>,
+        dtype: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        to_numpy(py, self.view(), dtype)
+    }
+
+    fn __repr__(&self) -> String {
+        let v = self.view();
+        let b = v.buffer();
+        let shape: Vec<String> = v.shape().iter().map(|d| d.to_string()).collect();
+        format!(
+            "<HalBufferView ({}), element_type={:#x}, {} bytes (at offset {} into {}), memory_type={}, allowed_access={}, allowed_usage={}>",
+            shape.join(", "),
+            v.element_type().raw(),
+            b.byte_length(),
+            b.byte_offset(),
+            b.allocation_size(),
+            b.memory_type().format(),
+            b.allowed_access().format(),
+            b.allowed_usage().format()
+        )
+    }
+}
+
+/// The byte length of a dense `shape` x `element_type` array.
+fn dense_length(shape: &[usize], element_type: ElementType) -> Result<usize> {
+    shape
+        .iter()
+        .try_fold(1usize, |n, &d| n.checked_mul(d))
+        .and_then(|count| element_type.packed_byte_count(count))
+        .ok_or_else(|| Status::new(StatusCode::OutOfRange, "array too large"))
+}
+
+/// A new buffer view on `device` holding a copy of `bytes` as `shape` x
+/// `element_type`.
+pub fn view_from_host(
+    device: &dyn Device,
+    shape: Vec<usize>,
+    element_type: ElementType,
+    bytes: &[u8],
+) -> Result<BufferView> {
+    let length = dense_length(&shape, element_type)?;
+    if length != bytes.len() {
+        return Err(Status::new(
+            StatusCode::InvalidArgument,
+            format!(
+                "array of {} bytes does not fill a {shape:?} x {element_type} view",
+                bytes.len()
+            ),
+        ));
+    }
+    let params = BufferParams {
+        memory_type: MemoryType::DEVICE_LOCAL,
+        usage: BufferUsage(BufferUsage::DEFAULT.0 | BufferUsage::MAPPING.0),
+        ..Default::default()
+    };
+    let buffer = device.allocator().allocate_buffer(params, length as u64)?;
+    if length > 0 {
+        buffer.write(0, bytes)?;
+    }
+    Ok(BufferView::new(
+        buffer,
+        shape,
+        element_type,
+        EncodingType::DENSE_ROW_MAJOR,
+    ))
+}
+
+/// `numpy.ndarray(shape, dtype, buffer=<copy of the view's bytes>)`.
+pub fn to_numpy<'py>(
+    py: Python<'py>,
+    view: &BufferView,
+    dtype: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let length = dense_length(view.shape(), view.element_type()).py()?;
+    let bytes = if length == 0 {
+        PyByteArray::new(py, &[])
+    } else {
+        view.buffer()
+            .map_read(0, length as u64, |b| PyByteArray::new(py, b))
+            .py_context("Error mapping buffer view")?
+    };
+    let shape = PyTuple::new(py, view.shape())?;
+    let kwargs = PyDict::new(py);
+    kwargs.set_item(pyo3::intern!(py, "buffer"), bytes)?;
+    crate::invoke::numpy_ndarray(py)?.call((shape, dtype), Some(&kwargs))
+}
