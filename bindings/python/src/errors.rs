@@ -6,7 +6,7 @@ use pyo3::PyErr;
 
 /// The Python exception for `status`, prefixed with `context` (upstream
 /// words invocation failures `Error invoking function: ...`): ValueError
-/// for INVALID_ARGUMENT, IndexError for OUT_OF_RANGE, NotImplementedError
+/// for INVALID_ARGUMENT and NOT_FOUND, IndexError for OUT_OF_RANGE, NotImplementedError
 /// for UNIMPLEMENTED, RuntimeError otherwise.
 pub fn status_to_py(status: &Status, context: &str) -> PyErr {
     let message = if context.is_empty() {
@@ -15,7 +15,7 @@ pub fn status_to_py(status: &Status, context: &str) -> PyErr {
         format!("{context}: {status}")
     };
     match status.code() {
-        StatusCode::InvalidArgument => PyValueError::new_err(message),
+        StatusCode::InvalidArgument | StatusCode::NotFound => PyValueError::new_err(message),
         StatusCode::OutOfRange => PyIndexError::new_err(message),
         StatusCode::Unimplemented => PyNotImplementedError::new_err(message),
         _ => PyRuntimeError::new_err(message),

@@ -14,6 +14,7 @@ use iree_vm::Ref;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyDict, PyTuple};
+use pyo3::IntoPyObjectExt;
 
 use crate::errors::IntoPyResult;
 use crate::vm::{VmInstance, VmModule, VmRef};
@@ -22,6 +23,7 @@ use crate::vm::{VmInstance, VmModule, VmRef};
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<HalDriver>()?;
     m.add_class::<HalDevice>()?;
+    m.add_class::<HalAllocator>()?;
     m.add_class::<HalBuffer>()?;
     m.add_class::<HalBufferView>()?;
     m.add_function(wrap_pyfunction!(get_cached_hal_driver, m)?)?;
@@ -164,8 +166,103 @@ pub struct HalDevice {
 
 #[pymethods]
 impl HalDevice {
+    /// The device's allocator.
+    #[getter]
+    fn allocator(&self) -> HalAllocator {
+        HalAllocator {
+            allocator: self.device.allocator(),
+        }
+    }
+
     fn __repr__(&self) -> String {
         self.device.id().to_string()
+    }
+}
+
+/// A device's buffer allocator.
+#[pyclass(module = "iree_rust.runtime._binding", frozen)]
+pub struct HalAllocator {
+    allocator: Arc<dyn iree_hal::Allocator>,
+}
+
+impl HalAllocator {
+    fn allocate(&self, memory_type: u32, allowed_usage: u32, length: u64) -> PyResult<Buffer> {
+        let params = BufferParams {
+            memory_type: MemoryType(memory_type),
+            usage: BufferUsage(allowed_usage),
+            ..Default::default()
+        };
+        self.allocator
+            .allocate_buffer(params, length)
+            .py_context("Error allocating buffer")
+    }
+}
+
+#[pymethods]
+impl HalAllocator {
+    /// A zeroed buffer of `allocation_size` bytes.
+    fn allocate_buffer(
+        &self,
+        memory_type: u32,
+        allowed_usage: u32,
+        allocation_size: u64,
+    ) -> PyResult<HalBuffer> {
+        let buffer = self.allocate(memory_type, allowed_usage, allocation_size)?;
+        Ok(HalBuffer {
+            r: Ref::new(iree_modules_hal::HalBuffer(buffer)),
+        })
+    }
+
+    /// A buffer holding a copy of array-like `buffer`; a buffer view of its
+    /// shape when `element_type` is given.
+    #[pyo3(signature = (memory_type, allowed_usage, device, buffer, element_type=None))]
+    fn allocate_buffer_copy(
+        &self,
+        py: Python<'_>,
+        memory_type: u32,
+        allowed_usage: u32,
+        device: PyRef<'_, HalDevice>,
+        buffer: &Bound<'_, PyAny>,
+        element_type: Option<u32>,
+    ) -> PyResult<PyObject> {
+        let _ = device;
+        let (shape, bytes) = crate::invoke::array_bytes(buffer)?;
+        let target = self.allocate(memory_type, allowed_usage, bytes.len() as u64)?;
+        if !bytes.is_empty() {
+            target
+                .write(0, &bytes)
+                .py_context("Error copying into buffer")?;
+        }
+        match element_type {
+            Some(t) => HalBufferView::from_view(BufferView::new(
+                target,
+                shape,
+                ElementType(t),
+                EncodingType::DENSE_ROW_MAJOR,
+            ))
+            .into_py_any(py),
+            None => HalBuffer {
+                r: Ref::new(iree_modules_hal::HalBuffer(target)),
+            }
+            .into_py_any(py),
+        }
+    }
+
+    /// Releases cached memory.
+    fn trim(&self) {
+        self.allocator.trim();
+    }
+
+    /// Whether statistics are kept.
+    #[getter]
+    fn has_statistics(&self) -> bool {
+        true
+    }
+
+    /// The statistics as text.
+    #[getter]
+    fn formatted_statistics(&self) -> String {
+        self.allocator.statistics().format()
     }
 }
 

@@ -25,7 +25,6 @@ use crate::vm::{py_to_ref, VmContext, VmFunction, VmRef};
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<FunctionInvoker>()?;
     m.add_function(wrap_pyfunction!(_set_dtype_table, m)?)?;
-    m.add_function(wrap_pyfunction!(_array_to_buffer_view, m)?)?;
     Ok(())
 }
 
@@ -137,17 +136,14 @@ fn ndarray_to_view(device: &dyn Device, array: &Bound<'_, PyAny>) -> PyResult<Re
     Ok(Ref::new(iree_modules_hal::HalBufferView(view)))
 }
 
-/// `numpy.asarray(array)` as a buffer view on `device` (a test and
-/// tooling hook; calls do this for every array argument).
-#[pyfunction]
-fn _array_to_buffer_view(
-    device: PyRef<'_, HalDevice>,
-    array: &Bound<'_, PyAny>,
-) -> PyResult<HalBufferView> {
-    let array = numpy(array.py())?.call_method1("asarray", (array,))?;
-    Ok(HalBufferView {
-        r: ndarray_to_view(&*device.device, &array)?,
-    })
+/// The shape and C-order bytes of `numpy.asarray(obj)`.
+pub fn array_bytes(obj: &Bound<'_, PyAny>) -> PyResult<(Vec<usize>, Vec<u8>)> {
+    let py = obj.py();
+    let array = numpy(py)?.call_method1(pyo3::intern!(py, "asarray"), (obj,))?;
+    let shape: Vec<usize> = array.getattr(pyo3::intern!(py, "shape"))?.extract()?;
+    let bytes = array.call_method0(pyo3::intern!(py, "tobytes"))?;
+    let bytes = bytes.downcast::<PyBytes>()?.as_bytes().to_vec();
+    Ok((shape, bytes))
 }
 
 /// A function of a context, callable from Python.

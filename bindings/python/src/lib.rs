@@ -7,7 +7,7 @@
 //! `HalDriver`, `HalDevice`, `HalBuffer`, `HalBufferView`,
 //! `PyModuleInterface`, `ParameterIndex`, ...); the pure-Python half of the
 //! package (`python/iree_rust/runtime`) layers `Config`, `SystemContext`
-//! and `DeviceArray` on them. [`invoke::FunctionInvoker`] is the whole call
+//! and `DeviceArray` on them. `FunctionInvoker` is the whole call
 //! path of `module.function(*args)` in Rust, with the GIL released while
 //! the VM runs.
 

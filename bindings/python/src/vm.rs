@@ -90,6 +90,20 @@ fn python_bytes(buffer: &Bound<'_, PyAny>) -> PyResult<Vec<u8>> {
         .to_vec())
 }
 
+/// Warns (UserWarning) that `buffer` is copied, unless told not to.
+fn warn_copy(buffer: &Bound<'_, PyAny>, warn_if_copy: bool) -> PyResult<()> {
+    if warn_if_copy {
+        let py = buffer.py();
+        PyErr::warn(
+            py,
+            &py.get_type::<pyo3::exceptions::PyUserWarning>(),
+            c"VmModule buffers are always copied into aligned, immutable memory; use `copy_buffer` (always copies) or `mmap` (files), or pass `warn_if_copy=False`",
+            1,
+        )?;
+    }
+    Ok(())
+}
+
 fn load_bytes(instance: &VmInstance, bytes: Vec<u8>) -> PyResult<VmModule> {
     let module = BytecodeModule::from_bytes(&instance.vm, Arc::new(bytes))
         .py_context("Error creating vm module from FlatBuffer")?;
@@ -145,7 +159,7 @@ impl VmModule {
         buffer: &Bound<'_, PyAny>,
         warn_if_copy: bool,
     ) -> PyResult<VmModule> {
-        let _ = warn_if_copy;
+        warn_copy(buffer, warn_if_copy)?;
         load_bytes(&instance, python_bytes(buffer)?)
     }
 
@@ -157,7 +171,7 @@ impl VmModule {
         buffer: &Bound<'_, PyAny>,
         warn_if_copy: bool,
     ) -> PyResult<VmModule> {
-        let _ = warn_if_copy;
+        warn_copy(buffer, warn_if_copy)?;
         load_bytes(&instance, python_bytes(buffer)?)
     }
 
@@ -410,11 +424,19 @@ impl VmContext {
                 values.len()
             )));
         }
-        let args: Vec<Value> = values
-            .into_iter()
-            .zip(&cconv.args)
-            .map(|(v, t)| coerce(v, t))
-            .collect();
+        let mut args: Vec<Value> = Vec::with_capacity(values.len());
+        for (i, (value, ty)) in values.into_iter().zip(&cconv.args).enumerate() {
+            // A list element of the wrong kind cannot be read as the
+            // argument (upstream: FAILED_PRECONDITION from the list).
+            if value.is_ref() != (*ty == CconvType::Ref) {
+                return Err(PyRuntimeError::new_err(format!(
+                    "Error invoking function: FAILED_PRECONDITION; input {i} is {} but the function takes {}",
+                    if value.is_ref() { "a ref" } else { "a value" },
+                    if *ty == CconvType::Ref { "a ref" } else { "a value" }
+                )));
+            }
+            args.push(coerce(value, ty));
+        }
         let results = py
             .allow_threads(|| iree_vm::invoke(&function, &args))
             .py_context("Error invoking function")?;

@@ -33,16 +33,6 @@ class _IntLikeEnum(enum.Enum):
 
     __ror__ = __or__
 
-    def __eq__(self, other):
-        if isinstance(other, enum.Enum):
-            return type(self) is type(other) and self.value == other.value
-        if isinstance(other, int):
-            return self.value == other
-        return NotImplemented
-
-    def __hash__(self):
-        return hash(self.value)
-
     def __repr__(self):
         return f"{type(self).__name__}.{self.name}"
 

@@ -3,8 +3,9 @@
 import numpy as np
 import numpy.lib.mixins
 
-from ._binding import HalBufferView, HalDevice, _array_to_buffer_view
-from .dtypes import element_type_to_dtype
+from ._binding import HalBufferView, HalDevice
+from ._enums import BufferUsage, MemoryType
+from .dtypes import element_type_to_dtype, map_dtype_to_hal_element_type
 
 __all__ = [
     "asdevicearray",
@@ -101,6 +102,8 @@ class DeviceArray(numpy.lib.mixins.NDArrayOperatorsMixin):
         return host
 
     def astype(self, dtype, casting="unsafe", copy=True):
+        if self.dtype == dtype and not copy:
+            return self
         return self.to_host().astype(dtype, casting=casting, copy=copy)
 
     def reshape(self, *args):
@@ -111,42 +114,26 @@ class DeviceArray(numpy.lib.mixins.NDArrayOperatorsMixin):
         return self._buffer_view.shape
 
     @property
-    def size(self):
-        n = 1
-        for d in self._buffer_view.shape:
-            n *= d
-        return n
-
-    @property
-    def ndim(self):
-        return len(self._buffer_view.shape)
-
-    @property
     def dtype(self):
         if self._override_dtype is not None:
             return self._override_dtype
         return element_type_to_dtype(self._buffer_view.element_type)
 
-    def __len__(self):
-        shape = self._buffer_view.shape
-        if not shape:
-            raise TypeError("len() of unsized object")
-        return shape[0]
+    def __iter__(self):
+        return iter(self.to_host())
 
     def __getitem__(self, index):
         return self.to_host()[index]
 
-    def __iter__(self):
-        return iter(self.to_host())
+    def __deepcopy__(self, memo):
+        return self.to_host()
 
-    def __float__(self):
-        return float(self.to_host())
+    def __reduce__(self):
+        return _from_host, (self.to_host(),)
 
-    def __int__(self):
-        return int(self.to_host())
 
-    def __bool__(self):
-        return bool(self.to_host())
+def _from_host(array):
+    return array
 
 
 @_handles(np.shape)
@@ -154,14 +141,9 @@ def _shape(a):
     return a.shape
 
 
-@_handles(np.ndim)
-def _ndim(a):
-    return a.ndim
-
-
-@_handles(np.size)
-def _size(a, axis=None):
-    return a.size if axis is None else a.shape[axis]
+@_handles(np.reshape)
+def _reshape(a, *args):
+    return a.reshape(*args)
 
 
 def asdevicearray(
@@ -174,11 +156,26 @@ def asdevicearray(
     allowed_usage=None,
     element_type=None,
 ) -> DeviceArray:
-    """A `DeviceArray` on `device` holding a copy of `a` (any array-like)."""
+    """A `DeviceArray` on `device` holding a copy of `a` (any array-like);
+    a `DeviceArray` given without `dtype` is returned as it is."""
     if isinstance(a, DeviceArray):
-        if dtype is None or np.dtype(dtype) == a.dtype:
+        if dtype is None:
             return a
         a = a.to_host()
-    host = np.asarray(a, dtype=dtype)
-    view = _array_to_buffer_view(device, host)
-    return DeviceArray(device, view, implicit_host_transfer=implicit_host_transfer)
+    host = np.asarray(a, dtype=dtype, order="C")
+    et = element_type if element_type is not None else map_dtype_to_hal_element_type(host.dtype)
+    if et is None:
+        raise ValueError(f"Could not map dtype {host.dtype} to IREE element type")
+    view = device.allocator.allocate_buffer_copy(
+        memory_type=MemoryType.DEVICE_LOCAL if memory_type is None else memory_type,
+        allowed_usage=BufferUsage.DEFAULT if allowed_usage is None else allowed_usage,
+        device=device,
+        buffer=host,
+        element_type=et,
+    )
+    return DeviceArray(
+        device,
+        view,
+        implicit_host_transfer=implicit_host_transfer,
+        override_dtype=host.dtype,
+    )

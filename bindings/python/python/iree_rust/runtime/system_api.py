@@ -76,7 +76,6 @@ class BoundModule:
     def __init__(self, context: "SystemContext", vm_module: _binding.VmModule):
         self._context = context
         self._vm_module = vm_module
-        self._functions = {}
 
     @property
     def name(self):
@@ -93,17 +92,14 @@ class BoundModule:
             raise AttributeError(name)
 
     def __getitem__(self, name):
-        invoker = self._functions.get(name)
-        if invoker is not None:
-            return invoker
+        # A new invoker per lookup, as upstream makes (bind it to a name to
+        # call it repeatedly).
         vm_function = self._vm_module.lookup_function(name)
         if vm_function is None:
             raise KeyError(f"Function '{name}' not found in module '{self}'")
-        invoker = FunctionInvoker(
+        return FunctionInvoker(
             self._context.vm_context, self._context.config.device, vm_function
         )
-        self._functions[name] = invoker
-        return invoker
 
     def __repr__(self):
         return f"<BoundModule {self._vm_module!r}>"
@@ -172,12 +168,13 @@ class SystemContext:
 
     def add_vm_modules(self, vm_modules):
         assert self._is_dynamic, "Cannot 'add_module' on a static context"
+        # Names are bound before registering (as upstream does: a module
+        # that fails to register keeps its name).
         for m in vm_modules:
             if m.name in self._bound_modules:
                 raise ValueError(f"Attempt to register duplicate VmModule: '{m.name}'")
-        self._vm_context.register_modules(vm_modules)
-        for m in vm_modules:
             self._bound_modules[m.name] = BoundModule(self, m)
+        self._vm_context.register_modules(vm_modules)
 
     def add_vm_module(self, vm_module):
         self.add_vm_modules((vm_module,))
