@@ -54,3 +54,17 @@ func.func @scalars(%a: i32, %b: i64, %c: f32, %d: f64) -> (i64, f64) {
 func.func @nothing(%a: tensor<4xf32>) {
   return
 }
+// Busy for a while: sums 0..n-1 in a loop (tests that calls release the
+// GIL).
+func.func @spin(%n: i64) -> i64 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0 : i64
+  %ub = arith.index_cast %n : i64 to index
+  %sum = scf.for %i = %c0 to %ub step %c1 iter_args(%acc = %zero) -> (i64) {
+    %ii = arith.index_cast %i : index to i64
+    %next = arith.addi %acc, %ii : i64
+    scf.yield %next : i64
+  }
+  return %sum : i64
+}

@@ -32,14 +32,6 @@ class DeviceArray(numpy.lib.mixins.NDArrayOperatorsMixin):
     `implicit_host_transfer=True`, as function results are.
     """
 
-    __slots__ = (
-        "_device",
-        "_buffer_view",
-        "_implicit_host_transfer",
-        "_override_dtype",
-        "_host_array",
-    )
-
     def __init__(
         self,
         device: HalDevice,
