@@ -26,6 +26,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<HalAllocator>()?;
     m.add_class::<HalBuffer>()?;
     m.add_class::<HalBufferView>()?;
+    m.add_class::<MappedMemory>()?;
     m.add_function(wrap_pyfunction!(get_cached_hal_driver, m)?)?;
     m.add_function(wrap_pyfunction!(create_hal_module, m)?)?;
     Ok(())
@@ -442,6 +443,13 @@ impl HalBufferView {
         }
     }
 
+    /// The contents for the host (`MappedMemory.asarray`).
+    fn map(&self) -> MappedMemory {
+        MappedMemory {
+            view: self.view().clone(),
+        }
+    }
+
     /// A new numpy array of `dtype` holding a copy of the contents.
     fn _to_numpy<'py>(
         &self,
@@ -466,6 +474,30 @@ impl HalBufferView {
             b.allowed_access().format(),
             b.allowed_usage().format()
         )
+    }
+}
+
+/// A buffer view's contents for the host. Unlike upstream's mapping,
+/// arrays from `asarray` are copies: the HAL tracks host and device access
+/// to a buffer, which a long-lived numpy view could not respect.
+#[pyclass(module = "iree_rust.runtime._binding", frozen)]
+pub struct MappedMemory {
+    view: BufferView,
+}
+
+#[pymethods]
+impl MappedMemory {
+    /// The contents as a numpy array of `shape` and dtype
+    /// `numpy_dtype_descr`.
+    fn asarray<'py>(
+        &self,
+        py: Python<'py>,
+        shape: Vec<usize>,
+        numpy_dtype_descr: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let dtype = crate::invoke::numpy(py)?.call_method1("dtype", (numpy_dtype_descr,))?;
+        let flat = to_numpy(py, &self.view, &dtype)?;
+        flat.call_method1("reshape", (PyTuple::new(py, shape)?,))
     }
 }
 

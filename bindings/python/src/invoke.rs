@@ -35,7 +35,8 @@ static DEVICE_ARRAY: GILOnceCell<Py<PyType>> = GILOnceCell::new();
 /// string (`ml_dtypes.bfloat16`, the float8 types), set by the package.
 static DTYPE_TABLE: GILOnceCell<Py<PyDict>> = GILOnceCell::new();
 
-fn numpy(py: Python<'_>) -> PyResult<&Bound<'_, PyModule>> {
+/// The `numpy` module.
+pub fn numpy(py: Python<'_>) -> PyResult<&Bound<'_, PyModule>> {
     Ok(NUMPY
         .get_or_try_init(py, || py.import("numpy").map(Bound::unbind))?
         .bind(py))

@@ -5,7 +5,8 @@ use std::io::Write as _;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use iree_io_parameters::{
-    append_file_to_index, EntryStorage, FileMode, IndexEntry, IndexProvider, ParameterFile,
+    append_file_to_index, BuilderEntry, DataContents, EntryStorage, FileMode, IndexEntry,
+    IndexProvider, IrpaBuilder, ParameterFile,
 };
 use pyo3::exceptions::{PyIndexError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -212,6 +213,59 @@ impl ParameterIndex {
             },
         });
         Ok(())
+    }
+
+    /// Writes the entries to a new `.irpa` archive at `file_path` and
+    /// returns the archive's index (appended to `target_index` when
+    /// given). Entry metadata is not written.
+    #[pyo3(signature = (file_path, file_offset=0, target_index=None))]
+    fn create_archive_file(
+        &self,
+        py: Python<'_>,
+        file_path: &Bound<'_, PyAny>,
+        file_offset: u64,
+        target_index: Option<Py<ParameterIndex>>,
+    ) -> PyResult<Py<ParameterIndex>> {
+        if file_offset != 0 {
+            return Err(pyo3::exceptions::PyNotImplementedError::new_err(
+                "archives at a nonzero file offset are not supported",
+            ));
+        }
+        let path: String = file_path.str()?.extract()?;
+        let mut builder = IrpaBuilder::new();
+        for entry in self.lock()?.entries() {
+            let key = entry.key.to_vec();
+            let built = match &entry.storage {
+                EntryStorage::Splat {
+                    pattern,
+                    pattern_length,
+                } => BuilderEntry::Splat {
+                    key,
+                    length: entry.length,
+                    pattern: pattern[..*pattern_length as usize].to_vec(),
+                },
+                EntryStorage::File { file, offset } => BuilderEntry::Data {
+                    key,
+                    length: entry.length,
+                    contents: DataContents::FileRange(file.clone(), *offset),
+                },
+            };
+            builder.add(built).py()?;
+        }
+        let written = py
+            .allow_threads(|| builder.write_file_indexed(&path))
+            .py_context("Error creating parameter archive")?;
+        let target = match target_index {
+            Some(t) => t,
+            None => Py::new(py, ParameterIndex::new())?,
+        };
+        {
+            let mut index = target.get().lock()?;
+            for entry in written.entries() {
+                index.add(entry.clone());
+            }
+        }
+        Ok(target)
     }
 
     /// A provider serving a snapshot of this index under `scope`.

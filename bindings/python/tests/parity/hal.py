@@ -71,3 +71,6 @@ print(np.asarray(implicit).sum(), (implicit * 2).tolist(), np.shape(implicit), i
 print(implicit[1], list(iter(implicit))[0], implicit.reshape(3, 2).tolist())
 d = rt.asdevicearray(device, [[1, 2], [3, 4]], dtype=np.int32, implicit_host_transfer=True)
 print(type(d).__name__, d.shape, d.dtype, np.asarray(d).tolist())
+mapped = bv.map()
+print(type(mapped).__name__, mapped.asarray(bv.shape, np.dtype(np.float32)).tolist(), mapped.asarray([6], np.dtype("float32")).tolist())
+print(ET.map_to_dtype(bv.element_type))

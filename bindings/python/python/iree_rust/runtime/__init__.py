@@ -10,6 +10,8 @@ from ._binding import (
     HalBufferView,
     HalDevice,
     HalDriver,
+    HalAllocator,
+    MappedMemory,
     ParameterIndex,
     ParameterIndexEntry,
     ParameterProvider,
@@ -41,3 +43,4 @@ from .system_setup import (
 )
 from .function import *
 from .dtypes import map_dtype_to_hal_element_type
+from .io import *
