@@ -175,6 +175,13 @@ impl HalDevice {
         }
     }
 
+    /// A new timeline semaphore at `initial_value`.
+    fn create_semaphore(&self, initial_value: u64) -> crate::sync::HalSemaphore {
+        crate::sync::HalSemaphore {
+            semaphore: iree_hal::Semaphore::new(initial_value),
+        }
+    }
+
     fn __repr__(&self) -> String {
         self.device.id().to_string()
     }

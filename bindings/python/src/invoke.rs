@@ -308,6 +308,21 @@ impl FunctionInvoker {
                 "keyword arguments need reflection metadata, which this function lacks",
             ));
         }
+        // Async (coarse-fences) functions: callers may pass the wait and
+        // signal fences themselves, as upstream requires; without them the
+        // call waits for its own signal fence.
+        let explicit_fences = self.coarse_fences && args.len() == self.args.len() + 2;
+        if explicit_fences {
+            let mut values = Vec::with_capacity(args.len());
+            for (i, obj) in args.iter().enumerate() {
+                let ty = self.args.get(i).unwrap_or(&CconvType::Ref);
+                values.push(self.convert_arg(i, &obj, ty)?);
+            }
+            let results = py
+                .allow_threads(|| self.run(values))
+                .map_err(|s| status_to_py(&s, "Error invoking function"))?;
+            return self.results_to_py(py, results);
+        }
         if args.len() != self.args.len() {
             return Err(PyValueError::new_err(format!(
                 "Error invoking function: INVALID_ARGUMENT; input list and function mismatch; expected {} arguments but passed {}",
@@ -332,6 +347,17 @@ impl FunctionInvoker {
             py.allow_threads(|| self.run(values))
         }
         .map_err(|s| status_to_py(&s, "Error invoking function"))?;
+        self.results_to_py(py, results)
+    }
+
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        Ok(self.vm_function.bind(py).repr()?.to_string())
+    }
+}
+
+impl FunctionInvoker {
+    /// None, the one result, or a tuple of them.
+    fn results_to_py(&self, py: Python<'_>, results: Vec<Value>) -> PyResult<PyObject> {
         match results.len() {
             0 => Ok(py.None()),
             1 => {
@@ -346,9 +372,5 @@ impl FunctionInvoker {
                 PyTuple::new(py, items)?.into_py_any(py)
             }
         }
-    }
-
-    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
-        Ok(self.vm_function.bind(py).repr()?.to_string())
     }
 }

@@ -16,6 +16,7 @@ mod hal;
 mod invoke;
 mod io;
 mod pymodule;
+mod sync;
 mod vm;
 
 use pyo3::prelude::*;
@@ -28,5 +29,6 @@ fn _binding(m: &Bound<'_, PyModule>) -> PyResult<()> {
     invoke::register(m)?;
     io::register(m)?;
     pymodule::register(m)?;
+    sync::register(m)?;
     Ok(())
 }

@@ -520,6 +520,9 @@ pub(crate) fn py_to_ref(obj: &Bound<'_, PyAny>) -> PyResult<Option<Ref>> {
     if let Ok(buffer) = obj.downcast::<HalBuffer>() {
         return Ok(Some(buffer.get().r.clone()));
     }
+    if let Ok(fence) = obj.downcast::<crate::sync::HalFence>() {
+        return Ok(Some(fence.get().to_ref()?));
+    }
     if obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>() {
         let list = List::with_capacity(ListElementType::Variant, obj.len()?).py()?;
         for item in obj.try_iter()? {
@@ -710,7 +713,7 @@ pub struct VmRef {
 
 #[pymethods]
 impl VmRef {
-    /// The object as `value` (`HalBufferView`, `HalBuffer`,
+    /// The object as `value` (`HalBufferView`, `HalBuffer`, `HalFence`,
     /// `VmVariantList`); None when it is another type and `optional`.
     #[pyo3(signature = (value, optional=false))]
     fn deref(
@@ -731,6 +734,11 @@ impl VmRef {
             && self.r.downcast::<iree_modules_hal::HalBuffer>().is_some()
         {
             return HalBuffer { r: self.r.clone() }.into_py_any(py);
+        }
+        if value.is(py.get_type::<crate::sync::HalFence>()) {
+            if let Some(fence) = self.r.downcast::<iree_modules_hal::HalFence>() {
+                return crate::sync::HalFence::wrap(fence.0.clone()).into_py_any(py);
+            }
         }
         if value.is(py.get_type::<VmVariantList>()) {
             if let Some(list) = self.r.downcast_arc::<List>() {

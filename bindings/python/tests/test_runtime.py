@@ -275,3 +275,20 @@ def test_drivers_and_devices():
     d = rt.get_driver("local-task")
     assert d.query_available_devices()
     assert repr(d.create_default_device()) == "local-task"
+
+
+def test_async_functions_through_the_invoker():
+    # Upstream's invoker cannot call coarse-fences functions at all; here
+    # they are called like synchronous ones, or with explicit fences.
+    config = rt.Config("local-task")
+    m = rt.load_vm_module(rt.VmModule.mmap(config.vm_instance, os.path.join(DATA, "async_mul.vmfb")), config)
+    a = np.array([1, 2, 3, 4], np.float32)
+    assert m.mul4(a, a).to_host().tolist() == [1, 4, 9, 16]
+    timeline = config.device.create_semaphore(0)
+    signal = rt.HalFence.create_at(timeline, 1)
+    r = m.mul4(a, a * 0 + 3, rt.HalFence(0), signal)
+    signal.wait()
+    assert timeline.query() == 1
+    assert r.to_host().tolist() == [3, 6, 9, 12]
+    with pytest.raises(ValueError, match="expected 2 arguments but passed 3"):
+        m.mul4(a, a, signal)

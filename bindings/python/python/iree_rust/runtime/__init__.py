@@ -10,6 +10,8 @@ from ._binding import (
     HalBufferView,
     HalDevice,
     HalDriver,
+    HalFence,
+    HalSemaphore,
     HalAllocator,
     MappedMemory,
     ParameterIndex,
