@@ -10,9 +10,13 @@ if [ ! -x "$venv/bin/python" ]; then
 fi
 "$venv/bin/pip" install --quiet --disable-pip-version-check \
     maturin==1.16.0 numpy==2.4.6 pytest==8.4.2 ml_dtypes==0.6.0
-# The build runs in this workspace's target/ (incremental with cargo's);
-# maturin's hooks look for the `maturin` executable on PATH.
+# The build runs in this workspace's target/. By default it uses the dev
+# profile, whose dependencies `cargo build`/`cargo test` already built (a
+# plain `pip install ./bindings/python` builds release, as benchmarks want:
+# IREE_PY_PROFILE=release selects that here). maturin's build hooks look
+# for the `maturin` executable on PATH.
 export PATH="$PWD/$venv/bin:$PATH"
+export MATURIN_PEP517_ARGS="--profile ${IREE_PY_PROFILE:-dev}"
 "$venv/bin/pip" install --quiet --disable-pip-version-check \
     --no-build-isolation --force-reinstall --no-deps ./bindings/python
 cd bindings/python

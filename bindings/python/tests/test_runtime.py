@@ -46,7 +46,7 @@ def test_bad_shape_raises_and_the_context_stays_usable(tiny):
 
 def test_calls_release_the_gil(dtypes_module):
     spin = dtypes_module.spin
-    n = 30_000_000
+    n = 3_000_000
     ticks = []
     done = threading.Event()
 
