@@ -141,6 +141,14 @@ fn ndarray_to_view(device: &dyn Device, array: &Bound<'_, PyAny>) -> PyResult<Re
 pub fn array_bytes(obj: &Bound<'_, PyAny>) -> PyResult<(Vec<usize>, Vec<u8>)> {
     let py = obj.py();
     let array = numpy(py)?.call_method1(pyo3::intern!(py, "asarray"), (obj,))?;
+    let kind = array
+        .getattr(pyo3::intern!(py, "dtype"))?
+        .getattr(pyo3::intern!(py, "kind"))?;
+    if kind.extract::<String>()? == "O" {
+        return Err(PyTypeError::new_err(
+            "arrays of Python objects have no device representation",
+        ));
+    }
     let shape: Vec<usize> = array.getattr(pyo3::intern!(py, "shape"))?.extract()?;
     let bytes = array.call_method0(pyo3::intern!(py, "tobytes"))?;
     let bytes = bytes.downcast::<PyBytes>()?.as_bytes().to_vec();

@@ -292,3 +292,35 @@ def test_async_functions_through_the_invoker():
     assert r.to_host().tolist() == [3, 6, 9, 12]
     with pytest.raises(ValueError, match="expected 2 arguments but passed 3"):
         m.mul4(a, a, signal)
+
+
+def test_bad_arguments_raise_python_exceptions():
+    device = rt.get_device("local-sync")
+    instance = rt.VmInstance()
+    buf = device.allocator.allocate_buffer(
+        rt.MemoryType.DEVICE_LOCAL | rt.MemoryType.HOST_VISIBLE,
+        rt.BufferUsage.DEFAULT | rt.BufferUsage.MAPPING,
+        16,
+    )
+    tiny = os.path.join(DATA, "tiny.vmfb")
+    cases = [
+        (IndexError, lambda: rt.DeviceArray(device, rt.HalBufferView(buf, [10**6], rt.HalElementType.FLOAT_32), implicit_host_transfer=True).to_host()),
+        (KeyError, lambda: rt.DeviceArray(device, rt.HalBufferView(buf, [4], 0), implicit_host_transfer=True).to_host()),
+        (OverflowError, lambda: rt.VmVariantList(-1)),
+        (IndexError, lambda: buf.fill_zero(8, 100)),
+        (ValueError, lambda: rt.VmModule.mmap(instance, "/no/such/module.vmfb")),
+        (TypeError, lambda: rt.VmContext(instance, modules=[1])),
+        (ValueError, lambda: rt.PyModuleInterface("x", lambda i: None).export("f", "0zz", lambda s: None)),
+        (ValueError, lambda: rt.VmContext(instance).invoke(rt.VmModule.mmap(instance, tiny).lookup_function("add_i32"), rt.VmVariantList(0), rt.VmVariantList(0))),
+        (ValueError, lambda: rt.create_hal_module(instance)),
+        (RuntimeError, lambda: rt.HalFence.create_at(device.create_semaphore(0), 1).wait(timeout=1000)),
+        (ValueError, lambda: rt.ParameterIndex().add_splat("k", b"x" * 17, 4)),
+        (IndexError, lambda: rt.VmVariantList(1).get_variant(3)),
+        (TypeError, lambda: device.allocator.allocate_buffer_copy(1, 3, device, object(), 1)),
+        (OverflowError, lambda: rt.load_vm_flatbuffer_file(tiny, driver="local-sync").add_i32(2**80, 1)),
+        (ValueError, lambda: rt.VmVariantList(1).ref.deref(int)),
+        (ValueError, lambda: rt.VmModule.copy_buffer(instance, b"\0" * 64)),
+    ]
+    for expected, case in cases:
+        with pytest.raises(expected):
+            case()
