@@ -7,8 +7,8 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use iree_base::{Result, Status, StatusCode};
 use iree_hal::{
-    Buffer, BufferParams, BufferUsage, BufferView, Device, Driver, ElementType, EncodingType,
-    MemoryType,
+    BindingRef, Buffer, BufferParams, BufferUsage, BufferView, Device, Driver, ElementType,
+    EncodingType, MemoryType, WHOLE_BUFFER,
 };
 use iree_vm::Ref;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
@@ -27,6 +27,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<HalBuffer>()?;
     m.add_class::<HalBufferView>()?;
     m.add_class::<MappedMemory>()?;
+    m.add_class::<HalCommandBuffer>()?;
     m.add_function(wrap_pyfunction!(get_cached_hal_driver, m)?)?;
     m.add_function(wrap_pyfunction!(create_hal_module, m)?)?;
     Ok(())
@@ -175,6 +176,122 @@ impl HalDevice {
         }
     }
 
+    /// Starts profiling; only the default mode exists (no profile sinks).
+    #[pyo3(signature = (mode=None))]
+    fn begin_profiling(&self, mode: Option<&str>) -> PyResult<()> {
+        match mode {
+            None => Ok(()),
+            Some(mode) => Err(PyValueError::new_err(format!(
+                "profiling mode '{mode}' needs a profile sink, which this runtime does not have"
+            ))),
+        }
+    }
+
+    /// Flushes profiling data (nothing to flush).
+    fn flush_profiling(&self) {}
+
+    /// Ends profiling.
+    fn end_profiling(&self) {}
+
+    /// A device-local buffer of `allocation_size` bytes, once
+    /// `wait_semaphores` are reached; signals `signal_semaphores`.
+    fn queue_alloca(
+        &self,
+        py: Python<'_>,
+        allocation_size: u64,
+        wait_semaphores: &Bound<'_, PyAny>,
+        signal_semaphores: &Bound<'_, PyAny>,
+    ) -> PyResult<HalBuffer> {
+        let (wait, signal) = (
+            crate::sync::fence_arg(wait_semaphores)?,
+            crate::sync::fence_arg(signal_semaphores)?,
+        );
+        let params = BufferParams {
+            memory_type: MemoryType::DEVICE_LOCAL,
+            usage: BufferUsage::DEFAULT,
+            ..Default::default()
+        };
+        let device = self.device.clone();
+        let buffer = py
+            .allow_threads(|| device.queue_alloca(&wait, &signal, params, allocation_size))
+            .py_context("Error allocating on the queue")?;
+        Ok(HalBuffer::wrap(buffer))
+    }
+
+    /// Releases a queue allocation in queue order.
+    fn queue_dealloca(
+        &self,
+        py: Python<'_>,
+        buffer: PyRef<'_, HalBuffer>,
+        wait_semaphores: &Bound<'_, PyAny>,
+        signal_semaphores: &Bound<'_, PyAny>,
+    ) -> PyResult<()> {
+        let (wait, signal) = (
+            crate::sync::fence_arg(wait_semaphores)?,
+            crate::sync::fence_arg(signal_semaphores)?,
+        );
+        let buffer = buffer.buffer().clone();
+        let device = self.device.clone();
+        py.allow_threads(|| device.queue_dealloca(&wait, &signal, &buffer))
+            .py_context("Error deallocating on the queue")
+    }
+
+    /// Copies all of `source_buffer` to the start of `target_buffer` in
+    /// queue order.
+    fn queue_copy(
+        &self,
+        py: Python<'_>,
+        source_buffer: PyRef<'_, HalBuffer>,
+        target_buffer: PyRef<'_, HalBuffer>,
+        wait_semaphores: &Bound<'_, PyAny>,
+        signal_semaphores: &Bound<'_, PyAny>,
+    ) -> PyResult<()> {
+        let source = source_buffer.buffer().clone();
+        let target = target_buffer.buffer().clone();
+        let length = source.byte_length();
+        if length > target.byte_length() {
+            return Err(PyValueError::new_err(format!(
+                "copy length must be less than or equal to the target buffer's ({length} > {})",
+                target.byte_length()
+            )));
+        }
+        let (wait, signal) = (
+            crate::sync::fence_arg(wait_semaphores)?,
+            crate::sync::fence_arg(signal_semaphores)?,
+        );
+        let device = self.device.clone();
+        py.allow_threads(|| {
+            device.queue_host_call(
+                &wait,
+                &signal,
+                Box::new(move || target.copy_from(0, &source, 0, length)),
+            )
+        })
+        .py_context("Error copying on the queue")
+    }
+
+    /// Executes a finished command buffer in queue order.
+    fn queue_execute(
+        &self,
+        py: Python<'_>,
+        command_buffer: PyRef<'_, HalCommandBuffer>,
+        wait_semaphores: &Bound<'_, PyAny>,
+        signal_semaphores: &Bound<'_, PyAny>,
+    ) -> PyResult<()> {
+        let (wait, signal) = (
+            crate::sync::fence_arg(wait_semaphores)?,
+            crate::sync::fence_arg(signal_semaphores)?,
+        );
+        let r = command_buffer.r.clone();
+        let device = self.device.clone();
+        py.allow_threads(|| {
+            let cb = &command_buffer_of(&r).0;
+            let cb = cb.lock();
+            device.queue_execute(&wait, &signal, Some(&cb), &[])
+        })
+        .py_context("Error executing command buffer")
+    }
+
     /// A new timeline semaphore at `initial_value`.
     fn create_semaphore(&self, initial_value: u64) -> crate::sync::HalSemaphore {
         crate::sync::HalSemaphore {
@@ -256,6 +373,61 @@ impl HalAllocator {
         }
     }
 
+    /// What the allocator can do with buffers of these parameters
+    /// (`BufferCompatibility` bits).
+    fn query_buffer_compatibility(
+        &self,
+        memory_type: u32,
+        allowed_usage: u32,
+        intended_usage: u32,
+        allocation_size: u64,
+    ) -> u32 {
+        let _ = intended_usage;
+        let mut params = BufferParams {
+            memory_type: MemoryType(memory_type),
+            usage: BufferUsage(allowed_usage),
+            ..Default::default()
+        };
+        self.allocator
+            .query_buffer_compatibility(&mut params, allocation_size)
+            .0
+    }
+
+    /// A host-local staging buffer holding a copy of `initial_contents`.
+    fn allocate_host_staging_buffer_copy(
+        &self,
+        device: PyRef<'_, HalDevice>,
+        initial_contents: &Bound<'_, PyAny>,
+    ) -> PyResult<HalBuffer> {
+        let _ = device;
+        let (_, bytes) = crate::invoke::array_bytes(initial_contents)?;
+        let buffer = self.allocate(
+            MemoryType::HOST_LOCAL.0 | MemoryType::DEVICE_VISIBLE.0,
+            BufferUsage::TRANSFER.0 | BufferUsage::MAPPING.0,
+            bytes.len() as u64,
+        )?;
+        if !bytes.is_empty() {
+            buffer
+                .write(0, &bytes)
+                .py_context("Error copying into buffer")?;
+        }
+        Ok(HalBuffer::wrap(buffer))
+    }
+
+    /// Allocation statistics by heap.
+    #[getter]
+    fn statistics<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let s = self.allocator.statistics();
+        let d = PyDict::new(py);
+        d.set_item("host_bytes_peak", s.host_bytes_peak)?;
+        d.set_item("host_bytes_allocated", s.host_bytes_allocated)?;
+        d.set_item("host_bytes_freed", s.host_bytes_freed)?;
+        d.set_item("device_bytes_peak", s.device_bytes_peak)?;
+        d.set_item("device_bytes_allocated", s.device_bytes_allocated)?;
+        d.set_item("device_bytes_freed", s.device_bytes_freed)?;
+        Ok(d)
+    }
+
     /// Releases cached memory.
     fn trim(&self) {
         self.allocator.trim();
@@ -306,7 +478,15 @@ pub struct HalBuffer {
 }
 
 impl HalBuffer {
-    fn buffer(&self) -> &Buffer {
+    /// Wraps a buffer.
+    pub fn wrap(buffer: Buffer) -> HalBuffer {
+        HalBuffer {
+            r: Ref::new(iree_modules_hal::HalBuffer(buffer)),
+        }
+    }
+
+    /// The buffer.
+    pub fn buffer(&self) -> &Buffer {
         &self
             .r
             .downcast::<iree_modules_hal::HalBuffer>()
@@ -340,6 +520,13 @@ impl HalBuffer {
             ElementType(element_type),
             EncodingType::DENSE_ROW_MAJOR,
         ))
+    }
+
+    /// The contents for the host (`MappedMemory.asarray`).
+    fn map(&self) -> MappedMemory {
+        MappedMemory {
+            buffer: self.buffer().clone(),
+        }
     }
 
     /// Zeroes `byte_length` bytes at `byte_offset`.
@@ -425,10 +612,13 @@ impl HalBufferView {
         self.view().shape().to_vec()
     }
 
-    /// The length of the viewed bytes.
+    /// The length of the viewed elements in bytes (shape x element size).
     #[getter]
     fn byte_length(&self) -> u64 {
-        self.view().buffer().byte_length()
+        let v = self.view();
+        dense_length(v.shape(), v.element_type())
+            .map(|n| n as u64)
+            .unwrap_or_else(|_| v.buffer().byte_length())
     }
 
     /// A `VmRef` to the view.
@@ -453,7 +643,7 @@ impl HalBufferView {
     /// The contents for the host (`MappedMemory.asarray`).
     fn map(&self) -> MappedMemory {
         MappedMemory {
-            view: self.view().clone(),
+            buffer: self.view().buffer().clone(),
         }
     }
 
@@ -484,17 +674,17 @@ impl HalBufferView {
     }
 }
 
-/// A buffer view's contents for the host. Unlike upstream's mapping,
-/// arrays from `asarray` are copies: the HAL tracks host and device access
-/// to a buffer, which a long-lived numpy view could not respect.
+/// A buffer's contents for the host. Unlike upstream's mapping, arrays
+/// from `asarray` are copies: the HAL tracks host and device access to a
+/// buffer, which a long-lived numpy view could not respect.
 #[pyclass(module = "iree_rust.runtime._binding", frozen)]
 pub struct MappedMemory {
-    view: BufferView,
+    buffer: Buffer,
 }
 
 #[pymethods]
 impl MappedMemory {
-    /// The contents as a numpy array of `shape` and dtype
+    /// The leading bytes as a numpy array of `shape` and dtype
     /// `numpy_dtype_descr`.
     fn asarray<'py>(
         &self,
@@ -503,8 +693,21 @@ impl MappedMemory {
         numpy_dtype_descr: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let dtype = crate::invoke::numpy(py)?.call_method1("dtype", (numpy_dtype_descr,))?;
-        let flat = to_numpy(py, &self.view, &dtype)?;
-        flat.call_method1("reshape", (PyTuple::new(py, shape)?,))
+        let itemsize: usize = dtype.getattr("itemsize")?.extract()?;
+        let length = shape
+            .iter()
+            .try_fold(itemsize, |n, &d| n.checked_mul(d))
+            .ok_or_else(|| PyValueError::new_err("array too large"))?;
+        let bytes = if length == 0 {
+            PyByteArray::new(py, &[])
+        } else {
+            self.buffer
+                .map_read(0, length as u64, |b| PyByteArray::new(py, b))
+                .py_context("Error mapping buffer")?
+        };
+        let kwargs = PyDict::new(py);
+        kwargs.set_item(pyo3::intern!(py, "buffer"), bytes)?;
+        crate::invoke::numpy_ndarray(py)?.call((PyTuple::new(py, shape)?, dtype), Some(&kwargs))
     }
 }
 
@@ -570,4 +773,146 @@ pub fn to_numpy<'py>(
     let kwargs = PyDict::new(py);
     kwargs.set_item(pyo3::intern!(py, "buffer"), bytes)?;
     crate::invoke::numpy_ndarray(py)?.call((shape, dtype), Some(&kwargs))
+}
+
+fn command_buffer_of(r: &Ref) -> &iree_modules_hal::HalCommandBuffer {
+    r.downcast::<iree_modules_hal::HalCommandBuffer>()
+        .expect("a HalCommandBuffer holds a hal.command_buffer ref")
+}
+
+/// A command buffer: transfer commands recorded from Python, executed by
+/// `HalDevice.queue_execute`.
+#[pyclass(module = "iree_rust.runtime._binding", frozen)]
+pub struct HalCommandBuffer {
+    /// A `hal.command_buffer` ref.
+    r: Ref,
+    began: std::sync::atomic::AtomicBool,
+}
+
+impl HalCommandBuffer {
+    fn record(
+        &self,
+        end: bool,
+        f: impl FnOnce(&mut iree_hal::CommandBuffer) -> Result<()>,
+    ) -> PyResult<()> {
+        if !self.began.load(std::sync::atomic::Ordering::Acquire) {
+            return Err(crate::errors::status_to_py(
+                &Status::new(StatusCode::FailedPrecondition, "command buffer not begun"),
+                "",
+            ));
+        }
+        let mut cb = command_buffer_of(&self.r).0.lock();
+        f(&mut cb).py()?;
+        if end {
+            cb.finalize().py()?;
+        }
+        Ok(())
+    }
+}
+
+#[pymethods]
+impl HalCommandBuffer {
+    #[new]
+    #[pyo3(signature = (device, binding_capacity=0, begin=true))]
+    fn new(device: PyRef<'_, HalDevice>, binding_capacity: u32, begin: bool) -> HalCommandBuffer {
+        let _ = device;
+        HalCommandBuffer {
+            r: Ref::new(iree_modules_hal::HalCommandBuffer(parking_lot::Mutex::new(
+                iree_hal::CommandBuffer::new(binding_capacity),
+            ))),
+            began: std::sync::atomic::AtomicBool::new(begin),
+        }
+    }
+
+    /// Starts recording (FAILED_PRECONDITION when already begun).
+    fn begin(&self) -> PyResult<()> {
+        if self.began.swap(true, std::sync::atomic::Ordering::AcqRel) {
+            return Err(crate::errors::status_to_py(
+                &Status::new(
+                    StatusCode::FailedPrecondition,
+                    "command buffer is already recording",
+                ),
+                "",
+            ));
+        }
+        Ok(())
+    }
+
+    /// Finishes recording (FAILED_PRECONDITION when already finished).
+    fn end(&self) -> PyResult<()> {
+        self.record(true, |_| Ok(()))
+    }
+
+    /// Records a copy of `length` bytes (default: the rest of the source).
+    #[pyo3(signature = (source_buffer, target_buffer, source_offset=0, target_offset=0, length=None, end=false))]
+    fn copy(
+        &self,
+        source_buffer: PyRef<'_, HalBuffer>,
+        target_buffer: PyRef<'_, HalBuffer>,
+        source_offset: u64,
+        target_offset: u64,
+        length: Option<u64>,
+        end: bool,
+    ) -> PyResult<()> {
+        let source = source_buffer.buffer().clone();
+        let target = target_buffer.buffer().clone();
+        let length = length.unwrap_or_else(|| source.byte_length().saturating_sub(source_offset));
+        self.record(end, |cb| {
+            cb.copy(
+                BindingRef::Direct {
+                    buffer: source,
+                    offset: source_offset,
+                    length,
+                },
+                BindingRef::Direct {
+                    buffer: target,
+                    offset: target_offset,
+                    length,
+                },
+            )
+        })
+    }
+
+    /// Records a fill with `pattern` (a 1, 2 or 4 byte scalar or array).
+    #[pyo3(signature = (target_buffer, pattern, target_offset=0, length=None, end=false))]
+    fn fill(
+        &self,
+        target_buffer: PyRef<'_, HalBuffer>,
+        pattern: &Bound<'_, PyAny>,
+        target_offset: u64,
+        length: Option<u64>,
+        end: bool,
+    ) -> PyResult<()> {
+        let (_, bytes) = crate::invoke::array_bytes(pattern)?;
+        let target = target_buffer.buffer().clone();
+        self.record(end, |cb| {
+            cb.fill(
+                BindingRef::Direct {
+                    buffer: target,
+                    offset: target_offset,
+                    length: length.unwrap_or(WHOLE_BUFFER),
+                },
+                &bytes,
+            )
+        })
+    }
+
+    /// A `VmRef` to the command buffer.
+    #[getter]
+    fn r#ref(&self) -> VmRef {
+        VmRef { r: self.r.clone() }
+    }
+
+    /// A `VmRef` to the command buffer.
+    #[getter]
+    fn __iree_vm_ref__(&self) -> VmRef {
+        self.r#ref()
+    }
+
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
+        match other.downcast::<HalCommandBuffer>() {
+            Ok(o) => Ref::ptr_eq(&self.r, &o.get().r),
+            Err(_) => false,
+        }
+    }
 }

@@ -21,24 +21,55 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
 }
 
 /// The deadline of a wait: `timeout` nanoseconds from now, or `deadline`
-/// in nanoseconds since the Unix epoch, or none (wait forever).
-fn deadline_of(timeout: Option<u64>, deadline: Option<u64>) -> PyResult<Option<Instant>> {
+/// in nanoseconds of the monotonic clock (`time.monotonic_ns()`; 0 polls),
+/// or none (wait forever).
+fn deadline_of(
+    py: Python<'_>,
+    timeout: Option<u64>,
+    deadline: Option<u64>,
+) -> PyResult<Option<Instant>> {
     match (timeout, deadline) {
         (Some(_), Some(_)) => Err(PyValueError::new_err(
             "timeout and deadline cannot both be set",
         )),
         (Some(ns), None) => Ok(Some(Instant::now() + Duration::from_nanos(ns))),
         (None, Some(ns)) => {
-            let now = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map(|d| d.as_nanos() as u64)
-                .unwrap_or(0);
+            let now: u64 = py.import("time")?.call_method0("monotonic_ns")?.extract()?;
             Ok(Some(
                 Instant::now() + Duration::from_nanos(ns.saturating_sub(now)),
             ))
         }
         (None, None) => Ok(None),
     }
+}
+
+/// The outcome of a wait: reached (true), timed out (false), or failed
+/// (RuntimeError naming `what`).
+fn wait_outcome(result: iree_base::Result<()>, what: &str) -> PyResult<bool> {
+    match result {
+        Ok(()) => Ok(true),
+        Err(status) if status.code() == StatusCode::DeadlineExceeded => Ok(false),
+        Err(status) => Err(PyRuntimeError::new_err(format!(
+            "synchronous {what} failure: {status}"
+        ))),
+    }
+}
+
+/// The fence a `wait_semaphores`/`signal_semaphores` argument names: a
+/// `HalFence`, a list of `(HalSemaphore, value)`, or None (empty).
+pub fn fence_arg(obj: &Bound<'_, PyAny>) -> PyResult<Fence> {
+    if obj.is_none() {
+        return Ok(Fence::new());
+    }
+    if let Ok(fence) = obj.downcast::<HalFence>() {
+        return Ok(fence.get().lock()?.clone());
+    }
+    let mut fence = Fence::new();
+    for item in obj.try_iter()? {
+        let (sem, value): (PyRef<'_, HalSemaphore>, u64) = item?.extract()?;
+        fence.insert(sem.semaphore.clone(), value);
+    }
+    Ok(fence)
 }
 
 /// A timeline semaphore.
@@ -69,8 +100,8 @@ impl HalSemaphore {
             .fail(Status::new(StatusCode::Unknown, message.to_string()));
     }
 
-    /// Waits (without the GIL) until the value reaches `payload`; timeout
-    /// in nanoseconds.
+    /// Waits (without the GIL) until the value reaches `payload`: true when
+    /// it did, false at the timeout (nanoseconds) or deadline.
     #[pyo3(signature = (payload, timeout=None, deadline=None))]
     fn wait(
         &self,
@@ -78,11 +109,13 @@ impl HalSemaphore {
         payload: u64,
         timeout: Option<u64>,
         deadline: Option<u64>,
-    ) -> PyResult<()> {
-        let deadline = deadline_of(timeout, deadline)?;
+    ) -> PyResult<bool> {
+        let deadline = deadline_of(py, timeout, deadline)?;
         let semaphore = self.semaphore.clone();
-        py.allow_threads(|| semaphore.wait(payload, deadline))
-            .py_context("Error waiting on semaphore")
+        wait_outcome(
+            py.allow_threads(|| semaphore.wait(payload, deadline)),
+            "semaphore",
+        )
     }
 }
 
@@ -166,13 +199,13 @@ impl HalFence {
         Ok(())
     }
 
-    /// Waits (without the GIL) for every timepoint; timeout in nanoseconds.
+    /// Waits (without the GIL) for every timepoint: true when reached,
+    /// false at the timeout (nanoseconds) or deadline.
     #[pyo3(signature = (timeout=None, deadline=None))]
-    fn wait(&self, py: Python<'_>, timeout: Option<u64>, deadline: Option<u64>) -> PyResult<()> {
-        let deadline = deadline_of(timeout, deadline)?;
+    fn wait(&self, py: Python<'_>, timeout: Option<u64>, deadline: Option<u64>) -> PyResult<bool> {
+        let deadline = deadline_of(py, timeout, deadline)?;
         let fence = self.lock()?.clone();
-        py.allow_threads(|| fence.wait(deadline))
-            .py_context("Error waiting on fence")
+        wait_outcome(py.allow_threads(|| fence.wait(deadline)), "fence")
     }
 
     /// The number of timepoints.

@@ -7,6 +7,7 @@ from . import _binding
 from ._binding import (
     FunctionInvoker,
     HalBuffer,
+    HalCommandBuffer,
     HalBufferView,
     HalDevice,
     HalDriver,
