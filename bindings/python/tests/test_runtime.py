@@ -324,3 +324,44 @@ def test_bad_arguments_raise_python_exceptions():
     for expected, case in cases:
         with pytest.raises(expected):
             case()
+
+
+def test_repeated_calls_and_contexts_do_not_grow_memory():
+    def rss_kib():
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") // 1024
+
+    if not os.path.exists("/proc/self/statm"):
+        pytest.skip("needs /proc")
+    m = rt.load_vm_flatbuffer_file(os.path.join(DATA, "tiny.vmfb"), driver="local-sync")
+
+    class Mod:
+        def __init__(self, iface):
+            pass
+
+        def add_one(self, x):
+            return x + 1
+
+        def scale(self, x, k):
+            return x * k
+
+    def round_trip():
+        for _ in range(3000):
+            m.mul4(np.ones(4, np.float32), np.ones(4, np.float32)).to_host()
+            m.add_i32(1, 2)
+        for _ in range(30):
+            iface = rt.PyModuleInterface("pymod", Mod)
+            iface.export("add_one", "0i_i", Mod.add_one)
+            iface.export("scale", "0ff_f", Mod.scale)
+            config = rt.Config("local-sync")
+            ctx = rt.SystemContext(config=config)
+            ctx.add_vm_module(iface.create())
+            ctx.add_vm_module(rt.VmModule.mmap(config.vm_instance, os.path.join(DATA, "pymod_user.vmfb")))
+            assert ctx.modules.module.twice_plus_one(3) == 7
+        gc.collect()
+
+    round_trip()
+    before = rss_kib()
+    for _ in range(3):
+        round_trip()
+    assert rss_kib() - before < 4096
