@@ -28,6 +28,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<HalBufferView>()?;
     m.add_class::<MappedMemory>()?;
     m.add_class::<HalCommandBuffer>()?;
+    m.add_class::<HalModuleDebugSink>()?;
     m.add_function(wrap_pyfunction!(get_cached_hal_driver, m)?)?;
     m.add_function(wrap_pyfunction!(create_hal_module, m)?)?;
     Ok(())
@@ -446,16 +447,64 @@ impl HalAllocator {
     }
 }
 
+/// Receives the buffer views that compiled programs trace
+/// (`flow.tensor.trace`): `buffer_view_trace_callback(key, [HalBufferView])`.
+/// The callback is held by the `hal` modules made with this sink: a
+/// callback that refers back to them makes a cycle that is never freed.
+#[pyclass(module = "iree_rust.runtime._binding", frozen)]
+pub struct HalModuleDebugSink {
+    callback: Option<PyObject>,
+}
+
+#[pymethods]
+impl HalModuleDebugSink {
+    #[new]
+    #[pyo3(signature = (buffer_view_trace_callback=None))]
+    fn new(buffer_view_trace_callback: Option<PyObject>) -> HalModuleDebugSink {
+        HalModuleDebugSink {
+            callback: buffer_view_trace_callback,
+        }
+    }
+
+    /// The callback.
+    #[getter]
+    fn buffer_view_trace_callback(&self, py: Python<'_>) -> Option<PyObject> {
+        self.callback.as_ref().map(|c| c.clone_ref(py))
+    }
+}
+
+/// The Rust sink calling a Python trace callback (with the GIL).
+fn debug_sink_of(callback: PyObject) -> iree_modules_hal::DebugSink {
+    Arc::new(move |key: &str, views: &[BufferView]| {
+        Python::with_gil(|py| {
+            let views: Vec<HalBufferView> = views
+                .iter()
+                .map(|v| HalBufferView::from_view(v.clone()))
+                .collect();
+            callback.call1(py, (key, views)).map(|_| ()).map_err(|e| {
+                Status::new(
+                    StatusCode::Unknown,
+                    format!("buffer view trace callback raised: {e}"),
+                )
+            })
+        })
+    })
+}
+
 /// Builds the `hal` module over `device` (or `devices`).
 #[pyfunction]
 #[pyo3(signature = (instance, device=None, devices=None, debug_sink=None))]
 fn create_hal_module(
+    py: Python<'_>,
     instance: PyRef<'_, VmInstance>,
     device: Option<PyRef<'_, HalDevice>>,
     devices: Option<Vec<PyRef<'_, HalDevice>>>,
-    debug_sink: Option<PyObject>,
+    debug_sink: Option<PyRef<'_, HalModuleDebugSink>>,
 ) -> PyResult<VmModule> {
-    let _ = (instance, debug_sink);
+    let _ = instance;
+    let sink = debug_sink
+        .and_then(|s| s.callback.as_ref().map(|c| c.clone_ref(py)))
+        .map(debug_sink_of);
     let devices: Vec<Arc<dyn Device>> = match (device, devices) {
         (Some(d), None) => vec![d.device.clone()],
         (None, Some(ds)) if !ds.is_empty() => ds.iter().map(|d| d.device.clone()).collect(),
@@ -465,8 +514,8 @@ fn create_hal_module(
             ))
         }
     };
-    let module =
-        iree_modules_hal::create_hal_module(devices).py_context("Error creating hal module")?;
+    let module = iree_modules_hal::create_hal_module_with_debug_sink(devices, sink)
+        .py_context("Error creating hal module")?;
     Ok(VmModule::wrap(module))
 }
 

@@ -11,6 +11,7 @@ from ._binding import (
     HalBufferView,
     HalDevice,
     HalDriver,
+    HalModuleDebugSink,
     HalFence,
     HalSemaphore,
     HalAllocator,
