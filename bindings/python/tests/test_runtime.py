@@ -105,6 +105,14 @@ def test_argument_conversions(dtypes_module):
     assert m.add_f32(r, r).to_host().tolist() == [4] * 4
     # HalBufferViews too.
     assert m.add_f32(r._buffer_view, ones).to_host().tolist() == [3] * 4
+    # Large arrays are read in place when C-contiguous, else copied out.
+    big = np.arange(256 * 512, dtype=np.float32).reshape(256, 512) - 1000
+    assert np.array_equal(m.abs_dynamic(big).to_host(), np.abs(big))
+    assert np.array_equal(m.abs_dynamic(big.T).to_host(), np.abs(big.T))
+    assert np.array_equal(m.abs_dynamic(big[::2, ::3]).to_host(), np.abs(big[::2, ::3]))
+    readonly = big.copy()
+    readonly.flags.writeable = False
+    assert np.array_equal(m.abs_dynamic(readonly).to_host(), np.abs(big))
     # Scalars: ints into f32/f64 slots, bools into ints.
     assert m.scalars(True, 2, 1, 2) == (3, 2.0)
     assert m.nothing(ones) is None
