@@ -86,11 +86,15 @@ class DeviceArray(numpy.lib.mixins.NDArrayOperatorsMixin):
             )
         host = self._host_array
         if host is None:
-            raw = element_type_to_dtype(self._buffer_view.element_type)
-            host = self._buffer_view._to_numpy(raw)
-            if self._override_dtype is not None and self._override_dtype != raw:
-                host = host.astype(self._override_dtype)
-            self._host_array = host
+            host = self._host_array = self._copy_to_host()
+        return host
+
+    def _copy_to_host(self) -> np.ndarray:
+        """A new host copy of the elements (not cached)."""
+        raw = element_type_to_dtype(self._buffer_view.element_type)
+        host = self._buffer_view._to_numpy(raw)
+        if self._override_dtype is not None and self._override_dtype != raw:
+            host = host.astype(self._override_dtype)
         return host
 
     def astype(self, dtype, casting="unsafe", copy=True):
