@@ -20,6 +20,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<ParameterIndex>()?;
     m.add_class::<ParameterIndexEntry>()?;
     m.add_class::<ParameterProvider>()?;
+    m.add_class::<FileHandle>()?;
     m.add_function(wrap_pyfunction!(create_io_parameters_module, m)?)?;
     Ok(())
 }
@@ -34,6 +35,92 @@ pub struct ParameterIndex {
 #[pyclass(module = "iree_rust.runtime._binding", frozen)]
 pub struct ParameterIndexEntry {
     entry: IndexEntry,
+}
+
+/// Bytes that parameter entries can point into: a copy of host memory
+/// (`wrap_memory`) or an open file (`wrap_fd`).
+#[pyclass(module = "iree_rust.runtime._binding", frozen)]
+pub struct FileHandle {
+    file: Arc<ParameterFile>,
+    host_allocation: bool,
+}
+
+#[pymethods]
+impl FileHandle {
+    /// A handle over a copy of `host_buffer`'s bytes.
+    #[staticmethod]
+    #[pyo3(signature = (host_buffer, readable=true, writable=false))]
+    fn wrap_memory(
+        host_buffer: &Bound<'_, PyAny>,
+        readable: bool,
+        writable: bool,
+    ) -> PyResult<FileHandle> {
+        let _ = (readable, writable);
+        let bytes = python_bytes(host_buffer)?;
+        let file = staged_file(&bytes)
+            .map_err(|e| PyRuntimeError::new_err(format!("Error staging host memory: {e}")))?;
+        Ok(FileHandle {
+            file: Arc::new(file),
+            host_allocation: true,
+        })
+    }
+
+    /// A handle over the open file `fd` (mapped; the descriptor is not
+    /// closed).
+    #[staticmethod]
+    #[pyo3(signature = (fd, readable=true, writable=false))]
+    fn wrap_fd(fd: i32, readable: bool, writable: bool) -> PyResult<FileHandle> {
+        let _ = readable;
+        let path = format!("/proc/self/fd/{fd}");
+        let file = if writable {
+            ParameterFile::open_writable(&path)
+        } else {
+            ParameterFile::open(&path, FileMode::Mapped)
+        }
+        .py_context("Error wrapping file descriptor")?;
+        Ok(FileHandle {
+            file: Arc::new(file),
+            host_allocation: false,
+        })
+    }
+
+    /// The bytes (for handles over host memory).
+    #[getter]
+    fn host_allocation<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        if !self.host_allocation {
+            return Err(PyValueError::new_err(
+                "FileHandle is not based on a host allocation",
+            ));
+        }
+        Ok(PyBytes::new(py, self.file.bytes()))
+    }
+
+    /// Whether the handle is over host memory.
+    #[getter]
+    fn is_host_allocation(&self) -> bool {
+        self.host_allocation
+    }
+
+    /// Whether the handle was opened for asynchronous I/O (never).
+    #[getter]
+    fn is_async(&self) -> bool {
+        false
+    }
+}
+
+/// The bytes of a Python object that supports `bytes(obj)`.
+fn python_bytes(obj: &Bound<'_, PyAny>) -> PyResult<Vec<u8>> {
+    if let Ok(b) = obj.downcast::<PyBytes>() {
+        return Ok(b.as_bytes().to_vec());
+    }
+    let py = obj.py();
+    Ok(py
+        .import("builtins")?
+        .getattr("bytes")?
+        .call1((obj,))?
+        .downcast::<PyBytes>()?
+        .as_bytes()
+        .to_vec())
 }
 
 /// Serves parameters of one scope to the `io_parameters` module.
@@ -180,6 +267,56 @@ impl ParameterIndex {
         Ok(())
     }
 
+    /// Adds `key` as `length` bytes at `offset` of `file_handle`.
+    #[pyo3(signature = (key, file_handle, length, *, offset=0, metadata=None))]
+    fn add_from_file_handle(
+        &self,
+        key: String,
+        file_handle: PyRef<'_, FileHandle>,
+        length: u64,
+        offset: u64,
+        metadata: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<()> {
+        file_handle.file.range(offset, length).py()?;
+        self.lock()?.add(IndexEntry {
+            key: key.into_bytes().into_boxed_slice(),
+            metadata: metadata_bytes(metadata)?,
+            length,
+            storage: EntryStorage::File {
+                file: file_handle.file.clone(),
+                offset,
+            },
+        });
+        Ok(())
+    }
+
+    /// Adds the entries of the archive in `file_handle`, of `format`
+    /// (`irpa`, `gguf`, `safetensors`).
+    fn load_from_file_handle(
+        &self,
+        py: Python<'_>,
+        file_handle: PyRef<'_, FileHandle>,
+        format: &str,
+    ) -> PyResult<()> {
+        let format = iree_io_parameters::Format::from_path(format).py()?;
+        let file = file_handle.file.clone();
+        let mut loaded = iree_io_parameters::ParameterIndex::new();
+        py.allow_threads(|| {
+            iree_io_parameters::formats::parse_file_index(
+                format,
+                file,
+                FileMode::Mapped,
+                &mut loaded,
+            )
+        })
+        .py_context("Error loading parameter archive")?;
+        let mut index = self.lock()?;
+        for entry in loaded.entries() {
+            index.add(entry.clone());
+        }
+        Ok(())
+    }
+
     /// Adds `key` holding a copy of `buffer`'s bytes.
     #[pyo3(signature = (key, buffer, *, readable=true, writable=false, metadata=None))]
     fn add_buffer(
@@ -191,14 +328,7 @@ impl ParameterIndex {
         metadata: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<()> {
         let _ = (readable, writable);
-        let py = buffer.py();
-        let bytes = py
-            .import("builtins")?
-            .getattr("bytes")?
-            .call1((buffer,))?
-            .downcast::<PyBytes>()?
-            .as_bytes()
-            .to_vec();
+        let bytes = python_bytes(buffer)?;
         // Parameter files are files: stage the bytes in an unlinked
         // temporary one, read back into memory.
         let file = staged_file(&bytes)

@@ -6,6 +6,7 @@ from . import _binding
 
 from ._binding import (
     FunctionInvoker,
+    FileHandle,
     HalBuffer,
     HalCommandBuffer,
     HalBufferView,
