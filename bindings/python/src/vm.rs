@@ -599,6 +599,21 @@ impl VmVariantList {
         })
     }
 
+    /// The list a `VmRef` refers to.
+    #[staticmethod]
+    fn __iree_vm_cast__(r: PyRef<'_, VmRef>) -> PyResult<VmVariantList> {
+        r.r.downcast_arc::<List>()
+            .map(|list| VmVariantList { list })
+            .ok_or_else(|| PyValueError::new_err("ref is not a vm.list"))
+    }
+
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
+        match other.downcast::<VmVariantList>() {
+            Ok(o) => Arc::ptr_eq(&self.list, &o.get().list),
+            Err(_) => false,
+        }
+    }
+
     /// Appends an integer (as i64).
     fn push_int(&self, value: i64) -> PyResult<()> {
         self.list.push(Value::I64(value)).py()

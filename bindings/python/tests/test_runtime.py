@@ -373,3 +373,31 @@ def test_repeated_calls_and_contexts_do_not_grow_memory():
     for _ in range(3):
         round_trip()
     assert rss_kib() - before < 4096
+
+
+def test_flags():
+    rt.flags.parse_flags("--help")
+    with pytest.raises(ValueError, match="flag 'barbar' not recognized"):
+        rt.flags.parse_flags("--barbar")
+    old = os.environ.get("IREE_PY_RUNTIME_FLAGS")
+    try:
+        os.environ["IREE_PY_RUNTIME_FLAGS"] = "--help"
+        rt.flags._load_default_flags_from_env()
+        os.environ["IREE_PY_RUNTIME_FLAGS"] = "--barbar"
+        with pytest.raises(RuntimeError, match="IREE_PY_RUNTIME_FLAGS.*barbar"):
+            rt.flags._load_default_flags_from_env()
+    finally:
+        if old is None:
+            os.environ.pop("IREE_PY_RUNTIME_FLAGS", None)
+        else:
+            os.environ["IREE_PY_RUNTIME_FLAGS"] = old
+
+
+def test_ref_protocol():
+    lst1 = rt.VmVariantList(0)
+    ref = lst1.__iree_vm_ref__
+    assert ref == lst1.ref and ref != False  # noqa: E712
+    lst2 = rt.VmVariantList.__iree_vm_cast__(ref)
+    assert lst1 == lst2 == ref.deref(rt.VmVariantList)
+    assert lst1 != False  # noqa: E712
+    assert ref.isinstance(rt.VmVariantList)

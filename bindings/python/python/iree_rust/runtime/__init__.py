@@ -49,3 +49,4 @@ from .system_setup import (
 from .function import *
 from .dtypes import map_dtype_to_hal_element_type
 from .io import *
+from . import flags
