@@ -236,9 +236,15 @@ fn size(value: i64, what: &str) -> Result<u64> {
     })
 }
 
-/// Per-context state: the devices the module serves.
+/// Receives `hal.buffer_view.trace` calls (what `flow.tensor.trace`
+/// compiles to): the trace key and the traced buffer views. An error fails
+/// the traced call.
+pub type DebugSink = Arc<dyn Fn(&str, &[BufferView]) -> Result<()> + Send + Sync>;
+
+/// Per-context state: the devices the module serves and its debug sink.
 pub struct HalModuleState {
     devices: Vec<Arc<dyn Device>>,
+    debug_sink: Option<DebugSink>,
 }
 
 /// Every export with its cconv, sorted by name (as upstream requires).
@@ -308,7 +314,16 @@ const EXPORTS: &[(&str, &str)] = &[
 type Builder = NativeModuleBuilder<HalModuleState>;
 
 /// Builds the `hal` module serving `devices` (device 0 is the default).
+/// Buffer-view traces are dropped.
 pub fn create_hal_module(devices: Vec<Arc<dyn Device>>) -> Result<Arc<dyn Module>> {
+    create_hal_module_with_debug_sink(devices, None)
+}
+
+/// [`create_hal_module`], with buffer-view traces sent to `debug_sink`.
+pub fn create_hal_module_with_debug_sink(
+    devices: Vec<Arc<dyn Device>>,
+    debug_sink: Option<DebugSink>,
+) -> Result<Arc<dyn Module>> {
     let mut builder = Builder::new("hal", HAL_MODULE_VERSION);
     builder = implemented(builder)?;
     // Everything else: present, failing clearly.
@@ -327,6 +342,7 @@ pub fn create_hal_module(devices: Vec<Arc<dyn Device>>) -> Result<Arc<dyn Module
     let module = builder.build(move |_| {
         Ok(HalModuleState {
             devices: devices.clone(),
+            debug_sink: debug_sink.clone(),
         })
     });
     Ok(module)
@@ -590,7 +606,14 @@ fn more(b: Builder) -> Result<Builder> {
         }
         buffer.write(size(offset, "offset")?, &value.to_le_bytes()[..length as usize])
     })?
-    .export("buffer_view.trace", "0rCrD_v", |_, (_key, _views): (Option<Ref>, Variadic<(Option<Ref>,)>)| Ok(()))?
+    .export("buffer_view.trace", "0rCrD_v", |state: &HalModuleState, (key, views): (Option<Ref>, Variadic<(Option<Ref>,)>)| {
+        let Some(sink) = &state.debug_sink else { return Ok(()) };
+        let key = string_arg(&key, "key")?;
+        let views = views.0.iter()
+            .map(|(view,)| deref::<HalBufferView>(view, buffer_view_type(), "buffer view").map(|v| v.0.clone()))
+            .collect::<Result<Vec<_>>>()?;
+        sink(&key, &views)
+    })?
     .export("command_buffer.begin_debug_group", "0rr_v", |_, (_cb, _label): (Option<Ref>, Option<Ref>)| Ok(()))?
     .export("command_buffer.end_debug_group", "0r_v", |_, (_cb,): (Option<Ref>,)| Ok(()))?
     .export("command_buffer.advise_buffer", "0rrIIIi_v", |_, (_cb, _buffer, _flags, _arg0, _arg1, _slot): (Option<Ref>, Option<Ref>, i64, i64, i64, i32)| Ok(()))?

@@ -33,14 +33,12 @@ mod value;
 pub use element::Element;
 pub use half;
 pub use iree_base::{Result, Status, StatusCode};
-pub use iree_hal::ElementType;
+pub use iree_hal::{DriverRegistry, ElementType};
 pub use session::{system_modules, Session};
 pub use tensor::Tensor;
 pub use value::Value;
 
 use std::sync::Arc;
-
-use iree_hal::DriverRegistry;
 
 /// The runtime: the VM's type registry and every driver this build has
 /// (`local-sync`, `local-task`, `cuda`, `hip`; the GPU drivers load their
@@ -67,6 +65,18 @@ impl Instance {
             Default::default(),
         )));
         Instance { vm, drivers }
+    }
+
+    /// The VM instance (type registry) that sessions of this instance load
+    /// modules into; HAL ref types are registered on it.
+    pub fn vm(&self) -> &Arc<iree_vm::Instance> {
+        &self.vm
+    }
+
+    /// The registered drivers, for embedders that create devices
+    /// themselves (by URI, or by driver and device path).
+    pub fn drivers(&self) -> &DriverRegistry {
+        &self.drivers
     }
 
     /// The names of the registered drivers.

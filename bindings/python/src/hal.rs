@@ -1,0 +1,967 @@
+//! HAL classes: `HalDriver`, `HalDevice`, `HalBuffer`, `HalBufferView`,
+//! driver lookup, `create_hal_module`, and host <-> device copies of
+//! array data.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use iree_base::{Result, Status, StatusCode};
+use iree_hal::{
+    BindingRef, Buffer, BufferParams, BufferUsage, BufferView, Device, Driver, ElementType,
+    EncodingType, MemoryType, WHOLE_BUFFER,
+};
+use iree_vm::Ref;
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyByteArray, PyDict, PyTuple};
+use pyo3::IntoPyObjectExt;
+
+use crate::errors::IntoPyResult;
+use crate::vm::{VmInstance, VmModule, VmRef};
+
+/// Adds the HAL classes and functions to the extension module.
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<HalDriver>()?;
+    m.add_class::<HalDevice>()?;
+    m.add_class::<HalAllocator>()?;
+    m.add_class::<HalBuffer>()?;
+    m.add_class::<HalBufferView>()?;
+    m.add_class::<MappedMemory>()?;
+    m.add_class::<HalCommandBuffer>()?;
+    m.add_class::<HalModuleDebugSink>()?;
+    m.add_function(wrap_pyfunction!(get_cached_hal_driver, m)?)?;
+    m.add_function(wrap_pyfunction!(create_hal_module, m)?)?;
+    Ok(())
+}
+
+/// The process's drivers (every driver this build has).
+pub fn runtime() -> &'static iree_runtime::Instance {
+    static RUNTIME: OnceLock<iree_runtime::Instance> = OnceLock::new();
+    RUNTIME.get_or_init(iree_runtime::Instance::new)
+}
+
+/// A HAL driver (`local-sync`, `local-task`, `cuda`, `hip`).
+#[pyclass(module = "iree_rust.runtime._binding", frozen)]
+pub struct HalDriver {
+    driver: Arc<dyn Driver>,
+}
+
+#[pymethods]
+impl HalDriver {
+    /// The names of the drivers available.
+    #[staticmethod]
+    fn query() -> Vec<String> {
+        let mut names = runtime().driver_names();
+        names.sort();
+        names
+    }
+
+    /// The driver's default device.
+    #[pyo3(signature = (allocators=None))]
+    fn create_default_device(
+        &self,
+        py: Python<'_>,
+        allocators: Option<PyObject>,
+    ) -> PyResult<HalDevice> {
+        let _ = allocators;
+        let driver = self.driver.clone();
+        let device = py
+            .allow_threads(|| driver.create_device(""))
+            .py_context("Error creating default device")?;
+        Ok(HalDevice { device })
+    }
+
+    /// The device `device_id` (an index or a dict from
+    /// `query_available_devices`).
+    #[pyo3(signature = (device_id, params=None, allocators=None))]
+    fn create_device(
+        &self,
+        py: Python<'_>,
+        device_id: &Bound<'_, PyAny>,
+        params: Option<PyObject>,
+        allocators: Option<PyObject>,
+    ) -> PyResult<HalDevice> {
+        let _ = (params, allocators);
+        let path = if let Ok(info) = device_id.downcast::<PyDict>() {
+            match info.get_item("path")? {
+                Some(p) => p.extract::<String>()?,
+                None => String::new(),
+            }
+        } else {
+            device_id.extract::<i64>()?.to_string()
+        };
+        let driver = self.driver.clone();
+        let device = py
+            .allow_threads(|| driver.create_device(&path))
+            .py_context("Error creating device")?;
+        Ok(HalDevice { device })
+    }
+
+    /// A device from a URI (`driver`, `driver://path`).
+    #[pyo3(signature = (device_uri, allocators=None))]
+    fn create_device_by_uri(
+        &self,
+        py: Python<'_>,
+        device_uri: &str,
+        allocators: Option<PyObject>,
+    ) -> PyResult<HalDevice> {
+        let _ = allocators;
+        let path = device_uri.split_once("://").map_or("", |(_, p)| p);
+        let driver = self.driver.clone();
+        let device = py
+            .allow_threads(|| driver.create_device(path))
+            .py_context("Error creating device")?;
+        Ok(HalDevice { device })
+    }
+
+    /// The devices this driver can create: dicts with `device_id`, `path`
+    /// and `name`.
+    fn query_available_devices<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyDict>>> {
+        let devices = self.driver.devices().py()?;
+        devices
+            .into_iter()
+            .enumerate()
+            .map(|(i, info)| {
+                let d = PyDict::new(py);
+                d.set_item("device_id", i)?;
+                d.set_item("path", info.path)?;
+                d.set_item("name", info.name)?;
+                Ok(d)
+            })
+            .collect()
+    }
+
+    fn __repr__(&self) -> String {
+        format!("<HalDriver \"{}\">", self.driver.name())
+    }
+}
+
+/// The driver for `device_uri` (a driver name or `driver://path`), one
+/// object per driver name for the life of the process.
+#[pyfunction]
+fn get_cached_hal_driver(device_uri: &str) -> PyResult<HalDriver> {
+    static CACHE: OnceLock<Mutex<HashMap<String, Arc<dyn Driver>>>> = OnceLock::new();
+    let name = device_uri.split_once("://").map_or(device_uri, |(n, _)| n);
+    let mut cache = CACHE
+        .get_or_init(Default::default)
+        .lock()
+        .map_err(|_| PyRuntimeError::new_err("driver cache poisoned"))?;
+    if let Some(driver) = cache.get(name) {
+        return Ok(HalDriver {
+            driver: driver.clone(),
+        });
+    }
+    let driver = runtime().drivers().find(name).cloned().ok_or_else(|| {
+        PyValueError::new_err(format!(
+            "Error creating driver: NOT_FOUND; no driver '{name}' registered; available: {}",
+            runtime().driver_names().join(", ")
+        ))
+    })?;
+    cache.insert(name.to_string(), driver.clone());
+    Ok(HalDriver { driver })
+}
+
+/// A device.
+#[pyclass(module = "iree_rust.runtime._binding", frozen)]
+pub struct HalDevice {
+    pub(crate) device: Arc<dyn Device>,
+}
+
+#[pymethods]
+impl HalDevice {
+    /// The device's allocator.
+    #[getter]
+    fn allocator(&self) -> HalAllocator {
+        HalAllocator {
+            allocator: self.device.allocator(),
+        }
+    }
+
+    /// Starts profiling; only the default mode exists (no profile sinks).
+    #[pyo3(signature = (mode=None))]
+    fn begin_profiling(&self, mode: Option<&str>) -> PyResult<()> {
+        match mode {
+            None => Ok(()),
+            Some(mode) => Err(PyValueError::new_err(format!(
+                "profiling mode '{mode}' needs a profile sink, which this runtime does not have"
+            ))),
+        }
+    }
+
+    /// Flushes profiling data (nothing to flush).
+    fn flush_profiling(&self) {}
+
+    /// Ends profiling.
+    fn end_profiling(&self) {}
+
+    /// A device-local buffer of `allocation_size` bytes, once
+    /// `wait_semaphores` are reached; signals `signal_semaphores`.
+    fn queue_alloca(
+        &self,
+        py: Python<'_>,
+        allocation_size: u64,
+        wait_semaphores: &Bound<'_, PyAny>,
+        signal_semaphores: &Bound<'_, PyAny>,
+    ) -> PyResult<HalBuffer> {
+        let (wait, signal) = (
+            crate::sync::fence_arg(wait_semaphores)?,
+            crate::sync::fence_arg(signal_semaphores)?,
+        );
+        let params = BufferParams {
+            memory_type: MemoryType::DEVICE_LOCAL,
+            usage: BufferUsage::DEFAULT,
+            ..Default::default()
+        };
+        let device = self.device.clone();
+        let buffer = py
+            .allow_threads(|| device.queue_alloca(&wait, &signal, params, allocation_size))
+            .py_context("Error allocating on the queue")?;
+        Ok(HalBuffer::wrap(buffer))
+    }
+
+    /// Releases a queue allocation in queue order.
+    fn queue_dealloca(
+        &self,
+        py: Python<'_>,
+        buffer: PyRef<'_, HalBuffer>,
+        wait_semaphores: &Bound<'_, PyAny>,
+        signal_semaphores: &Bound<'_, PyAny>,
+    ) -> PyResult<()> {
+        let (wait, signal) = (
+            crate::sync::fence_arg(wait_semaphores)?,
+            crate::sync::fence_arg(signal_semaphores)?,
+        );
+        let buffer = buffer.buffer().clone();
+        let device = self.device.clone();
+        py.allow_threads(|| device.queue_dealloca(&wait, &signal, &buffer))
+            .py_context("Error deallocating on the queue")
+    }
+
+    /// Copies all of `source_buffer` to the start of `target_buffer` in
+    /// queue order.
+    fn queue_copy(
+        &self,
+        py: Python<'_>,
+        source_buffer: PyRef<'_, HalBuffer>,
+        target_buffer: PyRef<'_, HalBuffer>,
+        wait_semaphores: &Bound<'_, PyAny>,
+        signal_semaphores: &Bound<'_, PyAny>,
+    ) -> PyResult<()> {
+        let source = source_buffer.buffer().clone();
+        let target = target_buffer.buffer().clone();
+        let length = source.byte_length();
+        if length > target.byte_length() {
+            return Err(PyValueError::new_err(format!(
+                "copy length must be less than or equal to the target buffer's ({length} > {})",
+                target.byte_length()
+            )));
+        }
+        let (wait, signal) = (
+            crate::sync::fence_arg(wait_semaphores)?,
+            crate::sync::fence_arg(signal_semaphores)?,
+        );
+        let device = self.device.clone();
+        py.allow_threads(|| {
+            device.queue_host_call(
+                &wait,
+                &signal,
+                Box::new(move || target.copy_from(0, &source, 0, length)),
+            )
+        })
+        .py_context("Error copying on the queue")
+    }
+
+    /// Executes a finished command buffer in queue order.
+    fn queue_execute(
+        &self,
+        py: Python<'_>,
+        command_buffer: PyRef<'_, HalCommandBuffer>,
+        wait_semaphores: &Bound<'_, PyAny>,
+        signal_semaphores: &Bound<'_, PyAny>,
+    ) -> PyResult<()> {
+        let (wait, signal) = (
+            crate::sync::fence_arg(wait_semaphores)?,
+            crate::sync::fence_arg(signal_semaphores)?,
+        );
+        let r = command_buffer.r.clone();
+        let device = self.device.clone();
+        py.allow_threads(|| {
+            let cb = &command_buffer_of(&r).0;
+            let cb = cb.lock();
+            device.queue_execute(&wait, &signal, Some(&cb), &[])
+        })
+        .py_context("Error executing command buffer")
+    }
+
+    /// A new timeline semaphore at `initial_value`.
+    fn create_semaphore(&self, initial_value: u64) -> crate::sync::HalSemaphore {
+        crate::sync::HalSemaphore {
+            semaphore: iree_hal::Semaphore::new(initial_value),
+        }
+    }
+
+    fn __repr__(&self) -> String {
+        self.device.id().to_string()
+    }
+}
+
+/// A device's buffer allocator.
+#[pyclass(module = "iree_rust.runtime._binding", frozen)]
+pub struct HalAllocator {
+    allocator: Arc<dyn iree_hal::Allocator>,
+}
+
+impl HalAllocator {
+    fn allocate(&self, memory_type: u32, allowed_usage: u32, length: u64) -> PyResult<Buffer> {
+        let params = BufferParams {
+            memory_type: MemoryType(memory_type),
+            usage: BufferUsage(allowed_usage),
+            ..Default::default()
+        };
+        self.allocator
+            .allocate_buffer(params, length)
+            .py_context("Error allocating buffer")
+    }
+}
+
+#[pymethods]
+impl HalAllocator {
+    /// A zeroed buffer of `allocation_size` bytes.
+    fn allocate_buffer(
+        &self,
+        memory_type: u32,
+        allowed_usage: u32,
+        allocation_size: u64,
+    ) -> PyResult<HalBuffer> {
+        let buffer = self.allocate(memory_type, allowed_usage, allocation_size)?;
+        Ok(HalBuffer {
+            r: Ref::new(iree_modules_hal::HalBuffer(buffer)),
+        })
+    }
+
+    /// A buffer holding a copy of array-like `buffer`; a buffer view of its
+    /// shape when `element_type` is given.
+    #[pyo3(signature = (memory_type, allowed_usage, device, buffer, element_type=None))]
+    fn allocate_buffer_copy(
+        &self,
+        py: Python<'_>,
+        memory_type: u32,
+        allowed_usage: u32,
+        device: PyRef<'_, HalDevice>,
+        buffer: &Bound<'_, PyAny>,
+        element_type: Option<u32>,
+    ) -> PyResult<PyObject> {
+        let _ = device;
+        let (shape, bytes) = crate::invoke::array_bytes(buffer)?;
+        let target = self.allocate(memory_type, allowed_usage, bytes.len() as u64)?;
+        if !bytes.is_empty() {
+            target
+                .write(0, &bytes)
+                .py_context("Error copying into buffer")?;
+        }
+        match element_type {
+            Some(t) => HalBufferView::from_view(BufferView::new(
+                target,
+                shape,
+                ElementType(t),
+                EncodingType::DENSE_ROW_MAJOR,
+            ))
+            .into_py_any(py),
+            None => HalBuffer {
+                r: Ref::new(iree_modules_hal::HalBuffer(target)),
+            }
+            .into_py_any(py),
+        }
+    }
+
+    /// What the allocator can do with buffers of these parameters
+    /// (`BufferCompatibility` bits).
+    fn query_buffer_compatibility(
+        &self,
+        memory_type: u32,
+        allowed_usage: u32,
+        intended_usage: u32,
+        allocation_size: u64,
+    ) -> u32 {
+        let _ = intended_usage;
+        let mut params = BufferParams {
+            memory_type: MemoryType(memory_type),
+            usage: BufferUsage(allowed_usage),
+            ..Default::default()
+        };
+        self.allocator
+            .query_buffer_compatibility(&mut params, allocation_size)
+            .0
+    }
+
+    /// A host-local staging buffer holding a copy of `initial_contents`.
+    fn allocate_host_staging_buffer_copy(
+        &self,
+        device: PyRef<'_, HalDevice>,
+        initial_contents: &Bound<'_, PyAny>,
+    ) -> PyResult<HalBuffer> {
+        let _ = device;
+        let (_, bytes) = crate::invoke::array_bytes(initial_contents)?;
+        let buffer = self.allocate(
+            MemoryType::HOST_LOCAL.0 | MemoryType::DEVICE_VISIBLE.0,
+            BufferUsage::TRANSFER.0 | BufferUsage::MAPPING.0,
+            bytes.len() as u64,
+        )?;
+        if !bytes.is_empty() {
+            buffer
+                .write(0, &bytes)
+                .py_context("Error copying into buffer")?;
+        }
+        Ok(HalBuffer::wrap(buffer))
+    }
+
+    /// Allocation statistics by heap.
+    #[getter]
+    fn statistics<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let s = self.allocator.statistics();
+        let d = PyDict::new(py);
+        d.set_item("host_bytes_peak", s.host_bytes_peak)?;
+        d.set_item("host_bytes_allocated", s.host_bytes_allocated)?;
+        d.set_item("host_bytes_freed", s.host_bytes_freed)?;
+        d.set_item("device_bytes_peak", s.device_bytes_peak)?;
+        d.set_item("device_bytes_allocated", s.device_bytes_allocated)?;
+        d.set_item("device_bytes_freed", s.device_bytes_freed)?;
+        Ok(d)
+    }
+
+    /// Releases cached memory.
+    fn trim(&self) {
+        self.allocator.trim();
+    }
+
+    /// Whether statistics are kept.
+    #[getter]
+    fn has_statistics(&self) -> bool {
+        true
+    }
+
+    /// The statistics as text.
+    #[getter]
+    fn formatted_statistics(&self) -> String {
+        self.allocator.statistics().format()
+    }
+}
+
+/// Receives the buffer views that compiled programs trace
+/// (`flow.tensor.trace`): `buffer_view_trace_callback(key, [HalBufferView])`.
+/// The callback is held by the `hal` modules made with this sink: a
+/// callback that refers back to them makes a cycle that is never freed.
+#[pyclass(module = "iree_rust.runtime._binding", frozen)]
+pub struct HalModuleDebugSink {
+    callback: Option<PyObject>,
+}
+
+#[pymethods]
+impl HalModuleDebugSink {
+    #[new]
+    #[pyo3(signature = (buffer_view_trace_callback=None))]
+    fn new(buffer_view_trace_callback: Option<PyObject>) -> HalModuleDebugSink {
+        HalModuleDebugSink {
+            callback: buffer_view_trace_callback,
+        }
+    }
+
+    /// The callback.
+    #[getter]
+    fn buffer_view_trace_callback(&self, py: Python<'_>) -> Option<PyObject> {
+        self.callback.as_ref().map(|c| c.clone_ref(py))
+    }
+}
+
+/// The Rust sink calling a Python trace callback (with the GIL).
+fn debug_sink_of(callback: PyObject) -> iree_modules_hal::DebugSink {
+    Arc::new(move |key: &str, views: &[BufferView]| {
+        Python::with_gil(|py| {
+            let views: Vec<HalBufferView> = views
+                .iter()
+                .map(|v| HalBufferView::from_view(v.clone()))
+                .collect();
+            callback.call1(py, (key, views)).map(|_| ()).map_err(|e| {
+                Status::new(
+                    StatusCode::Unknown,
+                    format!("buffer view trace callback raised: {e}"),
+                )
+            })
+        })
+    })
+}
+
+/// Builds the `hal` module over `device` (or `devices`).
+#[pyfunction]
+#[pyo3(signature = (instance, device=None, devices=None, debug_sink=None))]
+fn create_hal_module(
+    py: Python<'_>,
+    instance: PyRef<'_, VmInstance>,
+    device: Option<PyRef<'_, HalDevice>>,
+    devices: Option<Vec<PyRef<'_, HalDevice>>>,
+    debug_sink: Option<PyRef<'_, HalModuleDebugSink>>,
+) -> PyResult<VmModule> {
+    let _ = instance;
+    let sink = debug_sink
+        .and_then(|s| s.callback.as_ref().map(|c| c.clone_ref(py)))
+        .map(debug_sink_of);
+    let devices: Vec<Arc<dyn Device>> = match (device, devices) {
+        (Some(d), None) => vec![d.device.clone()],
+        (None, Some(ds)) if !ds.is_empty() => ds.iter().map(|d| d.device.clone()).collect(),
+        _ => {
+            return Err(PyValueError::new_err(
+                "must specify exactly one of 'device' or (non-empty) 'devices'",
+            ))
+        }
+    };
+    let module = iree_modules_hal::create_hal_module_with_debug_sink(devices, sink)
+        .py_context("Error creating hal module")?;
+    Ok(VmModule::wrap(module))
+}
+
+/// A HAL buffer.
+#[pyclass(module = "iree_rust.runtime._binding", frozen)]
+pub struct HalBuffer {
+    /// A `hal.buffer` ref.
+    pub(crate) r: Ref,
+}
+
+impl HalBuffer {
+    /// Wraps a buffer.
+    pub fn wrap(buffer: Buffer) -> HalBuffer {
+        HalBuffer {
+            r: Ref::new(iree_modules_hal::HalBuffer(buffer)),
+        }
+    }
+
+    /// The buffer.
+    pub fn buffer(&self) -> &Buffer {
+        &self
+            .r
+            .downcast::<iree_modules_hal::HalBuffer>()
+            .expect("a HalBuffer holds a hal.buffer ref")
+            .0
+    }
+}
+
+#[pymethods]
+impl HalBuffer {
+    /// The buffer's allowed usage bits.
+    fn allowed_usage(&self) -> u32 {
+        self.buffer().allowed_usage().0
+    }
+
+    /// The buffer's memory type bits.
+    fn memory_type(&self) -> u32 {
+        self.buffer().memory_type().0
+    }
+
+    /// The length in bytes.
+    fn byte_length(&self) -> u64 {
+        self.buffer().byte_length()
+    }
+
+    /// A view of the buffer as `shape` x `element_type`.
+    fn create_view(&self, shape: Vec<usize>, element_type: u32) -> HalBufferView {
+        HalBufferView::from_view(BufferView::new(
+            self.buffer().clone(),
+            shape,
+            ElementType(element_type),
+            EncodingType::DENSE_ROW_MAJOR,
+        ))
+    }
+
+    /// The contents for the host (`MappedMemory.asarray`).
+    fn map(&self) -> MappedMemory {
+        MappedMemory {
+            buffer: self.buffer().clone(),
+        }
+    }
+
+    /// Zeroes `byte_length` bytes at `byte_offset`.
+    fn fill_zero(&self, byte_offset: u64, byte_length: u64) -> PyResult<()> {
+        self.buffer().fill(byte_offset, byte_length, &[0]).py()
+    }
+
+    /// A `VmRef` to the buffer.
+    #[getter]
+    fn r#ref(&self) -> VmRef {
+        VmRef { r: self.r.clone() }
+    }
+
+    /// A `VmRef` to the buffer.
+    #[getter]
+    fn __iree_vm_ref__(&self) -> VmRef {
+        self.r#ref()
+    }
+
+    fn __repr__(&self) -> String {
+        let b = self.buffer();
+        format!(
+            "<HalBuffer {} bytes (at offset {} into {}), memory_type={}, allowed_access={}, allowed_usage={}>",
+            b.byte_length(),
+            b.byte_offset(),
+            b.allocation_size(),
+            b.memory_type().format(),
+            b.allowed_access().format(),
+            b.allowed_usage().format()
+        )
+    }
+}
+
+/// A shaped, typed view of a buffer.
+#[pyclass(module = "iree_rust.runtime._binding", frozen)]
+pub struct HalBufferView {
+    /// A `hal.buffer_view` ref (so the same object goes in and out of
+    /// calls).
+    pub(crate) r: Ref,
+}
+
+impl HalBufferView {
+    /// Wraps a view.
+    pub fn from_view(view: BufferView) -> HalBufferView {
+        HalBufferView {
+            r: Ref::new(iree_modules_hal::HalBufferView(view)),
+        }
+    }
+
+    /// The view.
+    pub fn view(&self) -> &BufferView {
+        &self
+            .r
+            .downcast::<iree_modules_hal::HalBufferView>()
+            .expect("a HalBufferView holds a hal.buffer_view ref")
+            .0
+    }
+}
+
+#[pymethods]
+impl HalBufferView {
+    #[new]
+    fn new(buffer: PyRef<'_, HalBuffer>, shape: Vec<usize>, element_type: u32) -> HalBufferView {
+        buffer.create_view(shape, element_type)
+    }
+
+    /// The viewed buffer.
+    fn get_buffer(&self) -> HalBuffer {
+        HalBuffer {
+            r: Ref::new(iree_modules_hal::HalBuffer(self.view().buffer().clone())),
+        }
+    }
+
+    /// The element type (an int; compare with `HalElementType`).
+    #[getter]
+    fn element_type(&self) -> u32 {
+        self.view().element_type().raw()
+    }
+
+    /// The dimensions.
+    #[getter]
+    fn shape(&self) -> Vec<usize> {
+        self.view().shape().to_vec()
+    }
+
+    /// The length of the viewed elements in bytes (shape x element size).
+    #[getter]
+    fn byte_length(&self) -> u64 {
+        let v = self.view();
+        dense_length(v.shape(), v.element_type())
+            .map(|n| n as u64)
+            .unwrap_or_else(|_| v.buffer().byte_length())
+    }
+
+    /// A `VmRef` to the view.
+    #[getter]
+    fn r#ref(&self) -> VmRef {
+        VmRef { r: self.r.clone() }
+    }
+
+    /// A `VmRef` to the view.
+    #[getter]
+    fn __iree_vm_ref__(&self) -> VmRef {
+        self.r#ref()
+    }
+
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
+        match other.downcast::<HalBufferView>() {
+            Ok(o) => Ref::ptr_eq(&self.r, &o.get().r),
+            Err(_) => false,
+        }
+    }
+
+    /// The contents for the host (`MappedMemory.asarray`).
+    fn map(&self) -> MappedMemory {
+        MappedMemory {
+            buffer: self.view().buffer().clone(),
+        }
+    }
+
+    /// A new numpy array of `dtype` holding a copy of the contents.
+    fn _to_numpy<'py>(
+        &self,
+        py: Python<'py>,
+        dtype: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        to_numpy(py, self.view(), dtype)
+    }
+
+    fn __repr__(&self) -> String {
+        let v = self.view();
+        let b = v.buffer();
+        let shape: Vec<String> = v.shape().iter().map(|d| d.to_string()).collect();
+        format!(
+            "<HalBufferView ({}), element_type={:#x}, {} bytes (at offset {} into {}), memory_type={}, allowed_access={}, allowed_usage={}>",
+            shape.join(", "),
+            v.element_type().raw(),
+            b.byte_length(),
+            b.byte_offset(),
+            b.allocation_size(),
+            b.memory_type().format(),
+            b.allowed_access().format(),
+            b.allowed_usage().format()
+        )
+    }
+}
+
+/// A buffer's contents for the host. Unlike upstream's mapping, arrays
+/// from `asarray` are copies: the HAL tracks host and device access to a
+/// buffer, which a long-lived numpy view could not respect.
+#[pyclass(module = "iree_rust.runtime._binding", frozen)]
+pub struct MappedMemory {
+    buffer: Buffer,
+}
+
+#[pymethods]
+impl MappedMemory {
+    /// The leading bytes as a numpy array of `shape` and dtype
+    /// `numpy_dtype_descr`.
+    fn asarray<'py>(
+        &self,
+        py: Python<'py>,
+        shape: Vec<usize>,
+        numpy_dtype_descr: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let dtype = crate::invoke::numpy(py)?.call_method1("dtype", (numpy_dtype_descr,))?;
+        let itemsize: usize = dtype.getattr("itemsize")?.extract()?;
+        let length = shape
+            .iter()
+            .try_fold(itemsize, |n, &d| n.checked_mul(d))
+            .ok_or_else(|| PyValueError::new_err("array too large"))?;
+        let bytes = if length == 0 {
+            PyByteArray::new(py, &[])
+        } else {
+            self.buffer
+                .map_read(0, length as u64, |b| PyByteArray::new(py, b))
+                .py_context("Error mapping buffer")?
+        };
+        let kwargs = PyDict::new(py);
+        kwargs.set_item(pyo3::intern!(py, "buffer"), bytes)?;
+        crate::invoke::numpy_ndarray(py)?.call((PyTuple::new(py, shape)?, dtype), Some(&kwargs))
+    }
+}
+
+/// The byte length of a dense `shape` x `element_type` array.
+fn dense_length(shape: &[usize], element_type: ElementType) -> Result<usize> {
+    shape
+        .iter()
+        .try_fold(1usize, |n, &d| n.checked_mul(d))
+        .and_then(|count| element_type.packed_byte_count(count))
+        .ok_or_else(|| Status::new(StatusCode::OutOfRange, "array too large"))
+}
+
+/// A new buffer view on `device` holding a copy of `bytes` as `shape` x
+/// `element_type`.
+pub fn view_from_host(
+    device: &dyn Device,
+    shape: Vec<usize>,
+    element_type: ElementType,
+    bytes: &[u8],
+) -> Result<BufferView> {
+    let length = dense_length(&shape, element_type)?;
+    if length != bytes.len() {
+        return Err(Status::new(
+            StatusCode::InvalidArgument,
+            format!(
+                "array of {} bytes does not fill a {shape:?} x {element_type} view",
+                bytes.len()
+            ),
+        ));
+    }
+    let params = BufferParams {
+        memory_type: MemoryType::DEVICE_LOCAL,
+        usage: BufferUsage(BufferUsage::DEFAULT.0 | BufferUsage::MAPPING.0),
+        ..Default::default()
+    };
+    let buffer = device.allocator().allocate_buffer(params, length as u64)?;
+    if length > 0 {
+        buffer.write(0, bytes)?;
+    }
+    Ok(BufferView::new(
+        buffer,
+        shape,
+        element_type,
+        EncodingType::DENSE_ROW_MAJOR,
+    ))
+}
+
+/// `numpy.ndarray(shape, dtype, buffer=<copy of the view's bytes>)`.
+pub fn to_numpy<'py>(
+    py: Python<'py>,
+    view: &BufferView,
+    dtype: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let length = dense_length(view.shape(), view.element_type()).py()?;
+    let bytes = if length == 0 {
+        PyByteArray::new(py, &[])
+    } else {
+        view.buffer()
+            .map_read(0, length as u64, |b| PyByteArray::new(py, b))
+            .py_context("Error mapping buffer view")?
+    };
+    let shape = PyTuple::new(py, view.shape())?;
+    let kwargs = PyDict::new(py);
+    kwargs.set_item(pyo3::intern!(py, "buffer"), bytes)?;
+    crate::invoke::numpy_ndarray(py)?.call((shape, dtype), Some(&kwargs))
+}
+
+fn command_buffer_of(r: &Ref) -> &iree_modules_hal::HalCommandBuffer {
+    r.downcast::<iree_modules_hal::HalCommandBuffer>()
+        .expect("a HalCommandBuffer holds a hal.command_buffer ref")
+}
+
+/// A command buffer: transfer commands recorded from Python, executed by
+/// `HalDevice.queue_execute`.
+#[pyclass(module = "iree_rust.runtime._binding", frozen)]
+pub struct HalCommandBuffer {
+    /// A `hal.command_buffer` ref.
+    r: Ref,
+    began: std::sync::atomic::AtomicBool,
+}
+
+impl HalCommandBuffer {
+    fn record(
+        &self,
+        end: bool,
+        f: impl FnOnce(&mut iree_hal::CommandBuffer) -> Result<()>,
+    ) -> PyResult<()> {
+        if !self.began.load(std::sync::atomic::Ordering::Acquire) {
+            return Err(crate::errors::status_to_py(
+                &Status::new(StatusCode::FailedPrecondition, "command buffer not begun"),
+                "",
+            ));
+        }
+        let mut cb = command_buffer_of(&self.r).0.lock();
+        f(&mut cb).py()?;
+        if end {
+            cb.finalize().py()?;
+        }
+        Ok(())
+    }
+}
+
+#[pymethods]
+impl HalCommandBuffer {
+    #[new]
+    #[pyo3(signature = (device, binding_capacity=0, begin=true))]
+    fn new(device: PyRef<'_, HalDevice>, binding_capacity: u32, begin: bool) -> HalCommandBuffer {
+        let _ = device;
+        HalCommandBuffer {
+            r: Ref::new(iree_modules_hal::HalCommandBuffer(parking_lot::Mutex::new(
+                iree_hal::CommandBuffer::new(binding_capacity),
+            ))),
+            began: std::sync::atomic::AtomicBool::new(begin),
+        }
+    }
+
+    /// Starts recording (FAILED_PRECONDITION when already begun).
+    fn begin(&self) -> PyResult<()> {
+        if self.began.swap(true, std::sync::atomic::Ordering::AcqRel) {
+            return Err(crate::errors::status_to_py(
+                &Status::new(
+                    StatusCode::FailedPrecondition,
+                    "command buffer is already recording",
+                ),
+                "",
+            ));
+        }
+        Ok(())
+    }
+
+    /// Finishes recording (FAILED_PRECONDITION when already finished).
+    fn end(&self) -> PyResult<()> {
+        self.record(true, |_| Ok(()))
+    }
+
+    /// Records a copy of `length` bytes (default: the rest of the source).
+    #[pyo3(signature = (source_buffer, target_buffer, source_offset=0, target_offset=0, length=None, end=false))]
+    fn copy(
+        &self,
+        source_buffer: PyRef<'_, HalBuffer>,
+        target_buffer: PyRef<'_, HalBuffer>,
+        source_offset: u64,
+        target_offset: u64,
+        length: Option<u64>,
+        end: bool,
+    ) -> PyResult<()> {
+        let source = source_buffer.buffer().clone();
+        let target = target_buffer.buffer().clone();
+        let length = length.unwrap_or_else(|| source.byte_length().saturating_sub(source_offset));
+        self.record(end, |cb| {
+            cb.copy(
+                BindingRef::Direct {
+                    buffer: source,
+                    offset: source_offset,
+                    length,
+                },
+                BindingRef::Direct {
+                    buffer: target,
+                    offset: target_offset,
+                    length,
+                },
+            )
+        })
+    }
+
+    /// Records a fill with `pattern` (a 1, 2 or 4 byte scalar or array).
+    #[pyo3(signature = (target_buffer, pattern, target_offset=0, length=None, end=false))]
+    fn fill(
+        &self,
+        target_buffer: PyRef<'_, HalBuffer>,
+        pattern: &Bound<'_, PyAny>,
+        target_offset: u64,
+        length: Option<u64>,
+        end: bool,
+    ) -> PyResult<()> {
+        let (_, bytes) = crate::invoke::array_bytes(pattern)?;
+        let target = target_buffer.buffer().clone();
+        self.record(end, |cb| {
+            cb.fill(
+                BindingRef::Direct {
+                    buffer: target,
+                    offset: target_offset,
+                    length: length.unwrap_or(WHOLE_BUFFER),
+                },
+                &bytes,
+            )
+        })
+    }
+
+    /// A `VmRef` to the command buffer.
+    #[getter]
+    fn r#ref(&self) -> VmRef {
+        VmRef { r: self.r.clone() }
+    }
+
+    /// A `VmRef` to the command buffer.
+    #[getter]
+    fn __iree_vm_ref__(&self) -> VmRef {
+        self.r#ref()
+    }
+
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
+        match other.downcast::<HalCommandBuffer>() {
+            Ok(o) => Ref::ptr_eq(&self.r, &o.get().r),
+            Err(_) => false,
+        }
+    }
+}
