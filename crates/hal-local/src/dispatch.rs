@@ -306,6 +306,22 @@ impl<'a> PreparedGrid<'a> {
         )
     }
 
+    /// Runs every workgroup in order on the calling thread, as processor
+    /// 0, with `bindings` (the arrays this dispatch was prepared into):
+    /// what a region of this one grid on one worker does, without the
+    /// region. Stops at the first failing workgroup.
+    pub fn run_alone(&self, bindings: &DeviceBindings<'_>) -> Result<()> {
+        if self.total == 0 {
+            return Ok(());
+        }
+        let _fpu = FlushDenormals::enter();
+        let mut local_memory = take_local_memory(self.local_memory_size);
+        let result = (0..self.total)
+            .try_for_each(|tile| self.run_tile(tile, 0, as_bytes(&mut local_memory), bindings));
+        return_local_memory(local_memory);
+        result
+    }
+
     /// Runs linear workgroup `index` (x fastest) as `processor_id`.
     #[inline(always)]
     fn run_tile(
@@ -643,15 +659,7 @@ impl<'r, 'a> Region<'r, 'a> {
             return;
         }
         let _fpu = FlushDenormals::enter();
-        let mut local_memory = if self.local_memory_size > 0 {
-            LOCAL_MEMORY.take()
-        } else {
-            Vec::new()
-        };
-        let words = self.local_memory_size.div_ceil(4);
-        if local_memory.len() < words {
-            local_memory.resize(words, 0);
-        }
+        let mut local_memory = take_local_memory(self.local_memory_size);
         // Tiles are claimed in increasing order, so the item holding the
         // next one is never before the last one's.
         let mut item = 0;
@@ -684,9 +692,29 @@ impl<'r, 'a> Region<'r, 'a> {
                 break;
             }
         }
-        if local_memory.capacity() > 0 {
-            LOCAL_MEMORY.set(local_memory);
-        }
+        return_local_memory(local_memory);
+    }
+}
+
+/// This thread's workgroup-local memory, at least `size` bytes (none
+/// taken when `size` is 0); give it back with [`return_local_memory`].
+fn take_local_memory(size: usize) -> Vec<u32> {
+    let mut local_memory = if size > 0 {
+        LOCAL_MEMORY.take()
+    } else {
+        Vec::new()
+    };
+    let words = size.div_ceil(4);
+    if local_memory.len() < words {
+        local_memory.resize(words, 0);
+    }
+    local_memory
+}
+
+/// Keeps `local_memory` for this thread's next run.
+fn return_local_memory(local_memory: Vec<u32>) {
+    if local_memory.capacity() > 0 {
+        LOCAL_MEMORY.set(local_memory);
     }
 }
 

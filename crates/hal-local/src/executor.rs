@@ -17,7 +17,9 @@ use std::sync::Arc;
 
 use iree_base::{Result, Status, StatusCode};
 use iree_hal::buffer::validate_access;
-use iree_hal::command_buffer::{resolve, Command, CommandBuffer, DispatchBinding};
+use iree_hal::command_buffer::{
+    resolve, BindingRef, Command, CommandBuffer, DispatchBinding, WorkgroupCount,
+};
 use iree_hal::profiling::{EventKind, EventName, ProfileRecorder, Track};
 use iree_hal::{Buffer, BufferBinding, Executable, MemoryAccess};
 use smallvec::SmallVec;
@@ -118,6 +120,19 @@ impl Runner {
     ) -> Result<()> {
         // Everything is resolved and checked before anything runs, and
         // indirect workgroup counts are read before any guard is taken.
+        if let [Command::Dispatch {
+            executable,
+            ordinal,
+            workgroup_count: WorkgroupCount::Direct(count),
+            constants,
+            bindings: refs,
+        }] = commands
+        {
+            if let Some(local) = self.runs_alone(executable) {
+                return self
+                    .run_lone_grid(local, *ordinal, *count, constants, refs, table, bindings);
+            }
+        }
         if let [command] = commands {
             return self.run(&[Resolved::new(command, table)?], bindings);
         }
@@ -131,6 +146,54 @@ impl Runner {
                 .try_for_each(|command| self.run(std::slice::from_ref(command), bindings));
         }
         self.run(&resolved, bindings)
+    }
+
+    /// `executable` as this driver loaded it, when a dispatch of it may
+    /// skip the region machinery: one worker (`local-sync`), and neither
+    /// profiling nor dispatch tracing watching.
+    fn runs_alone<'c>(&self, executable: &'c Arc<dyn Executable>) -> Option<&'c LocalExecutable> {
+        if self.pool.is_some()
+            || self.profiler.records_dispatches()
+            || tracing::enabled!(tracing::Level::TRACE)
+        {
+            return None;
+        }
+        executable
+            .as_any()
+            .and_then(|any| any.downcast_ref::<LocalExecutable>())
+    }
+
+    /// A region of one direct dispatch on one worker: its bindings resolved
+    /// straight into `guards` and its workgroups run in order, with the
+    /// checks [`Resolved::new`] and [`PreparedGrid::new`] make.
+    #[allow(clippy::too_many_arguments)]
+    fn run_lone_grid<'c>(
+        &self,
+        local: &'c LocalExecutable,
+        ordinal: usize,
+        count: [u32; 3],
+        constants: &'c [u32],
+        refs: &'c [BindingRef],
+        table: &'c [DispatchBinding],
+        guards: &mut DeviceBindings<'c>,
+    ) -> Result<()> {
+        // Pushed in place: collecting would move the whole inline array.
+        let mut resolved = SmallVec::<[_; 8]>::new();
+        for binding in refs {
+            resolved.push(resolve(binding, table)?);
+        }
+        guards.start_region();
+        let grid = PreparedGrid::new(
+            &*local.inner,
+            ordinal,
+            constants,
+            &resolved,
+            count,
+            1,
+            self.local_memory_limit,
+            guards,
+        )?;
+        grid.run_alone(guards)
     }
 
     /// Runs `commands` as one region. A lone command may be one that never

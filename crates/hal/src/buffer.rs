@@ -253,7 +253,26 @@ pub fn validate_usage(allowed: BufferUsage, required: BufferUsage) -> Result<()>
 
 /// Resolves `(offset, length)` within a range of `max_length` bytes,
 /// expanding [`WHOLE_BUFFER`]; returns the concrete length.
+#[inline]
 pub fn calculate_range(max_length: u64, offset: u64, length: u64) -> Result<u64> {
+    // Every dispatch binding comes through here: the in-range case is a
+    // few compares, the errors are built out of line.
+    if offset <= max_length {
+        let left = max_length - offset;
+        if length == WHOLE_BUFFER {
+            return Ok(left);
+        }
+        if length <= left {
+            return Ok(length);
+        }
+    }
+    range_error(max_length, offset, length)
+}
+
+/// [`calculate_range`]'s error for a range outside `max_length` bytes.
+#[cold]
+#[inline(never)]
+fn range_error(max_length: u64, offset: u64, length: u64) -> Result<u64> {
     if offset > max_length {
         return Err(Status::new(
             StatusCode::OutOfRange,

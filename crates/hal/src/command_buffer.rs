@@ -131,11 +131,18 @@ pub enum WorkgroupCount {
 impl WorkgroupCount {
     /// The count to dispatch: the direct one, or the three `u32`s read
     /// from the (resolved) indirect buffer now.
+    #[inline]
     pub fn read(&self, binding_table: &[DispatchBinding]) -> Result<[u32; 3]> {
-        let params = match self {
-            WorkgroupCount::Direct(count) => return Ok(*count),
-            WorkgroupCount::Indirect(params) => resolve(params, binding_table)?,
-        };
+        match self {
+            WorkgroupCount::Direct(count) => Ok(*count),
+            WorkgroupCount::Indirect(params) => Self::read_indirect(params, binding_table),
+        }
+    }
+
+    /// The three `u32`s at `params` (resolved through `binding_table`).
+    #[inline(never)]
+    fn read_indirect(params: &BindingRef, binding_table: &[DispatchBinding]) -> Result<[u32; 3]> {
+        let params = resolve(params, binding_table)?;
         if params.length < 12 {
             return Err(Status::new(
                 StatusCode::OutOfRange,
@@ -508,6 +515,7 @@ impl CommandBuffer {
 
 /// Resolves a recorded binding to a concrete buffer range, looking slots up
 /// in `table` (`execute.indirect`'s binding table); borrows, never clones.
+#[inline]
 pub fn resolve<'a>(
     binding: &'a BindingRef,
     table: &'a [DispatchBinding],
