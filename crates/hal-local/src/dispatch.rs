@@ -663,37 +663,52 @@ impl<'r, 'a> Region<'r, 'a> {
         // Tiles are claimed in increasing order, so the item holding the
         // next one is never before the last one's.
         let mut item = 0;
-        loop {
-            let tile = if alone {
+        // Shared regions hand out tiles a few at a time, so that tiny tiles
+        // do not turn the counter into a cache line bouncing between cores.
+        let batch = if alone { 1 } else { claim_batch(total) };
+        'claim: loop {
+            let first = if alone {
                 let tile = self.next.load(Ordering::Relaxed);
                 self.next.store(tile + 1, Ordering::Relaxed);
                 tile
             } else {
-                self.next.fetch_add(1, Ordering::Relaxed)
+                self.next.fetch_add(batch, Ordering::Relaxed)
             };
-            if tile >= total {
+            if first >= total {
                 break;
             }
-            while self.starts[item + 1] <= tile {
-                item += 1;
-            }
-            observer.tile(item);
-            let result = self.items[item].run_tile(
-                tile - self.starts[item],
-                processor_id,
-                as_bytes(&mut local_memory),
-                self.bindings,
-            );
-            if let Err(failure) = result {
-                // Stop everyone from claiming more; keep the first failure.
-                self.next.store(total, Ordering::Relaxed);
-                sync::lock(&self.failure).get_or_insert(failure);
-                self.failed.store(true, Ordering::Release);
-                break;
+            for tile in first..(first + batch).min(total) {
+                if tile > first && self.failed.load(Ordering::Relaxed) {
+                    break 'claim;
+                }
+                while self.starts[item + 1] <= tile {
+                    item += 1;
+                }
+                observer.tile(item);
+                let result = self.items[item].run_tile(
+                    tile - self.starts[item],
+                    processor_id,
+                    as_bytes(&mut local_memory),
+                    self.bindings,
+                );
+                if let Err(failure) = result {
+                    // Stop everyone from claiming more; keep the first failure.
+                    self.next.store(total, Ordering::Relaxed);
+                    sync::lock(&self.failure).get_or_insert(failure);
+                    self.failed.store(true, Ordering::Release);
+                    break 'claim;
+                }
             }
         }
         return_local_memory(local_memory);
     }
+}
+
+/// Tiles one claim takes from a shared region of `total` tiles: a
+/// sixteenth of the region at most (load stays balanced), 8 at most, 1 at
+/// least.
+fn claim_batch(total: u64) -> u64 {
+    (total / 16).clamp(1, 8)
 }
 
 /// This thread's workgroup-local memory, at least `size` bytes (none
