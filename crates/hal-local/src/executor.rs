@@ -128,7 +128,8 @@ impl Runner {
             bindings: refs,
         }] = commands
         {
-            if let Some(local) = self.runs_alone(executable) {
+            let workgroups = count.iter().map(|&c| u64::from(c)).product::<u64>();
+            if let Some(local) = self.runs_alone(executable, workgroups) {
                 return self
                     .run_lone_grid(local, *ordinal, *count, constants, refs, table, bindings);
             }
@@ -148,11 +149,16 @@ impl Runner {
         self.run(&resolved, bindings)
     }
 
-    /// `executable` as this driver loaded it, when a dispatch of it may
-    /// skip the region machinery: one worker (`local-sync`), and neither
-    /// profiling nor dispatch tracing watching.
-    fn runs_alone<'c>(&self, executable: &'c Arc<dyn Executable>) -> Option<&'c LocalExecutable> {
-        if self.pool.is_some()
+    /// `executable` as this driver loaded it, when a dispatch of it over
+    /// `workgroups` workgroups may skip the region machinery: one worker
+    /// (`local-sync`) or one workgroup, and neither profiling nor dispatch
+    /// tracing watching.
+    fn runs_alone<'c>(
+        &self,
+        executable: &'c Arc<dyn Executable>,
+        workgroups: u64,
+    ) -> Option<&'c LocalExecutable> {
+        if (self.pool.is_some() && workgroups > 1)
             || self.profiler.records_dispatches()
             || tracing::enabled!(tracing::Level::TRACE)
         {
@@ -163,7 +169,7 @@ impl Runner {
             .and_then(|any| any.downcast_ref::<LocalExecutable>())
     }
 
-    /// A region of one direct dispatch on one worker: its bindings resolved
+    /// A region of one direct dispatch run by the calling thread alone: its bindings resolved
     /// straight into `guards` and its workgroups run in order, with the
     /// checks [`Resolved::new`] and [`PreparedGrid::new`] make.
     #[allow(clippy::too_many_arguments)]
@@ -189,7 +195,7 @@ impl Runner {
             constants,
             &resolved,
             count,
-            1,
+            self.workers().count(),
             self.local_memory_limit,
             guards,
         )?;
