@@ -1,14 +1,19 @@
 //! What every command-line tool installs at startup (feature `tool-setup`):
 //!
 //! * a `tracing` subscriber writing to stderr, filtered by `IREE_LOG` (or,
-//!   when that is unset or empty, `RUST_LOG`) in `tracing-subscriber`'s env-filter
-//!   syntax (`IREE_LOG=debug`, `IREE_LOG=iree_hal_local=trace`). With
+//!   when that is unset or empty, `RUST_LOG`) as `tracing-subscriber`'s
+//!   `Targets` parse it: a default level and `target=level` pairs
+//!   (`IREE_LOG=debug`, `IREE_LOG=iree_hal_local=trace`); no regex
+//!   engine is linked into the tools for it. With
 //!   neither set nothing is installed: nothing is printed and the
 //!   runtime's spans and events cost one level check each.
 //! * a progress bar ([`crate::progress`]) on stderr when stderr is a
 //!   terminal; nothing otherwise.
 
 use std::io::IsTerminal;
+
+use tracing_subscriber::layer::SubscriberExt;
+use tracing_subscriber::util::SubscriberInitExt;
 
 use crate::progress::{self, ProgressReporter, ProgressTask};
 
@@ -37,7 +42,7 @@ fn init_logging() {
     }) else {
         return;
     };
-    let filter = match tracing_subscriber::EnvFilter::builder().parse(&filter) {
+    let filter = match filter.parse::<tracing_subscriber::filter::Targets>() {
         Ok(filter) => filter,
         Err(e) => {
             eprintln!("ignoring {name}='{filter}': {e}");
@@ -45,10 +50,12 @@ fn init_logging() {
         }
     };
     let _ = tracing_subscriber::fmt()
-        .with_env_filter(filter)
+        .with_max_level(tracing_subscriber::filter::LevelFilter::TRACE)
         .with_writer(std::io::stderr)
         .with_ansi(std::io::stderr().is_terminal())
         .with_thread_names(true)
+        .finish()
+        .with(filter)
         .try_init();
 }
 
