@@ -225,3 +225,39 @@ fn a_failing_tile_fails_its_region_once() {
         drop(pool);
     });
 }
+
+/// Tiles handed out in batches (34 workgroups: two per claim) still run
+/// exactly once each, and a failing tile stops the region once.
+#[test]
+fn batched_claims_run_each_tile_once() {
+    use iree_hal_local::dispatch::{DeviceBindings, PreparedGrid, Region, Work, Workers};
+    for fail_at in [None, Some(5)] {
+        model(move || {
+            let pool = WorkerPool::new(2);
+            let kernel = CountingKernel::new(34, fail_at);
+            let result = (|| {
+                let mut guards = DeviceBindings::default();
+                let items = vec![Work::Grid(PreparedGrid::new(
+                    &kernel,
+                    0,
+                    &[],
+                    &[],
+                    [34, 1, 1],
+                    2,
+                    0,
+                    &mut guards,
+                )?)];
+                Region::new(&items, &guards)?.run(Workers::Pool(&pool))
+            })();
+            assert_eq!(result.is_err(), fail_at.is_some());
+            for (x, runs) in kernel.runs.iter().enumerate() {
+                let runs = runs.load(Ordering::SeqCst);
+                match fail_at {
+                    None => assert_eq!(runs, 1, "workgroup {x}"),
+                    Some(_) => assert!(runs <= 1, "workgroup {x}"),
+                }
+            }
+            drop(pool);
+        });
+    }
+}
