@@ -342,28 +342,6 @@ pub fn console_context(context: &MachineContext) -> String {
     text
 }
 
-/// A JSON string literal.
-fn json_string(text: &str) -> String {
-    let mut out = String::from("\"");
-    for c in text.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            c if (c as u32) < 0x20 => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
-}
-
 /// A JSON number as Google Benchmark writes doubles: scientific, 16
 /// fraction digits (`4.7407268614759344e-05`); `NaN`/`Infinity` as it does.
 fn json_double(value: f64) -> String {
@@ -380,9 +358,15 @@ fn json_double(value: f64) -> String {
 pub fn json_document(context: &MachineContext, rows: &[Row]) -> String {
     let mut out = String::from("{\n  \"context\": {\n");
     let mut fields = vec![
-        format!("\"date\": {}", json_string(&context.date)),
-        format!("\"host_name\": {}", json_string(&context.host_name)),
-        format!("\"executable\": {}", json_string(&context.executable)),
+        format!("\"date\": {}", iree_base::json::string(&context.date)),
+        format!(
+            "\"host_name\": {}",
+            iree_base::json::string(&context.host_name)
+        ),
+        format!(
+            "\"executable\": {}",
+            iree_base::json::string(&context.executable)
+        ),
         format!("\"num_cpus\": {}", context.num_cpus),
         format!("\"mhz_per_cpu\": {}", context.cpu_mhz as i64),
         format!("\"cpu_scaling_enabled\": {}", context.cpu_scaling_enabled),
@@ -394,7 +378,7 @@ pub fn json_document(context: &MachineContext, rows: &[Row]) -> String {
         .map(|c| {
             format!(
                 "      {{\n        \"type\": {},\n        \"level\": {},\n        \"size\": {},\n        \"num_sharing\": {}\n      }}",
-                json_string(&c.kind),
+                iree_base::json::string(&c.kind),
                 c.level,
                 c.size,
                 c.num_sharing
@@ -410,11 +394,11 @@ pub fn json_document(context: &MachineContext, rows: &[Row]) -> String {
     fields.push(format!("\"load_avg\": [{}]", loads.join(",")));
     fields.push(format!(
         "\"library_version\": {}",
-        json_string(&context.library_version)
+        iree_base::json::string(&context.library_version)
     ));
     fields.push(format!(
         "\"library_build_type\": {}",
-        json_string(context.library_build_type)
+        iree_base::json::string(context.library_build_type)
     ));
     fields.push("\"json_schema_version\": 1".to_string());
     out.push_str(&indent_join(&fields, 4));
@@ -440,10 +424,10 @@ fn indent_join(fields: &[String], indent: usize) -> String {
 /// One entry of `benchmarks`.
 fn json_row(row: &Row) -> String {
     let mut fields = vec![
-        format!("\"name\": {}", json_string(&row.name)),
+        format!("\"name\": {}", iree_base::json::string(&row.name)),
         format!("\"family_index\": {}", row.family_index),
         "\"per_family_instance_index\": 0".to_string(),
-        format!("\"run_name\": {}", json_string(&row.run_name)),
+        format!("\"run_name\": {}", iree_base::json::string(&row.run_name)),
     ];
     match row.aggregate {
         None => {
@@ -453,7 +437,10 @@ fn json_row(row: &Row) -> String {
             fields.push("\"threads\": 1".to_string());
             if let Some(error) = &row.error {
                 fields.push("\"error_occurred\": true".to_string());
-                fields.push(format!("\"error_message\": {}", json_string(error)));
+                fields.push(format!(
+                    "\"error_message\": {}",
+                    iree_base::json::string(error)
+                ));
             }
         }
         Some(statistic) => {
@@ -499,7 +486,7 @@ mod tests {
             json_double(4.7407268614759344e-05),
             "4.7407268614759344e-05"
         );
-        assert_eq!(json_string("a\"b\\"), "\"a\\\"b\\\\\"");
+        assert_eq!(iree_base::json::string("a\"b\\"), "\"a\\\"b\\\\\"");
     }
 
     #[test]

@@ -454,7 +454,7 @@ impl ProfileCapture {
     pub fn to_chrome_trace_json(&self, device: &str) -> String {
         let mut out = String::with_capacity(256 + self.events.len() * 192);
         out.push_str("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"device\":");
-        push_json_string(&mut out, device);
+        iree_base::json::push_string(&mut out, device);
         out.push_str(",\"capture_duration_us\":");
         push_micros(&mut out, self.duration_ns);
         out.push_str("},\"traceEvents\":[\n");
@@ -462,7 +462,7 @@ impl ProfileCapture {
             out,
             "{{\"ph\":\"M\",\"pid\":1,\"tid\":0,\"name\":\"process_name\",\"args\":{{\"name\":"
         );
-        push_json_string(&mut out, device);
+        iree_base::json::push_string(&mut out, device);
         out.push_str("}}");
         let mut tracks: Vec<Track> = self.events.iter().map(|e| e.track).collect();
         tracks.sort();
@@ -487,7 +487,7 @@ impl ProfileCapture {
             out.push_str(",\"cat\":\"");
             out.push_str(event.kind.category());
             out.push_str("\",\"name\":");
-            push_json_string(&mut out, &event.name);
+            iree_base::json::push_string(&mut out, &event.name);
             out.push_str(",\"ts\":");
             push_micros(&mut out, event.start_ns);
             out.push_str(",\"dur\":");
@@ -499,7 +499,7 @@ impl ProfileCapture {
                     workgroup_count: [x, y, z],
                 } => {
                     out.push_str(",\"args\":{\"executable\":");
-                    push_json_string(&mut out, executable);
+                    iree_base::json::push_string(&mut out, executable);
                     out.push_str(",\"workgroup_count\":[");
                     push_u64(&mut out, u64::from(*x));
                     out.push(',');
@@ -515,7 +515,7 @@ impl ProfileCapture {
                     workgroups,
                 } => {
                     out.push_str(",\"args\":{\"executable\":");
-                    push_json_string(&mut out, executable);
+                    iree_base::json::push_string(&mut out, executable);
                     out.push_str(",\"workgroups\":");
                     push_u64(&mut out, *workgroups);
                     out.push('}');
@@ -570,30 +570,6 @@ fn format_ns(ns: u64) -> String {
         1_000_000..=999_999_999 => format!("{}.{:03} ms", ns / 1_000_000, ns / 1_000 % 1_000),
         _ => format!("{}.{:03} s", ns / 1_000_000_000, ns / 1_000_000 % 1_000),
     }
-}
-
-/// Appends `text` as a JSON string literal.
-fn push_json_string(out: &mut String, text: &str) {
-    out.push('"');
-    if !text.bytes().any(|b| b == b'"' || b == b'\\' || b < 0x20) {
-        out.push_str(text);
-        out.push('"');
-        return;
-    }
-    for c in text.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if u32::from(c) < 0x20 => {
-                let _ = write!(out, "\\u{:04x}", u32::from(c));
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
 }
 
 #[cfg(test)]
