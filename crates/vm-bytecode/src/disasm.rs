@@ -14,8 +14,9 @@ use iree_base::{Result, Status, StatusCode};
 use iree_vm::{Cconv, CconvType, TypeDef};
 
 use crate::decode::{decode_function, ModuleView, MOVE_BIT, REF_BIT, REF_MASK};
-use crate::format::{parse_module, FeatureBits, ModuleMetadata};
+use crate::format::{parse_module, ModuleMetadata};
 use crate::isa::{op_info, BranchOperand, Operand, OperandReader, Syntax, Value};
+use crate::module::{cconvs, check_features};
 
 /// What to print.
 #[derive(Clone, Debug, Default)]
@@ -104,30 +105,8 @@ fn parse_ordinal(text: &str) -> Option<u32> {
 /// features, calling conventions and every function's bytecode. Returns the
 /// function cconvs.
 fn verify(meta: &ModuleMetadata, file: &[u8]) -> Result<Vec<Cconv>> {
-    let supported =
-        FeatureBits::EXT_F32 | FeatureBits::EXT_F64 | FeatureBits::YIELD | FeatureBits::UNWIND;
-    if !supported.contains(meta.requirements) {
-        return Err(Status::new(
-            StatusCode::Unimplemented,
-            format!(
-                "required module features [{}] are not available",
-                meta.requirements.names()
-            ),
-        ));
-    }
-    let function_cconvs = meta
-        .function_signatures
-        .iter()
-        .map(|s| Cconv::parse(&s.calling_convention))
-        .collect::<Result<Vec<_>>>()?;
-    let import_cconvs = meta
-        .imports
-        .iter()
-        .map(|i| Cconv::parse(&i.signature.calling_convention))
-        .collect::<Result<Vec<_>>>()?;
-    if function_cconvs.len() != meta.functions.len() {
-        return Err(invalid("function signature and descriptor counts differ"));
-    }
+    check_features(meta)?;
+    let (function_cconvs, import_cconvs) = cconvs(meta)?;
     // Type names are placeholders here: only the count is checked.
     let types: Vec<TypeDef> = meta.types.iter().map(|_| TypeDef::AnyRef).collect();
     let view = ModuleView {

@@ -29,45 +29,59 @@ pub struct BytecodeModule {
     _file: SharedBytes,
 }
 
+/// Refuses a module needing features this VM lacks, as upstream's loader
+/// does before anything else.
+pub(crate) fn check_features(meta: &ModuleMetadata) -> Result<()> {
+    let supported =
+        FeatureBits::EXT_F32 | FeatureBits::EXT_F64 | FeatureBits::YIELD | FeatureBits::UNWIND;
+    if supported.contains(meta.requirements) {
+        return Ok(());
+    }
+    Err(Status::new(
+        StatusCode::Unimplemented,
+        format!(
+            "required module features [{}] are not available",
+            meta.requirements.names()
+        ),
+    ))
+}
+
+/// The parsed calling conventions of the internal functions and of the
+/// imports; one signature per function descriptor.
+pub(crate) fn cconvs(meta: &ModuleMetadata) -> Result<(Vec<Cconv>, Vec<Cconv>)> {
+    let function_cconvs = meta
+        .function_signatures
+        .iter()
+        .map(|s| Cconv::parse(&s.calling_convention))
+        .collect::<Result<Vec<_>>>()?;
+    let import_cconvs = meta
+        .imports
+        .iter()
+        .map(|i| Cconv::parse(&i.signature.calling_convention))
+        .collect::<Result<Vec<_>>>()?;
+    if function_cconvs.len() != meta.functions.len() {
+        return Err(Status::new(
+            StatusCode::InvalidArgument,
+            "function signature and descriptor counts differ",
+        ));
+    }
+    Ok((function_cconvs, import_cconvs))
+}
+
 impl BytecodeModule {
     /// Parses and verifies a module from a file image.
     pub fn from_bytes(instance: &Instance, file: SharedBytes) -> Result<Arc<BytecodeModule>> {
         let bytes: &[u8] = file.bytes();
         let _span = tracing::debug_span!("vm.module.load", bytes = bytes.len()).entered();
         let meta = parse_module(bytes)?;
-        let supported =
-            FeatureBits::EXT_F32 | FeatureBits::EXT_F64 | FeatureBits::YIELD | FeatureBits::UNWIND;
-        if !supported.contains(meta.requirements) {
-            return Err(Status::new(
-                StatusCode::Unimplemented,
-                format!(
-                    "required module features [{}] are not available",
-                    meta.requirements.names()
-                ),
-            ));
-        }
+        check_features(&meta)?;
         let types = meta
             .types
             .iter()
             .map(|name| instance.types().resolve_type_name(name))
             .collect::<Result<Vec<_>>>()
             .annotate("resolving module types")?;
-        let function_cconvs = meta
-            .function_signatures
-            .iter()
-            .map(|s| Cconv::parse(&s.calling_convention))
-            .collect::<Result<Vec<_>>>()?;
-        let import_cconvs = meta
-            .imports
-            .iter()
-            .map(|i| Cconv::parse(&i.signature.calling_convention))
-            .collect::<Result<Vec<_>>>()?;
-        if function_cconvs.len() != meta.functions.len() {
-            return Err(Status::new(
-                StatusCode::InvalidArgument,
-                "function signature and descriptor counts differ",
-            ));
-        }
+        let (function_cconvs, import_cconvs) = cconvs(&meta)?;
         let view = ModuleView {
             meta: &meta,
             types: &types,
