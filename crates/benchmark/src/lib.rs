@@ -95,8 +95,10 @@ pub struct Benchmark<'a> {
     pub iterate: Box<dyn FnMut() -> Result<()> + 'a>,
 }
 
-/// Validated report settings.
-struct Settings {
+/// [`GoogleBenchmarkFlags`] checked and parsed, from
+/// [`GoogleBenchmarkFlags::validate`]: what [`run_benchmarks`] runs with.
+pub struct Settings<'f> {
+    flags: &'f GoogleBenchmarkFlags,
     json: bool,
     out_json: bool,
     min_time: MinTime,
@@ -104,8 +106,11 @@ struct Settings {
     exclude: bool,
 }
 
-impl Settings {
-    fn from_flags(flags: &GoogleBenchmarkFlags) -> Result<Settings> {
+impl GoogleBenchmarkFlags {
+    /// Checks and parses the flags (before a tool's expensive set-up, so
+    /// that bad flags are refused first).
+    pub fn validate(&self) -> Result<Settings<'_>> {
+        let flags = self;
         let format = |name: &str, value: &str| match value {
             "console" => Ok(false),
             "json" => Ok(true),
@@ -121,6 +126,7 @@ impl Settings {
         };
         let (filter, exclude) = benchmark_filter(&flags.benchmark_filter)?;
         Ok(Settings {
+            flags,
             json: format("benchmark_format", &flags.benchmark_format)?,
             out_json: format("benchmark_out_format", &flags.benchmark_out_format)?,
             min_time,
@@ -128,12 +134,6 @@ impl Settings {
             exclude,
         })
     }
-}
-
-/// Checks the flags without running anything (so a tool can refuse bad
-/// flags before its expensive set-up).
-pub fn check_flags(flags: &GoogleBenchmarkFlags) -> Result<()> {
-    Settings::from_flags(flags).map(|_| ())
 }
 
 /// The `--benchmark_filter` selection: (regex, whether matches are excluded).
@@ -159,19 +159,19 @@ fn benchmark_filter(spec: &str) -> Result<(regex::Regex, bool)> {
     Ok((regex, negate))
 }
 
-/// Runs the benchmarks `flags` select, each iteration batch standing for
+/// Runs the benchmarks `settings` select, each iteration batch standing for
 /// `batch_size` iterations, and reports as Google Benchmark does: the
 /// console table on stdout (machine context on stderr) or the JSON
 /// document, plus `--benchmark_out`. A benchmark whose iteration fails
 /// stops and is reported with an error row (`ERROR OCCURRED: '...'`); the
 /// others still run. Returns those failures; an `Err` is a failure to
-/// report (bad flags, unwritable output).
+/// report (unwritable output).
 pub fn run_benchmarks(
-    flags: &GoogleBenchmarkFlags,
+    settings: &Settings<'_>,
     benchmarks: Vec<Benchmark<'_>>,
     batch_size: u64,
 ) -> Result<Vec<Status>> {
-    let settings = Settings::from_flags(flags)?;
+    let flags = settings.flags;
     let mut selected: Vec<Benchmark<'_>> = benchmarks
         .into_iter()
         .filter(|b| settings.filter.is_match(&b.name) != settings.exclude)

@@ -227,7 +227,7 @@ fn run(flags: &ExecutableFlags, google: &GoogleBenchmarkFlags, options: &RunOpti
         "executable constant",
         MAX_EXECUTABLE_CONSTANT_COUNT,
     )?;
-    iree_benchmark::check_flags(google)?;
+    let settings = google.validate()?;
     if flags.batch_size < 1 {
         return Err(Status::new(
             StatusCode::InvalidArgument,
@@ -293,7 +293,7 @@ fn run(flags: &ExecutableFlags, google: &GoogleBenchmarkFlags, options: &RunOpti
     }
     // As upstream: a failed dispatch is reported in the table (an error
     // row) and the tool still succeeds.
-    run_benchmarks(google, benchmarks, batch_size as u64).map(drop)
+    run_benchmarks(&settings, benchmarks, batch_size as u64).map(drop)
 }
 
 fn main() -> ExitCode {

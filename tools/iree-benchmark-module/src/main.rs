@@ -255,7 +255,7 @@ fn time_unit(flags: &BenchmarkFlags) -> Result<Option<TimeUnit>> {
 }
 
 fn run(flags: &BenchmarkFlags, google: &GoogleBenchmarkFlags, options: &RunOptions) -> Result<()> {
-    iree_benchmark::check_flags(google)?;
+    let settings = google.validate()?;
     let unit = time_unit(flags)?;
     if flags.batch_size < 1 {
         return Err(Status::new(
@@ -278,7 +278,7 @@ fn run(flags: &BenchmarkFlags, google: &GoogleBenchmarkFlags, options: &RunOptio
             iterate: Box::new(move || benchmark.iterate(context, batch_size)),
         })
         .collect();
-    let failures = run_benchmarks(google, benchmarks, batch_size as u64)?;
+    let failures = run_benchmarks(&settings, benchmarks, batch_size as u64)?;
     if let Some(profiling) = profiling {
         profiling.finish()?;
     }
