@@ -761,6 +761,7 @@ fn decode_inner(m: &ModuleView<'_>, file: &[u8], ordinal: usize) -> Result<Funct
     }
     fuse_compare_branches(&mut ops, &blocks);
     thread_jumps_into_tests(&mut ops);
+    fuse_loop_latches(&mut ops, &blocks);
     // Header + 16-byte aligned register banks, as upstream charges frames.
     let frame_bytes =
         FRAME_HEADER_BYTES + align16(i32_count as usize * 4) + align16(ref_count as usize * 16);
@@ -782,17 +783,22 @@ fn decode_inner(m: &ModuleView<'_>, file: &[u8], ordinal: usize) -> Result<Funct
     })
 }
 
+/// True when a block begins at op `index`. `blocks` is in op order.
+fn starts_block(blocks: &[(u32, u32)], index: usize) -> bool {
+    blocks
+        .binary_search_by_key(&index, |&(_, op)| op as usize)
+        .is_ok()
+}
+
 /// Fuses an integer compare with the `cond_br` right after it that tests the
-/// compare's result, then an `add` with a fused compare-branch that tests the
-/// sum (a counted-loop latch), unless a block starts inside the sequence. The
-/// absorbed ops stay in place (unreached) so op indices and branch targets
-/// are unchanged.
+/// compare's result, unless a block starts at the `cond_br`. The absorbed op
+/// stays in place (unreached) so op indices and branch targets are unchanged.
 fn fuse_compare_branches(ops: &mut [Op], blocks: &[(u32, u32)]) {
     for i in 0..ops.len().saturating_sub(1) {
         let Op::CondBr { cond, t, f } = ops[i + 1] else {
             continue;
         };
-        if blocks.iter().any(|&(_, index)| index as usize == i + 1) {
+        if starts_block(blocks, i + 1) {
             continue;
         }
         ops[i] = match ops[i] {
@@ -807,9 +813,15 @@ fn fuse_compare_branches(ops: &mut [Op], blocks: &[(u32, u32)]) {
             other => other,
         };
     }
-    // Counted-loop latches: an `add` feeding the fused compare-and-branch.
+}
+
+/// Fuses an `add` with the fused compare-and-branch right after it that tests
+/// the sum: a counted-loop latch, unless a block starts at the test. Runs after
+/// [`thread_jumps_into_tests`], so the usual back edge (`add`, then `br` to the
+/// header's test) fuses too. The absorbed op stays in place, as above.
+fn fuse_loop_latches(ops: &mut [Op], blocks: &[(u32, u32)]) {
     for i in 0..ops.len().saturating_sub(1) {
-        if blocks.iter().any(|&(_, index)| index as usize == i + 1) {
+        if starts_block(blocks, i + 1) {
             continue;
         }
         let short = |t: u32, f: u32| Some((u16::try_from(t).ok()?, u16::try_from(f).ok()?));
@@ -1160,4 +1172,60 @@ fn decode_by_hand(d: &mut Decoder<'_, '_>, set: OpcodeSet, c: u8) -> Result<Opti
         },
         _ => return Ok(None),
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The usual back edge (`add`, then `br` to the header's compare-and-
+    /// branch) becomes one latch op after jump threading; the header keeps
+    /// its own test.
+    #[test]
+    fn back_edge_add_and_jump_fuse_into_a_latch() {
+        let header = Op::CmpBrLtSI64 {
+            a: 4,
+            b: 6,
+            r: 8,
+            t: 2,
+            f: 4,
+        };
+        let mut ops = vec![
+            Op::ConstI32 { value: 0, r: 0 },
+            header,
+            Op::AddI64 { a: 4, b: 10, r: 4 },
+            Op::Br { target: 1 },
+            Op::ConstI32 { value: 1, r: 0 },
+        ];
+        // Blocks start at ops 0, 1 (header), 2 (body) and 4 (exit).
+        let blocks = [(0, 0), (10, 1), (20, 2), (30, 4)];
+        fuse_compare_branches(&mut ops, &blocks);
+        thread_jumps_into_tests(&mut ops);
+        fuse_loop_latches(&mut ops, &blocks);
+        assert!(matches!(ops[1], Op::CmpBrLtSI64 { .. }));
+        assert!(matches!(
+            ops[2],
+            Op::AddCmpBrLtSI64 {
+                a: 4,
+                b: 10,
+                r: 4,
+                n: 6,
+                c: 8,
+                t: 2,
+                f: 4
+            }
+        ));
+        // A jump that begins its own block is still threaded, but not fused
+        // with the op before it.
+        let mut ops = vec![
+            Op::AddI64 { a: 4, b: 10, r: 4 },
+            Op::Br { target: 2 },
+            header,
+        ];
+        let blocks = [(0, 0), (10, 1), (20, 2)];
+        thread_jumps_into_tests(&mut ops);
+        fuse_loop_latches(&mut ops, &blocks);
+        assert!(matches!(ops[0], Op::AddI64 { .. }));
+        assert!(matches!(ops[1], Op::CmpBrLtSI64 { .. }));
+    }
 }
