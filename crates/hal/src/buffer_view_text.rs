@@ -431,10 +431,10 @@ pub fn parse_buffer_elements(text: &str, element_type: ElementType, out: &mut [u
         count += 1;
     }
     if count == 1 && capacity > 1 {
-        let (first, rest) = out.split_at_mut(element_size);
-        for chunk in rest.chunks_exact_mut(element_size) {
-            chunk.copy_from_slice(first);
-        }
+        // A splat: the first element's bytes repeated over the rest (whole
+        // elements only, as the capacity counts them).
+        let (first, rest) = out[..capacity * element_size].split_at_mut(element_size);
+        iree_base::bytes::fill_pattern(rest, first, 0);
     } else if count < capacity {
         return Err(Status::new(
             StatusCode::OutOfRange,

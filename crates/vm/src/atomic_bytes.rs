@@ -34,8 +34,8 @@ const COPY_CHUNK: usize = 256;
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct AtomicBytes {
     ptr: *mut u8,
-    /// Only for debug assertions: callers check bounds themselves.
-    #[cfg_attr(not(debug_assertions), allow(dead_code))]
+    /// For debug assertions and [`AtomicBytes::overlaps`]: callers check
+    /// bounds themselves.
     len: usize,
 }
 
@@ -52,6 +52,15 @@ impl AtomicBytes {
     /// value.
     pub(crate) unsafe fn new(ptr: *mut u8, len: usize) -> AtomicBytes {
         AtomicBytes { ptr, len }
+    }
+
+    /// True when the two ranges share a byte (both non-empty).
+    pub(crate) fn overlaps(&self, other: &AtomicBytes) -> bool {
+        let (a, b) = (self.ptr as usize, other.ptr as usize);
+        self.len > 0
+            && other.len > 0
+            && a < b.wrapping_add(other.len)
+            && b < a.wrapping_add(self.len)
     }
 
     /// The atomic word at absolute address `word` (a multiple of [`WORD`]
@@ -122,6 +131,15 @@ impl AtomicBytes {
     pub(crate) unsafe fn read(&self, offset: usize, out: &mut [u8]) {
         let start = self.ptr as usize + offset;
         let end = start + out.len();
+        if start.is_multiple_of(WORD) && end.is_multiple_of(WORD) {
+            // Whole aligned words: one load each.
+            for (i, chunk) in out.chunks_exact_mut(WORD).enumerate() {
+                // SAFETY: the word lies inside the range (caller).
+                let word = unsafe { self.word(start + i * WORD) }.load(Relaxed);
+                chunk.copy_from_slice(&word.to_ne_bytes());
+            }
+            return;
+        }
         let mut word = start - start % WORD;
         while word < end {
             // SAFETY: `word` overlaps `start..end`, inside the range (caller).
@@ -143,6 +161,15 @@ impl AtomicBytes {
     pub(crate) unsafe fn write(&self, offset: usize, data: &[u8]) {
         let start = self.ptr as usize + offset;
         let end = start + data.len();
+        if start.is_multiple_of(WORD) && end.is_multiple_of(WORD) {
+            // Whole aligned words: one store each.
+            for (i, chunk) in data.chunks_exact(WORD).enumerate() {
+                let value = u32::from_ne_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]);
+                // SAFETY: the word lies inside the writable range (caller).
+                unsafe { self.word(start + i * WORD) }.store(value, Relaxed);
+            }
+            return;
+        }
         let mut word = start - start % WORD;
         while word < end {
             let (lo, hi) = (start.max(word), end.min(word + WORD));

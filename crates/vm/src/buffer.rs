@@ -626,6 +626,129 @@ impl Buffer {
         raw
     }
 
+    /// Reads `out.len()` elements of `N` bytes, element `index + k * stride`
+    /// into `out[k]`, under one lock and one bounds check: the bulk path of
+    /// the VMVX kernels. `false` (nothing read) when any element is out of
+    /// bounds; callers then take the checked per-element methods for the error.
+    pub fn try_gather<const N: usize>(&self, index: i64, stride: i64, out: &mut [[u8; N]]) -> bool {
+        if out.is_empty() {
+            return true;
+        }
+        let Some(first) = self.strided_start::<N>(index, stride, out.len()) else {
+            return false;
+        };
+        if stride == 1 {
+            // One contiguous run.
+            let range = first..first + out.len() * N;
+            match &self.storage {
+                // SAFETY: `range` lies within `self.len`, the external length.
+                Storage::External(external) => unsafe {
+                    external.bytes.read(range.start, out.as_flattened_mut())
+                },
+                _ => self.with_range(range, |bytes| out.as_flattened_mut().copy_from_slice(bytes)),
+            }
+            return true;
+        }
+        let at = |k: usize| (first as i64 + k as i64 * stride * N as i64) as usize;
+        match &self.storage {
+            Storage::Owned(lock) => {
+                let bytes = lock.read();
+                for (k, element) in out.iter_mut().enumerate() {
+                    element.copy_from_slice(&bytes[at(k)..at(k) + N]);
+                }
+            }
+            Storage::Shared { bytes, range } => {
+                let bytes = &bytes.bytes()[range.clone()];
+                for (k, element) in out.iter_mut().enumerate() {
+                    element.copy_from_slice(&bytes[at(k)..at(k) + N]);
+                }
+            }
+            Storage::External(external) => {
+                for (k, element) in out.iter_mut().enumerate() {
+                    // SAFETY: every element lies between the first and the
+                    // last, both checked inside `self.len`, the external length.
+                    *element = unsafe { external.bytes.load::<N>(at(k)) };
+                }
+            }
+        }
+        true
+    }
+
+    /// Writes `values[k]` to element `index + k * stride` (of `N` bytes),
+    /// in order, under one lock and one bounds check. `false` (nothing
+    /// written) when the buffer is read-only or any element is out of
+    /// bounds; callers then take the checked per-element methods.
+    pub fn try_scatter<const N: usize>(&self, index: i64, stride: i64, values: &[[u8; N]]) -> bool {
+        if values.is_empty() {
+            return true;
+        }
+        let Some(first) = self.strided_start::<N>(index, stride, values.len()) else {
+            return false;
+        };
+        let at = |k: usize| (first as i64 + k as i64 * stride * N as i64) as usize;
+        if stride == 1 {
+            // One contiguous run.
+            let range = first..first + values.len() * N;
+            match &self.storage {
+                Storage::Owned(lock) => lock.write()[range].copy_from_slice(values.as_flattened()),
+                // SAFETY: `range` lies within the external length; the
+                // memory is writable (checked here).
+                Storage::External(external) if external.writable => unsafe {
+                    external.bytes.write(range.start, values.as_flattened())
+                },
+                Storage::Shared { .. } | Storage::External(_) => return false,
+            }
+            return true;
+        }
+        match &self.storage {
+            Storage::Owned(lock) => {
+                let mut bytes = lock.write();
+                for (k, element) in values.iter().enumerate() {
+                    bytes[at(k)..at(k) + N].copy_from_slice(element);
+                }
+            }
+            Storage::External(external) if external.writable => {
+                for (k, element) in values.iter().enumerate() {
+                    // SAFETY: every element lies between the first and the
+                    // last, both checked inside the external length; the
+                    // memory is writable (checked above).
+                    unsafe { external.bytes.store::<N>(at(k), *element) };
+                }
+            }
+            Storage::Shared { .. } | Storage::External(_) => return false,
+        }
+        true
+    }
+
+    /// The byte offset of element `index` when `count` elements of `N` bytes
+    /// at element stride `stride` all lie in bounds (the first and the last
+    /// do; the rest are between them), else `None`. `count > 0`.
+    fn strided_start<const N: usize>(
+        &self,
+        index: i64,
+        stride: i64,
+        count: usize,
+    ) -> Option<usize> {
+        let last = i128::from(index) + i128::from(stride) * (count as i128 - 1);
+        let elements = (self.len / N) as i128;
+        let inside = |e: i128| (0..elements).contains(&e);
+        (inside(index.into()) && inside(last)).then(|| index as usize * N)
+    }
+
+    /// True when writing through one of the two buffers may change bytes the
+    /// other reads: they are the same buffer, or both view external memory
+    /// and the ranges overlap. Owned bytes belong to one buffer; rodata is
+    /// never written.
+    pub fn may_share_bytes(&self, other: &Buffer) -> bool {
+        if std::ptr::eq(self, other) {
+            return true;
+        }
+        match (&self.storage, &other.storage) {
+            (Storage::External(a), Storage::External(b)) => a.bytes.overlaps(&b.bytes),
+            _ => false,
+        }
+    }
+
     /// Stores `N` bytes at element `offset` (of width `N`): the write check
     /// first, then the bounds.
     #[inline(always)]

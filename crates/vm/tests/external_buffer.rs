@@ -316,3 +316,77 @@ fn concurrent_workers_write_disjoint_bytes_of_shared_words() {
         );
     }
 }
+
+/// `try_gather`/`try_scatter` move strided elements of owned, external
+/// (aligned or not) and rodata buffers as the per-element methods do, and
+/// refuse, touching nothing, runs that leave the buffer or write read-only
+/// memory.
+#[test]
+fn strided_runs_match_per_element_access() {
+    let views: Vec<(&str, Buffer)> = vec![
+        ("owned", owned(64)),
+        ("external", external(64, 0, true)),
+        ("external, skewed", external(64, 3, true)),
+    ];
+    for (what, b) in &views {
+        for (index, stride) in [(0i64, 1i64), (1, 1), (3, 4), (15, -2), (7, 0)] {
+            let mut got = [[0u8; 4]; 4];
+            assert!(
+                b.try_gather(index, stride, &mut got),
+                "{what} {index} {stride}"
+            );
+            for (k, element) in got.iter().enumerate() {
+                let at = index + k as i64 * stride;
+                assert_eq!(
+                    u32::from_le_bytes(*element),
+                    b.load_i32(at).unwrap() as u32,
+                    "{what}"
+                );
+            }
+        }
+        // Out of bounds at either end: nothing read or written.
+        let mut out = [[9u8; 4]; 4];
+        assert!(!b.try_gather(13, 1, &mut out));
+        assert!(!b.try_gather(2, -1, &mut out));
+        assert_eq!(out, [[9u8; 4]; 4]);
+        assert!(!b.try_scatter(14, 1, &[[1u8; 4]; 3]));
+        assert!(b.try_gather::<4>(0, 1, &mut []));
+        // Scatter then gather back, strided and contiguous.
+        let values = [[1u8, 2, 3, 4], [5, 6, 7, 8], [9, 10, 11, 12]];
+        for (index, stride) in [(2i64, 1i64), (9, 2), (12, -3)] {
+            assert!(b.try_scatter(index, stride, &values), "{what}");
+            let mut back = [[0u8; 4]; 3];
+            assert!(b.try_gather(index, stride, &mut back));
+            assert_eq!(back, values, "{what} {index} {stride}");
+        }
+    }
+    let read_only = external(64, 0, false);
+    assert!(!read_only.try_scatter(0, 1, &[[1u8; 4]]));
+    assert_eq!(
+        read_only.load_i32(0).unwrap(),
+        i32::from_le_bytes([0, 1, 2, 3])
+    );
+}
+
+/// Two external buffers over one allocation may share bytes; owned buffers
+/// share only with themselves.
+#[test]
+fn buffers_that_may_share_bytes_are_recognized() {
+    let mut storage = vec![0u64; 8];
+    let base = storage.as_mut_ptr().cast::<u8>();
+    // SAFETY: both views lie in `storage`, which outlives them and which
+    // nothing else accesses meanwhile.
+    let (a, b, c) = unsafe {
+        (
+            Buffer::external(base, 32, true, ()),
+            Buffer::external(base.add(16), 32, true, ()),
+            Buffer::external(base.add(32), 32, true, ()),
+        )
+    };
+    assert!(a.may_share_bytes(&b) && b.may_share_bytes(&c));
+    assert!(!a.may_share_bytes(&c));
+    let (x, y) = (owned(8), owned(8));
+    assert!(x.may_share_bytes(&x) && !x.may_share_bytes(&y) && !x.may_share_bytes(&a));
+    drop((a, b, c));
+    drop(storage);
+}

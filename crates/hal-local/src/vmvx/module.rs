@@ -152,10 +152,10 @@ fn implementation(name: &str) -> Export {
         "log.2d.f32" => |a, _| unary(a, |x| f(f32b(x).ln())),
         "neg.2d.f32" => |a, _| unary(a, |x| f(-f32b(x))),
         "rsqrt.2d.f32" => |a, _| unary(a, |x| f(1.0 / f32b(x).sqrt())),
-        "copy.2d.x8" => |a, _| copy(a, Width::X8),
-        "copy.2d.x16" => |a, _| copy(a, Width::X16),
-        "copy.2d.x32" => |a, _| copy(a, Width::X32),
-        "copy.2d.x64" => |a, _| copy(a, Width::X64),
+        "copy.2d.x8" => |a, _| copy::<1>(a),
+        "copy.2d.x16" => |a, _| copy::<2>(a),
+        "copy.2d.x32" => |a, _| copy::<4>(a),
+        "copy.2d.x64" => |a, _| copy::<8>(a),
         "fill.2d.x32" => |a, _| fill(a),
         "mmt4d" => |a, _| mmt4d(a),
         "pack" => |a, _| pack(a),
@@ -353,6 +353,80 @@ fn element_bytes(buffer: &Buffer, index: i64, count: u64, elem: usize) -> Result
 // Elementwise, copy and fill
 // ---------------------------------------------------------------------------
 
+/// Elements staged per step of the elementwise and copy kernels.
+const CHUNK: usize = 64;
+
+impl View<'_> {
+    /// Reads elements `(i, j..j + out.len())` under one bounds check;
+    /// `false` (nothing read) when one is out of bounds.
+    fn gather<const N: usize>(&self, i: u64, j: u64, out: &mut [[u8; N]]) -> bool {
+        self.buffer.try_gather(self.index(i, j), self.stride1, out)
+    }
+
+    /// Writes elements `(i, j..j + values.len())` in order; `false` (nothing
+    /// written) when one is out of bounds or the buffer is read-only.
+    fn scatter<const N: usize>(&self, i: u64, j: u64, values: &[[u8; N]]) -> bool {
+        self.buffer
+            .try_scatter(self.index(i, j), self.stride1, values)
+    }
+
+    /// True when this output view may be written a chunk at a time after its
+    /// inputs from `input` are read, with the same result as upstream's
+    /// element-at-a-time loop: `input` shares no bytes with it, or it is the
+    /// very same view (in place) with distinct elements along a row.
+    fn stages_over(&self, input: &View<'_>) -> bool {
+        !self.buffer.may_share_bytes(input.buffer)
+            || (std::ptr::eq(self.buffer, input.buffer)
+                && (self.base, self.stride0, self.stride1)
+                    == (input.base, input.stride0, input.stride1)
+                && self.stride1 != 0)
+    }
+}
+
+/// Runs `f` over the elements of a `size0 x size1` view in row-major
+/// order, starting at `(i0, j0)`: upstream's loop, which the staged kernels
+/// fall back on for aliasing views and for the exact point of a failure.
+fn each_element_from(
+    (i0, j0): (u64, u64),
+    size0: i64,
+    size1: i64,
+    mut f: impl FnMut(u64, u64) -> Result<()>,
+) -> Result<()> {
+    for i in i0..size0 as u64 {
+        for j in if i == i0 { j0 } else { 0 }..size1 as u64 {
+            f(i, j)?;
+        }
+    }
+    Ok(())
+}
+
+/// Runs `step(i, j, n)` over the chunks of at most [`CHUNK`] elements of
+/// each row, in order. When a step returns `false` (it could not run the
+/// chunk as a whole and did nothing), the rest of the view, from the start
+/// of that chunk, goes element by element through `element`.
+fn each_chunk(
+    size0: i64,
+    size1: i64,
+    staged: bool,
+    mut step: impl FnMut(u64, u64, usize) -> bool,
+    element: impl FnMut(u64, u64) -> Result<()>,
+) -> Result<()> {
+    if !staged {
+        return each_element_from((0, 0), size0, size1, element);
+    }
+    for i in 0..size0 as u64 {
+        let mut j = 0;
+        while j < size1 as u64 {
+            let n = CHUNK.min((size1 as u64 - j) as usize);
+            if !step(i, j, n) {
+                return each_element_from((i, j), size0, size1, element);
+            }
+            j += n as u64;
+        }
+    }
+    Ok(())
+}
+
 /// `out = op(lhs, rhs)` over 32-bit elements (`rIIIrIIIrIIIII`).
 fn binary(args: &[Value], op: impl Fn(u32, u32) -> Result<u32>) -> Result<()> {
     let (size0, size1) = (arg_i64(args, 12)?, arg_i64(args, 13)?);
@@ -362,14 +436,31 @@ fn binary(args: &[Value], op: impl Fn(u32, u32) -> Result<u32>) -> Result<()> {
     if size1 == 0 {
         return Ok(());
     }
-    for i in 0..size0 as u64 {
-        for j in 0..size1 as u64 {
+    let (mut x, mut y) = ([[0u8; 4]; CHUNK], [[0u8; 4]; CHUNK]);
+    each_chunk(
+        size0,
+        size1,
+        out.stages_over(&lhs) && out.stages_over(&rhs),
+        |i, j, n| {
+            if !(lhs.gather(i, j, &mut x[..n]) && rhs.gather(i, j, &mut y[..n])) {
+                return false;
+            }
+            for (a, b) in x[..n].iter_mut().zip(&y[..n]) {
+                match op(u32::from_le_bytes(*a), u32::from_le_bytes(*b)) {
+                    Ok(v) => *a = v.to_le_bytes(),
+                    // The element path reaches the same failure, after
+                    // writing the elements before it.
+                    Err(_) => return false,
+                }
+            }
+            out.scatter(i, j, &x[..n])
+        },
+        |i, j| {
             let x = lhs.buffer.load_i32(lhs.index(i, j))? as u32;
             let y = rhs.buffer.load_i32(rhs.index(i, j))? as u32;
-            out.buffer.store_i32(out.index(i, j), op(x, y)? as i32)?;
-        }
-    }
-    Ok(())
+            out.buffer.store_i32(out.index(i, j), op(x, y)? as i32)
+        },
+    )
 }
 
 /// `out = op(in)` over 32-bit elements (`rIIIrIIIII`).
@@ -380,50 +471,52 @@ fn unary(args: &[Value], op: impl Fn(u32) -> u32) -> Result<()> {
     if size1 == 0 {
         return Ok(());
     }
-    for i in 0..size0 as u64 {
-        for j in 0..size1 as u64 {
+    let mut x = [[0u8; 4]; CHUNK];
+    each_chunk(
+        size0,
+        size1,
+        out.stages_over(&input),
+        |i, j, n| {
+            if !input.gather(i, j, &mut x[..n]) {
+                return false;
+            }
+            for a in &mut x[..n] {
+                *a = op(u32::from_le_bytes(*a)).to_le_bytes();
+            }
+            out.scatter(i, j, &x[..n])
+        },
+        |i, j| {
             let x = input.buffer.load_i32(input.index(i, j))? as u32;
-            out.buffer.store_i32(out.index(i, j), op(x) as i32)?;
-        }
-    }
-    Ok(())
+            out.buffer.store_i32(out.index(i, j), op(x) as i32)
+        },
+    )
 }
 
-/// Element widths of the copy kernels.
-#[derive(Clone, Copy)]
-enum Width {
-    X8,
-    X16,
-    X32,
-    X64,
-}
-
-/// Strided 2-D copy (`rIIIrIIIII`).
-fn copy(args: &[Value], width: Width) -> Result<()> {
-    let elem = match width {
-        Width::X8 => 1,
-        Width::X16 => 2,
-        Width::X32 => 4,
-        Width::X64 => 8,
-    };
+/// Strided 2-D copy of `N`-byte elements (`rIIIrIIIII`).
+fn copy<const N: usize>(args: &[Value]) -> Result<()> {
     let (size0, size1) = (arg_i64(args, 8)?, arg_i64(args, 9)?);
+    let elem = N as u64;
     let input = map_2d(args, 0, "in", elem, shape_at(args, 1, size0, size1)?, false)?;
     let out = map_2d(args, 4, "out", elem, shape_at(args, 5, size0, size1)?, true)?;
     if size1 == 0 {
         return Ok(());
     }
-    for i in 0..size0 as u64 {
-        for j in 0..size1 as u64 {
+    let mut x = [[0u8; N]; CHUNK];
+    each_chunk(
+        size0,
+        size1,
+        out.stages_over(&input),
+        |i, j, n| input.gather(i, j, &mut x[..n]) && out.scatter(i, j, &x[..n]),
+        |i, j| {
             let (from, to) = (input.index(i, j), out.index(i, j));
-            match width {
-                Width::X8 => out.buffer.store_i8(to, input.buffer.load_i8u(from)?)?,
-                Width::X16 => out.buffer.store_i16(to, input.buffer.load_i16u(from)?)?,
-                Width::X32 => out.buffer.store_i32(to, input.buffer.load_i32(from)?)?,
-                Width::X64 => out.buffer.store_i64(to, input.buffer.load_i64(from)?)?,
+            match N {
+                1 => out.buffer.store_i8(to, input.buffer.load_i8u(from)?),
+                2 => out.buffer.store_i16(to, input.buffer.load_i16u(from)?),
+                4 => out.buffer.store_i32(to, input.buffer.load_i32(from)?),
+                _ => out.buffer.store_i64(to, input.buffer.load_i64(from)?),
             }
-        }
-    }
-    Ok(())
+        },
+    )
 }
 
 /// Fills `size0` rows of `size1` 32-bit elements (`irIIII`).
