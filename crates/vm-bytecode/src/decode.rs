@@ -762,6 +762,7 @@ fn decode_inner(m: &ModuleView<'_>, file: &[u8], ordinal: usize) -> Result<Funct
     fuse_compare_branches(&mut ops, &blocks);
     thread_jumps_into_tests(&mut ops);
     fuse_loop_latches(&mut ops, &blocks);
+    fuse_add_chains(&mut ops, &blocks);
     // Header + 16-byte aligned register banks, as upstream charges frames.
     let frame_bytes =
         FRAME_HEADER_BYTES + align16(i32_count as usize * 4) + align16(ref_count as usize * 16);
@@ -930,6 +931,46 @@ fn thread_jumps_into_tests(ops: &mut [Op]) {
                 | Op::CmpBrLtUI64 { .. }
         ) {
             ops[i] = test;
+        }
+    }
+}
+
+/// Fuses two `add`s of one width where the second adds to the first's
+/// result and overwrites it (`r = a + b; r = r + c`, or `c + r`): the
+/// three-term address sums compiled kernels compute before most buffer
+/// accesses. Not when a block starts at the second add. The absorbed op
+/// stays in place (so indices and targets hold) and the fused op steps over
+/// it.
+fn fuse_add_chains(ops: &mut [Op], blocks: &[(u32, u32)]) {
+    let mut i = 0;
+    while i + 1 < ops.len() {
+        if starts_block(blocks, i + 1) {
+            i += 1;
+            continue;
+        }
+        // The term the second add adds to the first's result `r`, if it
+        // has that shape.
+        let other = |x: Reg, y: Reg, r2: Reg, r: Reg| match (x == r, y == r) {
+            _ if r2 != r => None,
+            (true, _) => Some(y),
+            (false, true) => Some(x),
+            _ => None,
+        };
+        let fused = match (ops[i], ops[i + 1]) {
+            (Op::AddI32 { a, b, r }, Op::AddI32 { a: x, b: y, r: r2 }) => {
+                other(x, y, r2, r).map(|c| Op::AddAddI32 { a, b, c, r })
+            }
+            (Op::AddI64 { a, b, r }, Op::AddI64 { a: x, b: y, r: r2 }) => {
+                other(x, y, r2, r).map(|c| Op::AddAddI64 { a, b, c, r })
+            }
+            _ => None,
+        };
+        if let Some(op) = fused {
+            ops[i] = op;
+            // The absorbed add is not the start of another chain.
+            i += 2;
+        } else {
+            i += 1;
         }
     }
 }
@@ -1202,6 +1243,7 @@ mod tests {
         fuse_compare_branches(&mut ops, &blocks);
         thread_jumps_into_tests(&mut ops);
         fuse_loop_latches(&mut ops, &blocks);
+        fuse_add_chains(&mut ops, &blocks);
         assert!(matches!(ops[1], Op::CmpBrLtSI64 { .. }));
         assert!(matches!(
             ops[2],
@@ -1225,7 +1267,54 @@ mod tests {
         let blocks = [(0, 0), (10, 1), (20, 2)];
         thread_jumps_into_tests(&mut ops);
         fuse_loop_latches(&mut ops, &blocks);
+        fuse_add_chains(&mut ops, &blocks);
         assert!(matches!(ops[0], Op::AddI64 { .. }));
         assert!(matches!(ops[1], Op::CmpBrLtSI64 { .. }));
+    }
+
+    /// `r = a + b; r = r + c` (either operand order) fuses; a chain of three
+    /// fuses its first two; a second add that keeps both values, or that
+    /// starts a block, does not.
+    #[test]
+    fn add_chains_fuse_into_three_term_sums() {
+        let add = |a, b, r| Op::AddI64 { a, b, r };
+        let mut ops = vec![
+            add(2, 4, 6),
+            add(8, 6, 6),
+            add(6, 10, 6),
+            add(2, 4, 12),
+            add(12, 6, 14),
+            Op::Br { target: 0 },
+        ];
+        fuse_add_chains(&mut ops, &[(0, 0)]);
+        assert!(matches!(
+            ops[0],
+            Op::AddAddI64 {
+                a: 2,
+                b: 4,
+                c: 8,
+                r: 6
+            }
+        ));
+        assert!(matches!(ops[1], Op::AddI64 { .. }));
+        assert!(matches!(ops[2], Op::AddI64 { .. }));
+        assert!(matches!(ops[3], Op::AddI64 { .. }));
+        let mut ops = vec![
+            Op::AddI32 { a: 1, b: 2, r: 3 },
+            Op::AddI32 { a: 3, b: 4, r: 3 },
+            Op::Br { target: 0 },
+        ];
+        fuse_add_chains(&mut ops, &[(0, 0), (10, 1)]);
+        assert!(matches!(ops[0], Op::AddI32 { .. }));
+        fuse_add_chains(&mut ops, &[(0, 0)]);
+        assert!(matches!(
+            ops[0],
+            Op::AddAddI32 {
+                a: 1,
+                b: 2,
+                c: 4,
+                r: 3
+            }
+        ));
     }
 }

@@ -269,7 +269,9 @@ impl BytecodeInstance {
             // against the op count, and that each function ends in a
             // terminator, so `ip` stays inside `code.ops` and register
             // accesses stay inside the frame's `i32_count` registers, which
-            // the arena holds from `frame.i32_base`. The slow path returns
+            // the arena holds from `frame.i32_base`. A fused add chain steps
+            // over its absorbed add, which is never the last op (that is a
+            // terminator). The slow path returns
             // `Flow::Reload` whenever the arena or frame may have changed,
             // and this loop then re-derives `base`, `ip` and `regs`.
             unsafe {
@@ -399,6 +401,21 @@ impl BytecodeInstance {
                             f,
                         } => {
                             latch!(r64, w64, a, b, r, n, c, t, f, |sum, n| sum != n)
+                        }
+                        // Sequential: `c` is read after the first write,
+                        // so `c == r` adds the sum to itself, as two adds
+                        // do. Then past the absorbed second add.
+                        Op::AddAddI32 { a, b, c, r } => {
+                            let sum = r32(regs, a).wrapping_add(r32(regs, b));
+                            w32(regs, r, sum);
+                            w32(regs, r, sum.wrapping_add(r32(regs, c)));
+                            ip = ip.add(1);
+                        }
+                        Op::AddAddI64 { a, b, c, r } => {
+                            let sum = r64(regs, a).wrapping_add(r64(regs, b));
+                            w64(regs, r, sum);
+                            w64(regs, r, sum.wrapping_add(r64(regs, c)));
+                            ip = ip.add(1);
                         }
                         Op::CmpBrEqI32 { a, b, r, t, f } => {
                             cmp_br!(r32, a, b, r, t, f, |x, y| x == y)

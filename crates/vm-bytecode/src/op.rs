@@ -369,6 +369,11 @@ crate::isa::for_each_alu_op!(define_op! {
         t: u16,
         f: u16,
     },
+    /// `r = a + b` then `r = r + c` (`add.i32` twice; `c` read after the
+    /// first write): a three-term address sum.
+    AddAddI32 { a: Reg, b: Reg, c: Reg, r: Reg },
+    /// `r = a + b` then `r = r + c` with `add.i64`.
+    AddAddI64 { a: Reg, b: Reg, c: Reg, r: Reg },
     /// Conditional branch whose edges remap registers.
     CondBrRemap { cond: Reg, t: u32, f: u32 },
     /// `br_table`; `table` indexes the branch-table side table.

@@ -1,0 +1,62 @@
+// COMPILE: --compile-mode=vm
+// Op sequences the interpreter fuses at load time: three-term add chains
+// (`r = a + b; r = r + c`, either operand order, i32 and i64, and the sum
+// added to itself), and counted loops whose back edge (`add`, then `br` to
+// the header's compare-and-branch) becomes one latch op. Each function also
+// returns the intermediate values a wrong fusion would change.
+vm.module @fused {
+  vm.export @add3_i32
+  vm.func @add3_i32(%a: i32, %b: i32, %c: i32) -> (i32, i32) {
+    %s = vm.add.i32 %a, %b : i32
+    %t = vm.add.i32 %s, %c : i32
+    %u = vm.add.i32 %c, %t : i32
+    %v = vm.add.i32 %u, %u : i32
+    vm.return %t, %v : i32, i32
+  }
+
+  vm.export @add3_i64
+  vm.func @add3_i64(%a: i64, %b: i64, %c: i64) -> (i64, i64) {
+    %s = vm.add.i64 %a, %b : i64
+    %t = vm.add.i64 %s, %c : i64
+    %u = vm.add.i64 %c, %t : i64
+    %v = vm.add.i64 %u, %u : i64
+    vm.return %t, %v : i64, i64
+  }
+
+  // sum over i < n of (i + k + base), with the loop test in a header
+  // block (the shape compiled kernels have).
+  vm.export @loop_i64
+  vm.func @loop_i64(%n: i64, %k: i64, %base: i64) -> (i64, i64) {
+    %c0 = vm.const.i64 0
+    %c1 = vm.const.i64 1
+    vm.br ^header(%c0, %c0 : i64, i64)
+  ^header(%i: i64, %acc: i64):
+    %more = vm.cmp.lt.i64.s %i, %n : i64
+    vm.cond_br %more, ^body, ^exit
+  ^body:
+    %s = vm.add.i64 %i, %k : i64
+    %t = vm.add.i64 %s, %base : i64
+    %acc2 = vm.add.i64 %acc, %t : i64
+    %next = vm.add.i64 %i, %c1 : i64
+    vm.br ^header(%next, %acc2 : i64, i64)
+  ^exit:
+    vm.return %i, %acc : i64, i64
+  }
+
+  vm.export @loop_i32
+  vm.func @loop_i32(%n: i32, %k: i32) -> (i32, i32) {
+    %c0 = vm.const.i32 0
+    %c1 = vm.const.i32 1
+    vm.br ^header(%c0, %c0 : i32, i32)
+  ^header(%i: i32, %acc: i32):
+    %more = vm.cmp.lt.i32.s %i, %n : i32
+    vm.cond_br %more, ^body, ^exit
+  ^body:
+    %s = vm.add.i32 %i, %k : i32
+    %t = vm.add.i32 %s, %acc : i32
+    %next = vm.add.i32 %i, %c1 : i32
+    vm.br ^header(%next, %t : i32, i32)
+  ^exit:
+    vm.return %i, %acc : i32, i32
+  }
+}
