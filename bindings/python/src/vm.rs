@@ -171,8 +171,7 @@ impl VmModule {
         buffer: &Bound<'_, PyAny>,
         warn_if_copy: bool,
     ) -> PyResult<VmModule> {
-        warn_copy(buffer, warn_if_copy)?;
-        load_bytes(&instance, python_bytes(buffer)?)
+        Self::from_flatbuffer(instance, buffer, warn_if_copy)
     }
 
     /// A module over `buffer` (copied); `destroy_callback` runs when the

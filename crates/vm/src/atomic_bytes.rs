@@ -79,6 +79,37 @@ impl AtomicBytes {
         unsafe { AtomicU32::from_ptr(at.cast::<u32>()) }
     }
 
+    /// Loads the whole words at absolute address `at` into `out`, one
+    /// atomic load each.
+    ///
+    /// # Safety
+    ///
+    /// `at` is a multiple of [`WORD`], `out.len()` is too, the words lie
+    /// inside the range, and the constructor's contract holds.
+    #[inline(always)]
+    unsafe fn load_words(&self, at: usize, out: &mut [u8]) {
+        for (i, chunk) in out.chunks_exact_mut(WORD).enumerate() {
+            // SAFETY: the word lies inside the range (caller).
+            let word = unsafe { self.word(at + i * WORD) }.load(Relaxed);
+            chunk.copy_from_slice(&word.to_ne_bytes());
+        }
+    }
+
+    /// Stores `data` as whole words at absolute address `at`, one atomic
+    /// store each.
+    ///
+    /// # Safety
+    ///
+    /// As [`AtomicBytes::load_words`], and the words are writable.
+    #[inline(always)]
+    unsafe fn store_words(&self, at: usize, data: &[u8]) {
+        for (i, chunk) in data.chunks_exact(WORD).enumerate() {
+            let value = u32::from_ne_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]);
+            // SAFETY: the word lies inside the writable range (caller).
+            unsafe { self.word(at + i * WORD) }.store(value, Relaxed);
+        }
+    }
+
     /// Loads `N` bytes at `offset`, in memory order.
     ///
     /// # Safety
@@ -90,11 +121,8 @@ impl AtomicBytes {
         let mut out = [0u8; N];
         if at.is_multiple_of(WORD) && N.is_multiple_of(WORD) {
             // Whole aligned words (4- and 8-byte elements).
-            for (i, chunk) in out.chunks_exact_mut(WORD).enumerate() {
-                // SAFETY: the word lies inside the range (caller).
-                let word = unsafe { self.word(at + i * WORD) }.load(Relaxed);
-                chunk.copy_from_slice(&word.to_ne_bytes());
-            }
+            // SAFETY: the words lie inside the range (caller).
+            unsafe { self.load_words(at, &mut out) };
         } else {
             // SAFETY: as this function's contract.
             unsafe { self.read(offset, &mut out) };
@@ -112,11 +140,8 @@ impl AtomicBytes {
     pub(crate) unsafe fn store<const N: usize>(&self, offset: usize, bytes: [u8; N]) {
         let at = self.ptr as usize + offset;
         if at.is_multiple_of(WORD) && N.is_multiple_of(WORD) {
-            for (i, chunk) in bytes.chunks_exact(WORD).enumerate() {
-                let value = u32::from_ne_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]);
-                // SAFETY: the word lies inside the writable range (caller).
-                unsafe { self.word(at + i * WORD) }.store(value, Relaxed);
-            }
+            // SAFETY: the words lie inside the writable range (caller).
+            unsafe { self.store_words(at, &bytes) };
         } else {
             // SAFETY: as this function's contract.
             unsafe { self.write(offset, &bytes) };
@@ -132,13 +157,8 @@ impl AtomicBytes {
         let start = self.ptr as usize + offset;
         let end = start + out.len();
         if start.is_multiple_of(WORD) && end.is_multiple_of(WORD) {
-            // Whole aligned words: one load each.
-            for (i, chunk) in out.chunks_exact_mut(WORD).enumerate() {
-                // SAFETY: the word lies inside the range (caller).
-                let word = unsafe { self.word(start + i * WORD) }.load(Relaxed);
-                chunk.copy_from_slice(&word.to_ne_bytes());
-            }
-            return;
+            // SAFETY: whole aligned words inside the range (caller).
+            return unsafe { self.load_words(start, out) };
         }
         let mut word = start - start % WORD;
         while word < end {
@@ -162,13 +182,8 @@ impl AtomicBytes {
         let start = self.ptr as usize + offset;
         let end = start + data.len();
         if start.is_multiple_of(WORD) && end.is_multiple_of(WORD) {
-            // Whole aligned words: one store each.
-            for (i, chunk) in data.chunks_exact(WORD).enumerate() {
-                let value = u32::from_ne_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]);
-                // SAFETY: the word lies inside the writable range (caller).
-                unsafe { self.word(start + i * WORD) }.store(value, Relaxed);
-            }
-            return;
+            // SAFETY: whole aligned words inside the writable range (caller).
+            return unsafe { self.store_words(start, data) };
         }
         let mut word = start - start % WORD;
         while word < end {

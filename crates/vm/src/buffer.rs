@@ -319,6 +319,13 @@ pub(crate) fn zeroed_vec<T: ZeroBits>(len: usize, capacity: usize) -> Result<Vec
     Ok(unsafe { Vec::from_raw_parts(ptr, len, capacity) })
 }
 
+/// The byte offset of element `k` of a strided run whose element 0 is at
+/// byte `first` (elements of `N` bytes, `stride` elements apart), for runs
+/// [`Buffer::strided_start`] checked.
+fn strided_offset<const N: usize>(first: usize, stride: i64, k: usize) -> usize {
+    (first as i64 + k as i64 * stride * N as i64) as usize
+}
+
 /// Bounds-checks a byte range (`offset + length <= buffer_length`).
 #[track_caller]
 fn byte_range(offset: i64, length: i64, buffer_length: usize) -> Result<Range<usize>> {
@@ -637,38 +644,30 @@ impl Buffer {
         let Some(first) = self.strided_start::<N>(index, stride, out.len()) else {
             return false;
         };
-        if stride == 1 {
-            // One contiguous run.
-            let range = first..first + out.len() * N;
-            match &self.storage {
-                // SAFETY: `range` lies within `self.len`, the external length.
-                Storage::External(external) => unsafe {
-                    external.bytes.read(range.start, out.as_flattened_mut())
-                },
-                _ => self.with_range(range, |bytes| out.as_flattened_mut().copy_from_slice(bytes)),
+        let at = |k: usize| strided_offset::<N>(first, stride, k);
+        // Every element lies between the first and the last, both checked
+        // inside `self.len` (for external memory, its length).
+        if let Storage::External(external) = &self.storage {
+            if stride == 1 {
+                // SAFETY: the run lies inside the external length (above).
+                unsafe { external.bytes.read(first, out.as_flattened_mut()) };
+            } else {
+                for (k, element) in out.iter_mut().enumerate() {
+                    // SAFETY: inside the external length (above).
+                    *element = unsafe { external.bytes.load::<N>(at(k)) };
+                }
             }
             return true;
         }
-        let at = |k: usize| (first as i64 + k as i64 * stride * N as i64) as usize;
-        match &self.storage {
-            Storage::Owned(lock) => {
-                let bytes = lock.read();
-                for (k, element) in out.iter_mut().enumerate() {
-                    element.copy_from_slice(&bytes[at(k)..at(k) + N]);
-                }
-            }
-            Storage::Shared { bytes, range } => {
-                let bytes = &bytes.bytes()[range.clone()];
-                for (k, element) in out.iter_mut().enumerate() {
-                    element.copy_from_slice(&bytes[at(k)..at(k) + N]);
-                }
-            }
-            Storage::External(external) => {
-                for (k, element) in out.iter_mut().enumerate() {
-                    // SAFETY: every element lies between the first and the
-                    // last, both checked inside `self.len`, the external length.
-                    *element = unsafe { external.bytes.load::<N>(at(k)) };
-                }
+        let Some(bytes) = self.read() else {
+            return false;
+        };
+        if stride == 1 {
+            let run = out.as_flattened_mut();
+            run.copy_from_slice(&bytes[first..first + run.len()]);
+        } else {
+            for (k, element) in out.iter_mut().enumerate() {
+                element.copy_from_slice(&bytes[at(k)..at(k) + N]);
             }
         }
         true
@@ -685,37 +684,34 @@ impl Buffer {
         let Some(first) = self.strided_start::<N>(index, stride, values.len()) else {
             return false;
         };
-        let at = |k: usize| (first as i64 + k as i64 * stride * N as i64) as usize;
-        if stride == 1 {
-            // One contiguous run.
-            let range = first..first + values.len() * N;
-            match &self.storage {
-                Storage::Owned(lock) => lock.write()[range].copy_from_slice(values.as_flattened()),
-                // SAFETY: `range` lies within the external length; the
-                // memory is writable (checked here).
-                Storage::External(external) if external.writable => unsafe {
-                    external.bytes.write(range.start, values.as_flattened())
-                },
-                Storage::Shared { .. } | Storage::External(_) => return false,
+        let at = |k: usize| strided_offset::<N>(first, stride, k);
+        if let Storage::External(external) = &self.storage {
+            if !external.writable {
+                return false;
             }
-            return true;
-        }
-        match &self.storage {
-            Storage::Owned(lock) => {
-                let mut bytes = lock.write();
+            // Every element lies between the first and the last, both
+            // checked inside the external length; the memory is writable.
+            if stride == 1 {
+                // SAFETY: the run is inside the writable range (above).
+                unsafe { external.bytes.write(first, values.as_flattened()) };
+            } else {
                 for (k, element) in values.iter().enumerate() {
-                    bytes[at(k)..at(k) + N].copy_from_slice(element);
-                }
-            }
-            Storage::External(external) if external.writable => {
-                for (k, element) in values.iter().enumerate() {
-                    // SAFETY: every element lies between the first and the
-                    // last, both checked inside the external length; the
-                    // memory is writable (checked above).
+                    // SAFETY: inside the writable range (above).
                     unsafe { external.bytes.store::<N>(at(k), *element) };
                 }
             }
-            Storage::Shared { .. } | Storage::External(_) => return false,
+            return true;
+        }
+        let Ok(mut bytes) = self.write() else {
+            return false;
+        };
+        if stride == 1 {
+            let run = values.as_flattened();
+            bytes[first..first + run.len()].copy_from_slice(run);
+        } else {
+            for (k, element) in values.iter().enumerate() {
+                bytes[at(k)..at(k) + N].copy_from_slice(element);
+            }
         }
         true
     }
