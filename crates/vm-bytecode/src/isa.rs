@@ -106,7 +106,7 @@ macro_rules! for_each_alu_op {
             F32 0x0B "sub.f32" SubF32(a: F32, b: F32) -> F32 = ok a - b;
             F32 0x0C "mul.f32" MulF32(a: F32, b: F32) -> F32 = ok a * b;
             F32 0x0D "div.f32" DivF32(a: F32, b: F32) -> F32 = ok a / b;
-            F32 0x0E "rem.f32" RemF32(a: F32, b: F32) -> F32 = ok libm::remainderf(a, b);
+            F32 0x0E "rem.f32" RemF32(a: F32, b: F32) -> F32 = ok $crate::math::remainder_f32(a, b);
             F32 0x0F "fma.f32" FmaF32(a: F32, b: F32, c: F32) -> F32 = ok a * b + c;
             F32 0x10 "abs.f32" AbsF32(a: F32) -> F32 = ok a.abs();
             F32 0x11 "neg.f32" NegF32(a: F32) -> F32 = ok -a;
@@ -157,7 +157,7 @@ macro_rules! for_each_alu_op {
             F64 0x0B "sub.f64" SubF64(a: F64, b: F64) -> F64 = ok a - b;
             F64 0x0C "mul.f64" MulF64(a: F64, b: F64) -> F64 = ok a * b;
             F64 0x0D "div.f64" DivF64(a: F64, b: F64) -> F64 = ok a / b;
-            F64 0x0E "rem.f64" RemF64(a: F64, b: F64) -> F64 = ok libm::remainder(a, b);
+            F64 0x0E "rem.f64" RemF64(a: F64, b: F64) -> F64 = ok $crate::math::remainder_f64(a, b);
             F64 0x0F "fma.f64" FmaF64(a: F64, b: F64, c: F64) -> F64 = ok a * b + c;
             F64 0x10 "abs.f64" AbsF64(a: F64) -> F64 = ok a.abs();
             F64 0x11 "neg.f64" NegF64(a: F64) -> F64 = ok -a;
