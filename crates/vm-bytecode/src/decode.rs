@@ -791,6 +791,56 @@ fn starts_block(blocks: &[(u32, u32)], index: usize) -> bool {
         .is_ok()
 }
 
+macro_rules! define_fusions {
+    (()
+     compare_branches { $( $cmp:ident => $fused:ident ($w:ident) $(latch $add:ident => $latch:ident)? ; )* }
+     add_chains { $( $add2:ident => $chain:ident ($w2:ident) ; )* }) => {
+        /// The compare-branch for compare `op` followed by `cond_br cond, t, f`,
+        /// if `op` is a compare of [`for_each_fused_op!`](crate::isa) that
+        /// writes `cond`.
+        fn compare_branch(op: Op, cond: Reg, t: u32, f: u32) -> Option<Op> {
+            match op {
+                $( Op::$cmp { a, b, r } if r == cond => Some(Op::$fused { a, b, r, t, f }), )*
+                _ => None,
+            }
+        }
+
+        /// True for a fused compare-branch.
+        fn is_compare_branch(op: Op) -> bool {
+            matches!(op, $( Op::$fused { .. } )|*)
+        }
+
+        /// The loop latch for `add` followed by the compare-branch `test`
+        /// of its sum, if the table has one and the targets fit.
+        fn latch(add: Op, test: Op) -> Option<Op> {
+            match (add, test) {
+                $($(
+                    (Op::$add { a, b, r }, Op::$fused { a: x, b: n, r: c, t, f }) if x == r => {
+                        let (t, f) = (u16::try_from(t).ok()?, u16::try_from(f).ok()?);
+                        Some(Op::$latch { a, b, r, n, c, t, f })
+                    }
+                )?)*
+                _ => None,
+            }
+        }
+
+        /// The fused sum for `r = a + b` followed by `r = r + c` or
+        /// `r = c + r` of the same width.
+        fn add_chain(first: Op, second: Op) -> Option<Op> {
+            match (first, second) {
+                $(
+                    (Op::$add2 { a, b, r }, Op::$add2 { a: x, b: y, r: r2 }) if r2 == r => {
+                        let c = if x == r { y } else if y == r { x } else { return None };
+                        Some(Op::$chain { a, b, c, r })
+                    }
+                )*
+                _ => None,
+            }
+        }
+    };
+}
+crate::isa::for_each_fused_op!(define_fusions! {});
+
 /// Fuses an integer compare with the `cond_br` right after it that tests the
 /// compare's result, unless a block starts at the `cond_br`. The absorbed op
 /// stays in place (unreached) so op indices and branch targets are unchanged.
@@ -799,20 +849,11 @@ fn fuse_compare_branches(ops: &mut [Op], blocks: &[(u32, u32)]) {
         let Op::CondBr { cond, t, f } = ops[i + 1] else {
             continue;
         };
-        if starts_block(blocks, i + 1) {
-            continue;
+        if let Some(fused) = compare_branch(ops[i], cond, t, f) {
+            if !starts_block(blocks, i + 1) {
+                ops[i] = fused;
+            }
         }
-        ops[i] = match ops[i] {
-            Op::CmpEqI32 { a, b, r } if r == cond => Op::CmpBrEqI32 { a, b, r, t, f },
-            Op::CmpNeI32 { a, b, r } if r == cond => Op::CmpBrNeI32 { a, b, r, t, f },
-            Op::CmpLtSI32 { a, b, r } if r == cond => Op::CmpBrLtSI32 { a, b, r, t, f },
-            Op::CmpLtUI32 { a, b, r } if r == cond => Op::CmpBrLtUI32 { a, b, r, t, f },
-            Op::CmpEqI64 { a, b, r } if r == cond => Op::CmpBrEqI64 { a, b, r, t, f },
-            Op::CmpNeI64 { a, b, r } if r == cond => Op::CmpBrNeI64 { a, b, r, t, f },
-            Op::CmpLtSI64 { a, b, r } if r == cond => Op::CmpBrLtSI64 { a, b, r, t, f },
-            Op::CmpLtUI64 { a, b, r } if r == cond => Op::CmpBrLtUI64 { a, b, r, t, f },
-            other => other,
-        };
     }
 }
 
@@ -822,87 +863,10 @@ fn fuse_compare_branches(ops: &mut [Op], blocks: &[(u32, u32)]) {
 /// header's test) fuses too. The absorbed op stays in place, as above.
 fn fuse_loop_latches(ops: &mut [Op], blocks: &[(u32, u32)]) {
     for i in 0..ops.len().saturating_sub(1) {
-        if starts_block(blocks, i + 1) {
-            continue;
-        }
-        let short = |t: u32, f: u32| Some((u16::try_from(t).ok()?, u16::try_from(f).ok()?));
-        let fused = match (ops[i], ops[i + 1]) {
-            (
-                Op::AddI32 { a, b, r },
-                Op::CmpBrLtSI32 {
-                    a: x,
-                    b: n,
-                    r: c,
-                    t,
-                    f,
-                },
-            ) if x == r => short(t, f).map(|(t, f)| Op::AddCmpBrLtSI32 {
-                a,
-                b,
-                r,
-                n,
-                c,
-                t,
-                f,
-            }),
-            (
-                Op::AddI32 { a, b, r },
-                Op::CmpBrNeI32 {
-                    a: x,
-                    b: n,
-                    r: c,
-                    t,
-                    f,
-                },
-            ) if x == r => short(t, f).map(|(t, f)| Op::AddCmpBrNeI32 {
-                a,
-                b,
-                r,
-                n,
-                c,
-                t,
-                f,
-            }),
-            (
-                Op::AddI64 { a, b, r },
-                Op::CmpBrLtSI64 {
-                    a: x,
-                    b: n,
-                    r: c,
-                    t,
-                    f,
-                },
-            ) if x == r => short(t, f).map(|(t, f)| Op::AddCmpBrLtSI64 {
-                a,
-                b,
-                r,
-                n,
-                c,
-                t,
-                f,
-            }),
-            (
-                Op::AddI64 { a, b, r },
-                Op::CmpBrNeI64 {
-                    a: x,
-                    b: n,
-                    r: c,
-                    t,
-                    f,
-                },
-            ) if x == r => short(t, f).map(|(t, f)| Op::AddCmpBrNeI64 {
-                a,
-                b,
-                r,
-                n,
-                c,
-                t,
-                f,
-            }),
-            _ => None,
-        };
-        if let Some(op) = fused {
-            ops[i] = op;
+        if let Some(fused) = latch(ops[i], ops[i + 1]) {
+            if !starts_block(blocks, i + 1) {
+                ops[i] = fused;
+            }
         }
     }
 }
@@ -915,22 +879,10 @@ fn fuse_loop_latches(ops: &mut [Op], blocks: &[(u32, u32)]) {
 /// changes.
 fn thread_jumps_into_tests(ops: &mut [Op]) {
     for i in 0..ops.len() {
-        let Op::Br { target } = ops[i] else {
-            continue;
-        };
-        let test = ops[target as usize];
-        if matches!(
-            test,
-            Op::CmpBrEqI32 { .. }
-                | Op::CmpBrNeI32 { .. }
-                | Op::CmpBrLtSI32 { .. }
-                | Op::CmpBrLtUI32 { .. }
-                | Op::CmpBrEqI64 { .. }
-                | Op::CmpBrNeI64 { .. }
-                | Op::CmpBrLtSI64 { .. }
-                | Op::CmpBrLtUI64 { .. }
-        ) {
-            ops[i] = test;
+        if let Op::Br { target } = ops[i] {
+            if is_compare_branch(ops[target as usize]) {
+                ops[i] = ops[target as usize];
+            }
         }
     }
 }
@@ -944,33 +896,13 @@ fn thread_jumps_into_tests(ops: &mut [Op]) {
 fn fuse_add_chains(ops: &mut [Op], blocks: &[(u32, u32)]) {
     let mut i = 0;
     while i + 1 < ops.len() {
-        if starts_block(blocks, i + 1) {
-            i += 1;
-            continue;
-        }
-        // The term the second add adds to the first's result `r`, if it
-        // has that shape.
-        let other = |x: Reg, y: Reg, r2: Reg, r: Reg| match (x == r, y == r) {
-            _ if r2 != r => None,
-            (true, _) => Some(y),
-            (false, true) => Some(x),
-            _ => None,
-        };
-        let fused = match (ops[i], ops[i + 1]) {
-            (Op::AddI32 { a, b, r }, Op::AddI32 { a: x, b: y, r: r2 }) => {
-                other(x, y, r2, r).map(|c| Op::AddAddI32 { a, b, c, r })
+        match add_chain(ops[i], ops[i + 1]) {
+            Some(fused) if !starts_block(blocks, i + 1) => {
+                ops[i] = fused;
+                // The absorbed add is not the start of another chain.
+                i += 2;
             }
-            (Op::AddI64 { a, b, r }, Op::AddI64 { a: x, b: y, r: r2 }) => {
-                other(x, y, r2, r).map(|c| Op::AddAddI64 { a, b, c, r })
-            }
-            _ => None,
-        };
-        if let Some(op) = fused {
-            ops[i] = op;
-            // The absorbed add is not the start of another chain.
-            i += 2;
-        } else {
-            i += 1;
+            _ => i += 1,
         }
     }
 }

@@ -107,6 +107,44 @@ macro_rules! dispatch_alu {
     };
 }
 
+/// The dispatch loop's `match` with the superinstructions of
+/// [`for_each_fused_op!`](crate::isa): one generated arm per fused op,
+/// computing with the [`eval`](crate::isa::eval) functions of the rows it
+/// fuses, in front of the hand-written `$arms`; then [`dispatch_alu!`].
+/// `$ip` and `$base` are the dispatch loop's instruction pointer and the
+/// function's first op.
+macro_rules! dispatch_fused {
+    (($op:expr, $regs:ident, $fail:ident, $ip:ident, $base:ident, { $($arms:tt)* })
+     compare_branches { $( $cmp:ident => $fused:ident ($w:ident) $(latch $add:ident => $latch:ident)? ; )* }
+     add_chains { $( $add2:ident => $chain:ident ($w2:ident) ; )* }) => {
+        crate::isa::for_each_alu_op!(dispatch_alu! { $op, $regs, $fail, {
+            $( Op::$fused { a, b, r, t, f } => {
+                let taken = crate::isa::eval::$cmp(alu_read!($w, $regs, a), alu_read!($w, $regs, b)) != 0;
+                w32($regs, r, u32::from(taken));
+                $ip = $base.add(branch_target(taken, t, f));
+            } )*
+            $($( Op::$latch { a, b, r, n, c, t, f } => {
+                let sum = crate::isa::eval::$add(alu_read!($w, $regs, a), alu_read!($w, $regs, b));
+                alu_write!($w, $regs, r, sum);
+                let taken = crate::isa::eval::$cmp(sum, alu_read!($w, $regs, n)) != 0;
+                w32($regs, c, u32::from(taken));
+                $ip = $base.add(branch_target(taken, u32::from(t), u32::from(f)));
+            } )?)*
+            // Sequential: `c` is read after the first write, so `c == r`
+            // adds the sum to itself, as two adds do. Then past the
+            // absorbed second add, which is never the function's last op.
+            $( Op::$chain { a, b, c, r } => {
+                let sum = crate::isa::eval::$add2(alu_read!($w2, $regs, a), alu_read!($w2, $regs, b));
+                alu_write!($w2, $regs, r, sum);
+                let sum = crate::isa::eval::$add2(sum, alu_read!($w2, $regs, c));
+                alu_write!($w2, $regs, r, sum);
+                $ip = $ip.add(1);
+            } )*
+            $($arms)*
+        }})
+    };
+}
+
 impl BytecodeInstance {
     /// Runs internal function `function` from an external caller; `args`
     /// were checked against its calling convention (or are known to match).
@@ -278,28 +316,6 @@ impl BytecodeInstance {
                 let regs: *mut u32 = stack.i32_arena.as_mut_ptr().add(frame.i32_base);
                 let refs: *mut Option<Ref> = stack.ref_arena.as_mut_ptr().add(frame.ref_base);
                 let mut ip: *const Op = base.add(frame.pc as usize);
-                // A fused compare-and-branch: writes the i32 compare result, then
-                // branches on it. `$read` picks the operand width.
-                macro_rules! cmp_br {
-                    ($read:ident, $a:ident, $b:ident, $r:ident, $t:ident, $f:ident, |$x:ident, $y:ident| $cmp:expr) => {{
-                        let ($x, $y) = ($read(regs, $a), $read(regs, $b));
-                        let taken = $cmp;
-                        w32(regs, $r, taken as u32);
-                        ip = base.add(branch_target(taken, $t, $f));
-                    }};
-                }
-                // A fused loop latch: `r = a + b`, `c = cmp(r, n)`, branch on `c`.
-                macro_rules! latch {
-                    ($read:ident, $write:ident, $a:ident, $b:ident, $r:ident, $n:ident, $c:ident, $t:ident, $f:ident,
-                     |$sum:ident, $bound:ident| $cmp:expr) => {{
-                        let $sum = $read(regs, $a).wrapping_add($read(regs, $b));
-                        $write(regs, $r, $sum);
-                        let $bound = $read(regs, $n);
-                        let taken = $cmp;
-                        w32(regs, $c, taken as u32);
-                        ip = base.add(branch_target(taken, u32::from($t), u32::from($f)));
-                    }};
-                }
                 // Fails the current op (`ip` is already past it).
                 macro_rules! fail_op {
                     ($error:expr) => {{
@@ -314,7 +330,7 @@ impl BytecodeInstance {
                         *code.op_codes.get_unchecked(ip.offset_from(base) as usize),
                     );
                     ip = ip.add(1);
-                    crate::isa::for_each_alu_op!(dispatch_alu! { *op, regs, fail_op, {
+                    crate::isa::for_each_fused_op!(dispatch_fused! { *op, regs, fail_op, ip, base, {
                         Op::GlobalLoadI32 { offset, r } => {
                             w32(regs, r, self.global_bytes().load(offset as usize, 4) as u32)
                         }
@@ -355,91 +371,6 @@ impl BytecodeInstance {
                         Op::Br { target } => ip = base.add(target as usize),
                         Op::CondBr { cond, t, f } => {
                             ip = base.add(branch_target(r32(regs, cond) != 0, t, f))
-                        }
-                        Op::AddCmpBrLtSI32 {
-                            a,
-                            b,
-                            r,
-                            n,
-                            c,
-                            t,
-                            f,
-                        } => {
-                            latch!(r32, w32, a, b, r, n, c, t, f, |sum, n| (sum as i32)
-                                < (n as i32))
-                        }
-                        Op::AddCmpBrNeI32 {
-                            a,
-                            b,
-                            r,
-                            n,
-                            c,
-                            t,
-                            f,
-                        } => {
-                            latch!(r32, w32, a, b, r, n, c, t, f, |sum, n| sum != n)
-                        }
-                        Op::AddCmpBrLtSI64 {
-                            a,
-                            b,
-                            r,
-                            n,
-                            c,
-                            t,
-                            f,
-                        } => {
-                            latch!(r64, w64, a, b, r, n, c, t, f, |sum, n| (sum as i64)
-                                < (n as i64))
-                        }
-                        Op::AddCmpBrNeI64 {
-                            a,
-                            b,
-                            r,
-                            n,
-                            c,
-                            t,
-                            f,
-                        } => {
-                            latch!(r64, w64, a, b, r, n, c, t, f, |sum, n| sum != n)
-                        }
-                        // Sequential: `c` is read after the first write,
-                        // so `c == r` adds the sum to itself, as two adds
-                        // do. Then past the absorbed second add.
-                        Op::AddAddI32 { a, b, c, r } => {
-                            let sum = r32(regs, a).wrapping_add(r32(regs, b));
-                            w32(regs, r, sum);
-                            w32(regs, r, sum.wrapping_add(r32(regs, c)));
-                            ip = ip.add(1);
-                        }
-                        Op::AddAddI64 { a, b, c, r } => {
-                            let sum = r64(regs, a).wrapping_add(r64(regs, b));
-                            w64(regs, r, sum);
-                            w64(regs, r, sum.wrapping_add(r64(regs, c)));
-                            ip = ip.add(1);
-                        }
-                        Op::CmpBrEqI32 { a, b, r, t, f } => {
-                            cmp_br!(r32, a, b, r, t, f, |x, y| x == y)
-                        }
-                        Op::CmpBrNeI32 { a, b, r, t, f } => {
-                            cmp_br!(r32, a, b, r, t, f, |x, y| x != y)
-                        }
-                        Op::CmpBrLtSI32 { a, b, r, t, f } => {
-                            cmp_br!(r32, a, b, r, t, f, |x, y| (x as i32) < (y as i32))
-                        }
-                        Op::CmpBrLtUI32 { a, b, r, t, f } => {
-                            cmp_br!(r32, a, b, r, t, f, |x, y| x < y)
-                        }
-                        Op::CmpBrEqI64 { a, b, r, t, f } => {
-                            cmp_br!(r64, a, b, r, t, f, |x, y| x == y)
-                        }
-                        Op::CmpBrNeI64 { a, b, r, t, f } => {
-                            cmp_br!(r64, a, b, r, t, f, |x, y| x != y)
-                        }
-                        Op::CmpBrLtSI64 { a, b, r, t, f } => {
-                            cmp_br!(r64, a, b, r, t, f, |x, y| (x as i64) < (y as i64))
-                        }
-                        Op::CmpBrLtUI64 { a, b, r, t, f } => {
-                            cmp_br!(r64, a, b, r, t, f, |x, y| x < y)
                         }
                         // Typed i32 list traffic stays inline; anything unusual
                         // (null, other list types, bad index) takes the slow path.

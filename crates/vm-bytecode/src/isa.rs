@@ -211,6 +211,81 @@ macro_rules! for_each_alu_op {
 }
 pub(crate) use for_each_alu_op;
 
+/// Invokes `$m! { ($($args)*) ROWS... }` with every superinstruction: an
+/// executable op the decoder forms from adjacent instructions, and runs as
+/// the rows of [`for_each_alu_op!`] it is made of (through [`eval`]).
+///
+/// `compare_branches` rows, `Compare => Fused (Width)`: the compare and
+/// the `cond_br` right after it that tests the compare's result run as
+/// `Fused` (which still writes the result). `latch Add => Latch` adds a
+/// loop latch: `Add` of the same width right before `Fused`, whose sum it
+/// tests, runs as `Latch` (both results written; its branch targets are
+/// below 2^16). `add_chains` rows, `Add => Fused (Width)`: `r = a + b`
+/// then `r = r + c` (or `c + r`).
+///
+/// The decoder's fusion passes and the `Op` variants (`decode.rs`,
+/// `op.rs`) and the interpreter arms (`interp.rs`) follow from this table.
+macro_rules! for_each_fused_op {
+    ($m:ident ! { $($args:tt)* }) => {
+        $m! {
+            ($($args)*)
+            compare_branches {
+                CmpEqI32 => CmpBrEqI32 (I32);
+                CmpNeI32 => CmpBrNeI32 (I32) latch AddI32 => AddCmpBrNeI32;
+                CmpLtSI32 => CmpBrLtSI32 (I32) latch AddI32 => AddCmpBrLtSI32;
+                CmpLtUI32 => CmpBrLtUI32 (I32);
+                CmpEqI64 => CmpBrEqI64 (I64);
+                CmpNeI64 => CmpBrNeI64 (I64) latch AddI64 => AddCmpBrNeI64;
+                CmpLtSI64 => CmpBrLtSI64 (I64) latch AddI64 => AddCmpBrLtSI64;
+                CmpLtUI64 => CmpBrLtUI64 (I64);
+            }
+            add_chains {
+                AddI32 => AddAddI32 (I32);
+                AddI64 => AddAddI64 (I64);
+            }
+        }
+    };
+}
+pub(crate) use for_each_fused_op;
+
+/// The Rust type of an ALU value type.
+macro_rules! alu_value_type {
+    (I32) => { i32 };
+    (I64) => { i64 };
+    (F32) => { f32 };
+    (F64) => { f64 };
+}
+
+/// The return type of an ALU row's semantics: the value, or for a `try`
+/// row a `Result` of it.
+macro_rules! alu_eval_type {
+    (ok, $ty:ident) => { alu_value_type!($ty) };
+    (try, $ty:ident) => { iree_base::Result<alu_value_type!($ty)> };
+}
+
+macro_rules! define_alu_eval {
+    (() $( $set:ident $code:literal $mnemonic:literal $name:ident
+           ( $($arg:ident : $arg_ty:ident),* ) -> $result_ty:ident = $kind:ident $sem:expr ; )*) => {
+        /// Every [`for_each_alu_op!`] row's semantics as a function of its
+        /// operand values, named by its `Op` variant. The interpreter's ALU
+        /// arms and the superinstructions of [`for_each_fused_op!`] compute
+        /// with these.
+        #[allow(non_snake_case, reason = "named by the Op variant")]
+        #[allow(dead_code, reason = "one per row; the interpreter inlines what it uses")]
+        #[allow(clippy::unnecessary_cast, clippy::cast_lossless, reason = "table semantics")]
+        pub(crate) mod eval {
+            $(
+                #[doc = concat!("`vm.", $mnemonic, "`")]
+                #[inline(always)]
+                pub(crate) fn $name($($arg: alu_value_type!($arg_ty)),*) -> alu_eval_type!($kind, $result_ty) {
+                    $sem
+                }
+            )*
+        }
+    };
+}
+for_each_alu_op!(define_alu_eval! {});
+
 /// Invokes `$m! { ($($args)*) ROWS... }` with every opcode that is not in
 /// [`for_each_alu_op!`]: globals, constants, lists, selects and switches,
 /// ref compares, branches, calls, `fail`, `yield`, trace, buffers and casts.

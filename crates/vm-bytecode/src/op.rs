@@ -91,7 +91,34 @@ macro_rules! define_op {
     };
 }
 
-crate::isa::for_each_alu_op!(define_op! {
+/// Adds the superinstructions of [`for_each_fused_op!`](crate::isa) to the
+/// `Op` variants, then defines `Op` with [`define_op!`].
+macro_rules! define_op_with_fused {
+    (($($special:tt)*)
+     compare_branches { $( $cmp:ident => $fused:ident ($w:ident) $(latch $add:ident => $latch:ident)? ; )* }
+     add_chains { $( $add2:ident => $chain:ident ($w2:ident) ; )* }) => {
+        crate::isa::for_each_alu_op!(define_op! {
+            $(
+                #[doc = concat!("[`Op::", stringify!($cmp), "`] and the `cond_br` testing its result ",
+                                "(the result is still written).")]
+                $fused { a: Reg, b: Reg, r: Reg, t: u32, f: u32 },
+            )*
+            $($(
+                #[doc = concat!("Loop latch: `r = ", stringify!($add), "(a, b)`, `c = ", stringify!($cmp),
+                                "(r, n)`, branch on `c` (both results written; targets below 2^16).")]
+                $latch { a: Reg, b: Reg, r: Reg, n: Reg, c: Reg, t: u16, f: u16 },
+            )?)*
+            $(
+                #[doc = concat!("`r = ", stringify!($add2), "(a, b)` then `r = ", stringify!($add2),
+                                "(r, c)` (`c` read after the first write): a three-term address sum.")]
+                $chain { a: Reg, b: Reg, c: Reg, r: Reg },
+            )*
+            $($special)*
+        });
+    };
+}
+
+crate::isa::for_each_fused_op!(define_op_with_fused! {
     // ---- globals (f32/f64 share the bit-moving i32/i64 forms) ----
     /// Loads 4 bytes of global storage.
     GlobalLoadI32 { offset: u32, r: Reg },
@@ -264,116 +291,6 @@ crate::isa::for_each_alu_op!(define_op! {
     BrRemap { branch: u32 },
     /// Conditional branch with no remapping on either edge.
     CondBr { cond: Reg, t: u32, f: u32 },
-    /// Fused `cmp.eq.i32` + `cond_br` on its result (the result is still written).
-    CmpBrEqI32 {
-        a: Reg,
-        b: Reg,
-        r: Reg,
-        t: u32,
-        f: u32,
-    },
-    /// Fused `cmp.ne.i32` + `cond_br`.
-    CmpBrNeI32 {
-        a: Reg,
-        b: Reg,
-        r: Reg,
-        t: u32,
-        f: u32,
-    },
-    /// Fused `cmp.lt.i32.s` + `cond_br`.
-    CmpBrLtSI32 {
-        a: Reg,
-        b: Reg,
-        r: Reg,
-        t: u32,
-        f: u32,
-    },
-    /// Fused `cmp.lt.i32.u` + `cond_br`.
-    CmpBrLtUI32 {
-        a: Reg,
-        b: Reg,
-        r: Reg,
-        t: u32,
-        f: u32,
-    },
-    /// Fused `cmp.eq.i64` + `cond_br`.
-    CmpBrEqI64 {
-        a: Reg,
-        b: Reg,
-        r: Reg,
-        t: u32,
-        f: u32,
-    },
-    /// Fused `cmp.ne.i64` + `cond_br`.
-    CmpBrNeI64 {
-        a: Reg,
-        b: Reg,
-        r: Reg,
-        t: u32,
-        f: u32,
-    },
-    /// Fused `cmp.lt.i64.s` + `cond_br`.
-    CmpBrLtSI64 {
-        a: Reg,
-        b: Reg,
-        r: Reg,
-        t: u32,
-        f: u32,
-    },
-    /// Fused `cmp.lt.i64.u` + `cond_br`.
-    CmpBrLtUI64 {
-        a: Reg,
-        b: Reg,
-        r: Reg,
-        t: u32,
-        f: u32,
-    },
-    /// Fused loop latch `r = add.i32 a, b; c = cmp.lt.i32.s r, n; cond_br c`
-    /// (both results written; targets fit in 16 bits).
-    AddCmpBrLtSI32 {
-        a: Reg,
-        b: Reg,
-        r: Reg,
-        n: Reg,
-        c: Reg,
-        t: u16,
-        f: u16,
-    },
-    /// Fused loop latch with `cmp.ne.i32`.
-    AddCmpBrNeI32 {
-        a: Reg,
-        b: Reg,
-        r: Reg,
-        n: Reg,
-        c: Reg,
-        t: u16,
-        f: u16,
-    },
-    /// Fused loop latch with `add.i64` and `cmp.lt.i64.s`.
-    AddCmpBrLtSI64 {
-        a: Reg,
-        b: Reg,
-        r: Reg,
-        n: Reg,
-        c: Reg,
-        t: u16,
-        f: u16,
-    },
-    /// Fused loop latch with `add.i64` and `cmp.ne.i64`.
-    AddCmpBrNeI64 {
-        a: Reg,
-        b: Reg,
-        r: Reg,
-        n: Reg,
-        c: Reg,
-        t: u16,
-        f: u16,
-    },
-    /// `r = a + b` then `r = r + c` (`add.i32` twice; `c` read after the
-    /// first write): a three-term address sum.
-    AddAddI32 { a: Reg, b: Reg, c: Reg, r: Reg },
-    /// `r = a + b` then `r = r + c` with `add.i64`.
-    AddAddI64 { a: Reg, b: Reg, c: Reg, r: Reg },
     /// Conditional branch whose edges remap registers.
     CondBrRemap { cond: Reg, t: u32, f: u32 },
     /// `br_table`; `table` indexes the branch-table side table.
