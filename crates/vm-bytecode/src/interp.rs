@@ -99,7 +99,7 @@ macro_rules! dispatch_alu {
         match $op {
             $( Op::$name { $($arg,)* r } => {
                 $( let $arg = alu_read!($arg_ty, $regs, $arg); )*
-                let value = alu_eval!($kind, $sem, $fail);
+                let value = alu_eval!($kind, crate::isa::eval::$name($($arg),*), $fail);
                 alu_write!($result_ty, $regs, r, value);
             } )*
             $($arms)*
