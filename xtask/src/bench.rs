@@ -136,6 +136,10 @@ struct Job {
 /// The devices models run on.
 const MODEL_DEVICES: [&str; 2] = ["local-sync", "local-task"];
 
+/// Models also run compiled for VMVX (on local-sync): small enough that the
+/// interpreter runs them in well under a second.
+const VMVX_MODELS: [&str; 2] = ["ppocr-cls", "orientation"];
+
 /// Options: `--runs N` (default 7), `--filter TEXT`.
 pub fn run(args: &[String]) -> Result<bool> {
     let mut runs = 7usize;
@@ -176,7 +180,9 @@ pub fn run(args: &[String]) -> Result<bool> {
             .iter()
             .map(|device| format!("{}, {device}", model.name))
             .collect();
-        if !names.iter().any(|n| wanted(n)) {
+        let vmvx_name = format!("{} (vmvx), local-sync", model.name);
+        let vmvx_wanted = VMVX_MODELS.contains(&model.name) && wanted(&vmvx_name);
+        if !vmvx_wanted && !names.iter().any(|n| wanted(n)) {
             continue;
         }
         let prepared = models::prepare(&root, &venv, model)?;
@@ -189,21 +195,13 @@ pub fn run(args: &[String]) -> Result<bool> {
             model.inputs.join(" ")
         ));
         for (device, name) in MODEL_DEVICES.iter().zip(names) {
-            if !wanted(&name) {
-                continue;
+            if wanted(&name) {
+                jobs.push(model_job(name, device, &prepared, model.name));
             }
-            let outputs: Vec<String> = (0..prepared.outputs)
-                .map(|i| format!("{}.out{i}.npy", model.name))
-                .collect();
-            let mut args = vec![format!("--device={device}")];
-            args.extend(prepared.args.iter().cloned());
-            args.extend(outputs.iter().map(|f| format!("--output=@{f}")));
-            jobs.push(Job {
-                name,
-                dir: prepared.dir.clone(),
-                args,
-                outputs,
-            });
+        }
+        if vmvx_wanted {
+            let prepared = models::prepare_vmvx(&root, &venv, model)?;
+            jobs.push(model_job(vmvx_name, "local-sync", &prepared, model.name));
         }
     }
 
@@ -240,6 +238,22 @@ pub fn run(args: &[String]) -> Result<bool> {
     }
     let per_call_ok = crate::tools::bench_per_call(runs, &wanted)?;
     Ok(all_ok && per_call_ok)
+}
+
+/// A model run on `device`, writing its outputs for comparison.
+fn model_job(name: String, device: &str, prepared: &models::Prepared, model: &str) -> Job {
+    let outputs: Vec<String> = (0..prepared.outputs)
+        .map(|i| format!("{model}.out{i}.npy"))
+        .collect();
+    let mut args = vec![format!("--device={device}")];
+    args.extend(prepared.args.iter().cloned());
+    args.extend(outputs.iter().map(|f| format!("--output=@{f}")));
+    Job {
+        name,
+        dir: prepared.dir.clone(),
+        args,
+        outputs,
+    }
 }
 
 fn ms(d: Duration) -> f64 {

@@ -103,6 +103,29 @@ pub fn prepare(root: &Path, venv: &Venv, model: &Model) -> Result<Prepared> {
     Ok(Prepared { dir, args, outputs })
 }
 
+/// Prepares `model` as [`prepare`] does, plus a copy compiled for VMVX
+/// (`<name>.vmvx.vmfb`, from the same imported MLIR): the model's kernels
+/// then run in the bytecode interpreter and the `vmvx` module.
+pub fn prepare_vmvx(root: &Path, venv: &Venv, model: &Model) -> Result<Prepared> {
+    let mut prepared = prepare(root, venv, model)?;
+    let vmfb = prepared.dir.join(format!("{}.vmvx.vmfb", model.name));
+    if !vmfb.exists() {
+        eprintln!("xtask: compiling {} for vmvx", model.name);
+        run_checked(
+            Command::new(venv.iree_compile())
+                .arg(prepared.dir.join(format!("{}.mlir", model.name)))
+                .args([
+                    "--iree-hal-target-device=local",
+                    "--iree-hal-local-target-device-backends=vmvx",
+                    "-o",
+                ])
+                .arg(&vmfb),
+        )?;
+    }
+    prepared.args[0] = format!("--module={}.vmvx.vmfb", model.name);
+    Ok(prepared)
+}
+
 fn build(root: &Path, venv: &Venv, model: &Model, dir: &Path) -> Result<()> {
     ensure_onnx(venv)?;
     let wheels = dir.join("wheel");

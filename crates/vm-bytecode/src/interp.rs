@@ -330,87 +330,89 @@ impl BytecodeInstance {
                         *code.op_codes.get_unchecked(ip.offset_from(base) as usize),
                     );
                     ip = ip.add(1);
-                    crate::isa::for_each_fused_op!(dispatch_fused! { *op, regs, fail_op, ip, base, {
-                        Op::GlobalLoadI32 { offset, r } => {
-                            w32(regs, r, self.global_bytes().load(offset as usize, 4) as u32)
-                        }
-                        Op::GlobalStoreI32 { offset, v } => {
-                            self.global_bytes()
-                                .store(offset as usize, 4, u64::from(r32(regs, v)))
-                        }
-                        Op::GlobalLoadI64 { offset, r } => {
-                            w64(regs, r, self.global_bytes().load(offset as usize, 8))
-                        }
-                        Op::GlobalStoreI64 { offset, v } => {
-                            self.global_bytes().store(offset as usize, 8, r64(regs, v))
-                        }
-                        Op::ConstI32 { value, r } => w32(regs, r, value),
-                        Op::ConstI64 { lo, hi, r } => {
-                            w64(regs, r, u64::from(lo) | (u64::from(hi) << 32))
-                        }
-                        // Selects are data-dependent: conditional moves,
-                        // not branches the predictor would have to learn.
-                        Op::SelectI32 { cond, t, f, r } => w32(
-                            regs,
-                            r,
-                            std::hint::select_unpredictable(
-                                r32(regs, cond) != 0,
-                                r32(regs, t),
-                                r32(regs, f),
-                            ),
-                        ),
-                        Op::SelectI64 { cond, t, f, r } => w64(
-                            regs,
-                            r,
-                            std::hint::select_unpredictable(
-                                r32(regs, cond) != 0,
-                                r64(regs, t),
-                                r64(regs, f),
-                            ),
-                        ),
-                        Op::Br { target } => ip = base.add(target as usize),
-                        Op::CondBr { cond, t, f } => {
-                            ip = base.add(branch_target(r32(regs, cond) != 0, t, f))
-                        }
-                        // Typed i32 list traffic stays inline; anything unusual
-                        // (null, other list types, bad index) takes the slow path.
-                        Op::ListGet {
-                            elem: ListElem::I32,
-                            list,
-                            index,
-                            r,
-                        } if let Some(v) = hot_list(refs, list)
-                            .and_then(|l| l.try_get_i32(r32(regs, index) as i32)) =>
-                        {
-                            w32(regs, r, v as u32)
-                        }
-                        Op::ListSet {
-                            elem: ListElem::I32,
-                            list,
-                            index,
-                            v,
-                        } if hot_list(refs, list).is_some_and(|l| {
-                            l.try_set_i32(r32(regs, index) as i32, r32(regs, v) as i32)
-                        }) => {}
-                        // Buffer elements in bounds stay inline; null or
-                        // other refs, bad offsets and read-only stores take
-                        // the slow path for their error.
-                        Op::BufferLoad { elem, buf, offset, r }
-                            if let Some(b) = hot_buffer(refs, buf)
-                                && buffer_load_fast(b, elem, regs, offset, r) => {}
-                        Op::BufferStore { elem, buf, offset, v }
-                            if let Some(b) = hot_buffer(refs, buf)
-                                && buffer_store_fast(b, elem, regs, offset, v) => {}
-                        _ => {
-                            cont.current.pc = ip.offset_from(base) as u32;
-                            match self.slow_op(stack, cont, results, *op)? {
-                                Flow::Next => {}
-                                Flow::Jump(target) => ip = base.add(target as usize),
-                                Flow::Reload => break,
-                                Flow::Exit(exit) => return Ok(exit),
+                    crate::isa::for_each_fused_op!(
+                        dispatch_fused! { *op, regs, fail_op, ip, base, {
+                            Op::GlobalLoadI32 { offset, r } => {
+                                w32(regs, r, self.global_bytes().load(offset as usize, 4) as u32)
                             }
-                        }
-                    }})
+                            Op::GlobalStoreI32 { offset, v } => {
+                                self.global_bytes()
+                                    .store(offset as usize, 4, u64::from(r32(regs, v)))
+                            }
+                            Op::GlobalLoadI64 { offset, r } => {
+                                w64(regs, r, self.global_bytes().load(offset as usize, 8))
+                            }
+                            Op::GlobalStoreI64 { offset, v } => {
+                                self.global_bytes().store(offset as usize, 8, r64(regs, v))
+                            }
+                            Op::ConstI32 { value, r } => w32(regs, r, value),
+                            Op::ConstI64 { lo, hi, r } => {
+                                w64(regs, r, u64::from(lo) | (u64::from(hi) << 32))
+                            }
+                            // Selects are data-dependent: conditional moves,
+                            // not branches the predictor would have to learn.
+                            Op::SelectI32 { cond, t, f, r } => w32(
+                                regs,
+                                r,
+                                std::hint::select_unpredictable(
+                                    r32(regs, cond) != 0,
+                                    r32(regs, t),
+                                    r32(regs, f),
+                                ),
+                            ),
+                            Op::SelectI64 { cond, t, f, r } => w64(
+                                regs,
+                                r,
+                                std::hint::select_unpredictable(
+                                    r32(regs, cond) != 0,
+                                    r64(regs, t),
+                                    r64(regs, f),
+                                ),
+                            ),
+                            Op::Br { target } => ip = base.add(target as usize),
+                            Op::CondBr { cond, t, f } => {
+                                ip = base.add(branch_target(r32(regs, cond) != 0, t, f))
+                            }
+                            // Typed i32 list traffic stays inline; anything unusual
+                            // (null, other list types, bad index) takes the slow path.
+                            Op::ListGet {
+                                elem: ListElem::I32,
+                                list,
+                                index,
+                                r,
+                            } if let Some(v) = hot_list(refs, list)
+                                .and_then(|l| l.try_get_i32(r32(regs, index) as i32)) =>
+                            {
+                                w32(regs, r, v as u32)
+                            }
+                            Op::ListSet {
+                                elem: ListElem::I32,
+                                list,
+                                index,
+                                v,
+                            } if hot_list(refs, list).is_some_and(|l| {
+                                l.try_set_i32(r32(regs, index) as i32, r32(regs, v) as i32)
+                            }) => {}
+                            // Buffer elements in bounds stay inline; null or
+                            // other refs, bad offsets and read-only stores take
+                            // the slow path for their error.
+                            Op::BufferLoad { elem, buf, offset, r }
+                                if let Some(b) = hot_buffer(refs, buf)
+                                    && buffer_load_fast(b, elem, regs, offset, r) => {}
+                            Op::BufferStore { elem, buf, offset, v }
+                                if let Some(b) = hot_buffer(refs, buf)
+                                    && buffer_store_fast(b, elem, regs, offset, v) => {}
+                            _ => {
+                                cont.current.pc = ip.offset_from(base) as u32;
+                                match self.slow_op(stack, cont, results, *op)? {
+                                    Flow::Next => {}
+                                    Flow::Jump(target) => ip = base.add(target as usize),
+                                    Flow::Reload => break,
+                                    Flow::Exit(exit) => return Ok(exit),
+                                }
+                            }
+                        }}
+                    )
                 }
             }
         }

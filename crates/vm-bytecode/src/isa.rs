@@ -250,10 +250,18 @@ pub(crate) use for_each_fused_op;
 
 /// The Rust type of an ALU value type.
 macro_rules! alu_value_type {
-    (I32) => { i32 };
-    (I64) => { i64 };
-    (F32) => { f32 };
-    (F64) => { f64 };
+    (I32) => {
+        i32
+    };
+    (I64) => {
+        i64
+    };
+    (F32) => {
+        f32
+    };
+    (F64) => {
+        f64
+    };
 }
 
 /// The return type of an ALU row's semantics: the value, or for a `try`

@@ -31,23 +31,25 @@
 //!
 //! # Storage
 //!
-//! A buffer owns its bytes (behind a reader-writer lock), views module
-//! rodata (immutable, lock-free), or wraps **external** memory
-//! ([`Buffer::external`]): bytes owned elsewhere, such as the bindings of a
-//! VMVX dispatch that several workers write at once. External bytes are
-//! only ever touched through relaxed single-byte atomics (one access size,
-//! as Rust's memory model requires of racing atomics), so concurrent users
-//! never race; each access is atomic on its own, and the compiler's contract that
-//! concurrent workgroups write disjoint bytes does the rest.
+//! A buffer owns its bytes, views module rodata (immutable), or wraps
+//! **external** memory ([`Buffer::external`]): bytes owned elsewhere, such
+//! as the bindings of a VMVX dispatch that several workers write at once.
+//! Owned and external bytes are only ever touched through relaxed atomics
+//! on their aligned 4-byte words (one access size, as Rust's memory model
+//! requires of racing atomics; see `atomic_bytes.rs`), so concurrent users
+//! never race and no access takes a lock: an aligned i32 or f32 element is
+//! one plain load or store. Each access is atomic on its own, and the
+//! compiler's contract that concurrent workgroups write disjoint bytes does
+//! the rest. (Owned bytes used to sit behind a reader-writer lock: two
+//! atomic read-modify-writes per element, a third of a VMVX model's time.)
 
 use std::any::Any;
 use std::fmt;
-use std::ops::{Deref, Range};
+use std::ops::Range;
 use std::sync::Arc;
 
 use iree_base::bytes::fill_pattern;
 use iree_base::{Result, Status, StatusCode};
-use parking_lot::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use crate::atomic_bytes::AtomicBytes;
 use crate::refs::{Ref, RefObject, StaticRefObject};
@@ -150,54 +152,41 @@ pub fn buffer_operand<'a>(value: &'a Option<Ref>, name: &str) -> Result<&'a Buff
 /// access of the interpreter tests it, and a tag compare is the cheapest test.
 #[repr(u8)]
 enum Storage {
-    /// Guest-owned, zero-initialized, mutable bytes.
-    Owned(RwLock<Box<[u8]>>),
     /// A read-only window onto shared bytes (module rodata).
     Shared {
         bytes: SharedBytes,
         range: Range<usize>,
     },
-    /// Externally owned bytes, accessed only atomically.
-    External(External),
+    /// Owned or external bytes, accessed only atomically.
+    Atomic(Atomic),
 }
 
-/// The state of an external buffer.
-struct External {
+/// Bytes accessed only through atomics: the buffer's own words or
+/// external memory.
+struct Atomic {
     bytes: AtomicBytes,
     writable: bool,
-    /// Whatever keeps the bytes alive (dropped with the buffer).
+    /// True for [`Buffer::external`] memory, false for the buffer's own.
+    external: bool,
+    /// Whatever keeps the bytes alive (dropped with the buffer): the owned
+    /// words' `Vec<u32>`, or the external memory's owner.
     _owner: Box<dyn Any + Send + Sync>,
 }
 
 // SAFETY: the raw pointer inside `bytes` is only dereferenced through atomic
-// operations, and `Buffer::external`'s contract keeps it valid for as long as
-// the buffer lives, whichever thread holds it.
-unsafe impl Send for External {}
+// operations, and it stays valid for as long as the buffer lives, whichever
+// thread holds it (owned words are kept by `_owner`; for external memory,
+// `Buffer::external`'s contract).
+unsafe impl Send for Atomic {}
 // SAFETY: see `Send`; shared access performs only atomic reads and writes.
-unsafe impl Sync for External {}
+unsafe impl Sync for Atomic {}
 
 /// A `vm.buffer`: a fixed-length byte buffer that may be shared across
-/// threads. Mutable contents sit behind a reader-writer lock; rodata views
-/// are immutable and lock-free; external memory is accessed atomically.
+/// threads. Owned and external bytes are accessed atomically, without
+/// locks; rodata views are immutable.
 pub struct Buffer {
     storage: Storage,
     len: usize,
-}
-
-/// Bytes borrowed for reading, locked or not.
-enum ReadView<'a> {
-    Shared(&'a [u8]),
-    Locked(RwLockReadGuard<'a, Box<[u8]>>),
-}
-
-impl Deref for ReadView<'_> {
-    type Target = [u8];
-    fn deref(&self) -> &[u8] {
-        match self {
-            ReadView::Shared(bytes) => bytes,
-            ReadView::Locked(guard) => guard,
-        }
-    }
 }
 
 impl RefObject for Buffer {
@@ -220,6 +209,10 @@ impl fmt::Debug for Buffer {
             .finish()
     }
 }
+
+/// Bytes per write when filling atomic storage (a multiple of every
+/// element width).
+const FILL_CHUNK: usize = 256;
 
 /// The reference allocator's failure.
 #[cold]
@@ -267,12 +260,13 @@ fn check_alignment(alignment: i32) -> Result<()> {
     }
 }
 
-/// Allocates `length` zeroed bytes, failing (rather than aborting) when the
-/// allocation cannot be made.
+/// Allocates the zeroed words holding `length` bytes, failing (rather than
+/// aborting) when the allocation cannot be made.
 #[track_caller]
-fn alloc_zeroed(length: u64) -> Result<Box<[u8]>> {
+fn alloc_zeroed_words(length: u64) -> Result<Vec<u32>> {
     let length = usize::try_from(length).map_err(|_| allocation_failed())?;
-    Ok(zeroed_vec::<u8>(length, length)?.into_boxed_slice())
+    let words = length.div_ceil(4);
+    zeroed_vec::<u32>(words, words)
 }
 
 /// Primitive types for which the all-zero bit pattern is a valid value (zero).
@@ -289,6 +283,8 @@ unsafe impl ZeroBits for i8 {}
 unsafe impl ZeroBits for i16 {}
 // SAFETY: as above.
 unsafe impl ZeroBits for i32 {}
+// SAFETY: as above.
+unsafe impl ZeroBits for u32 {}
 // SAFETY: as above.
 unsafe impl ZeroBits for i64 {}
 // SAFETY: zero bits are +0.0 for IEEE floats.
@@ -393,10 +389,27 @@ macro_rules! fill_op {
 }
 
 impl Buffer {
-    fn owned(bytes: Box<[u8]>) -> Buffer {
+    /// A mutable buffer of the first `len` bytes of `words` (in address
+    /// order), which it owns.
+    fn owned(mut words: Vec<u32>, len: usize) -> Buffer {
+        debug_assert!(len <= words.len() * 4);
+        let ptr = if words.is_empty() {
+            std::ptr::NonNull::<u64>::dangling().as_ptr().cast()
+        } else {
+            words.as_mut_ptr().cast::<u8>()
+        };
         Buffer {
-            len: bytes.len(),
-            storage: Storage::Owned(RwLock::new(bytes)),
+            len,
+            storage: Storage::Atomic(Atomic {
+                // SAFETY: the words are this buffer's own allocation, valid
+                // for reads and writes while `_owner` holds the `Vec` (moving
+                // a `Vec` does not move its elements), and nothing touches
+                // them except through this `AtomicBytes`.
+                bytes: unsafe { AtomicBytes::new(ptr, len) },
+                writable: true,
+                external: false,
+                _owner: Box::new(words),
+            }),
         }
     }
 
@@ -410,12 +423,23 @@ impl Buffer {
     /// `RESOURCE_EXHAUSTED`.
     pub fn alloc(length: i64, alignment: i32) -> Result<Buffer> {
         check_alignment(alignment)?;
-        Ok(Buffer::owned(alloc_zeroed(length as u64)?))
+        Ok(Buffer::owned(
+            alloc_zeroed_words(length as u64)?,
+            length as usize,
+        ))
     }
 
     /// A mutable buffer owning `bytes`.
     pub fn from_vec(bytes: Vec<u8>) -> Buffer {
-        Buffer::owned(bytes.into_boxed_slice())
+        let words = bytes
+            .chunks(4)
+            .map(|chunk| {
+                let mut word = [0u8; 4];
+                word[..chunk.len()].copy_from_slice(chunk);
+                u32::from_ne_bytes(word)
+            })
+            .collect();
+        Buffer::owned(words, bytes.len())
     }
 
     /// A read-only buffer viewing `range` of `bytes` without copying
@@ -476,10 +500,11 @@ impl Buffer {
         };
         Buffer {
             len,
-            storage: Storage::External(External {
+            storage: Storage::Atomic(Atomic {
                 // SAFETY: this function's contract is the constructor's.
                 bytes: unsafe { AtomicBytes::new(ptr, len) },
                 writable,
+                external: true,
                 _owner: Box::new(owner),
             }),
         }
@@ -520,9 +545,8 @@ impl Buffer {
     /// read-only external memory.
     pub fn is_mutable(&self) -> bool {
         match &self.storage {
-            Storage::Owned(_) => true,
             Storage::Shared { .. } => false,
-            Storage::External(external) => external.writable,
+            Storage::Atomic(atomic) => atomic.writable,
         }
     }
 
@@ -538,44 +562,32 @@ impl Buffer {
 
     /// True for buffers over external memory ([`Buffer::external`]).
     pub fn is_external(&self) -> bool {
-        matches!(self.storage, Storage::External(_))
+        matches!(&self.storage, Storage::Atomic(atomic) if atomic.external)
     }
 
     /// Runs `f` over the bytes of `range` (checked by the caller against
-    /// `self.len`): in place for owned and rodata storage, over a copy for
-    /// external memory.
+    /// `self.len`): in place for rodata, over a copy for atomic storage.
     fn with_range<R>(&self, range: Range<usize>, f: impl FnOnce(&[u8]) -> R) -> R {
         match &self.storage {
-            Storage::Owned(lock) => f(&lock.read()[range]),
             Storage::Shared {
                 bytes,
                 range: window,
             } => f(&bytes.bytes()[window.clone()][range]),
-            Storage::External(external) => {
+            Storage::Atomic(atomic) => {
                 let mut copy = vec![0u8; range.len()];
                 // SAFETY: `range` lies within `self.len` (caller), the length
-                // of the external range.
-                unsafe { external.bytes.read(range.start, &mut copy) };
+                // of the atomic range.
+                unsafe { atomic.bytes.read(range.start, &mut copy) };
                 f(&copy)
             }
         }
     }
 
-    /// Borrows owned or rodata storage for reading (not external memory).
-    fn read(&self) -> Option<ReadView<'_>> {
+    /// The atomic storage when the VM may write it.
+    fn writable(&self) -> Result<&Atomic> {
         match &self.storage {
-            Storage::Owned(lock) => Some(ReadView::Locked(lock.read())),
-            Storage::Shared { bytes, range } => {
-                Some(ReadView::Shared(&bytes.bytes()[range.clone()]))
-            }
-            Storage::External(_) => None,
-        }
-    }
-
-    fn write(&self) -> Result<RwLockWriteGuard<'_, Box<[u8]>>> {
-        match &self.storage {
-            Storage::Owned(lock) => Ok(lock.write()),
-            Storage::Shared { .. } | Storage::External(_) => Err(read_only()),
+            Storage::Atomic(atomic) if atomic.writable => Ok(atomic),
+            _ => Err(read_only()),
         }
     }
 
@@ -606,13 +618,12 @@ impl Buffer {
             return false;
         };
         match &self.storage {
-            Storage::Owned(lock) => lock.write()[start..start + N].copy_from_slice(&value),
-            Storage::External(external) if external.writable => {
-                // SAFETY: `start + N <= self.len`, the external length; the
+            Storage::Atomic(atomic) if atomic.writable => {
+                // SAFETY: `start + N <= self.len`, the atomic length; the
                 // memory is writable (checked above).
-                unsafe { external.bytes.store::<N>(start, value) }
+                unsafe { atomic.bytes.store::<N>(start, value) }
             }
-            Storage::Shared { .. } | Storage::External(_) => return false,
+            _ => return false,
         }
         true
     }
@@ -623,18 +634,17 @@ impl Buffer {
     fn load_raw<const N: usize>(&self, start: usize) -> [u8; N] {
         let mut raw = [0u8; N];
         match &self.storage {
-            Storage::Owned(lock) => raw.copy_from_slice(&lock.read()[start..start + N]),
+            // SAFETY: `start + N <= self.len` (caller), the atomic length.
+            Storage::Atomic(atomic) => raw = unsafe { atomic.bytes.load::<N>(start) },
             Storage::Shared { bytes, range } => {
                 raw.copy_from_slice(&bytes.bytes()[range.clone()][start..start + N])
             }
-            // SAFETY: `start + N <= self.len` (caller), the external length.
-            Storage::External(external) => raw = unsafe { external.bytes.load::<N>(start) },
         }
         raw
     }
 
     /// Reads `out.len()` elements of `N` bytes, element `index + k * stride`
-    /// into `out[k]`, under one lock and one bounds check: the bulk path of
+    /// into `out[k]`, under one bounds check: the bulk path of
     /// the VMVX kernels. `false` (nothing read) when any element is out of
     /// bounds; callers then take the checked per-element methods for the error.
     pub fn try_gather<const N: usize>(&self, index: i64, stride: i64, out: &mut [[u8; N]]) -> bool {
@@ -647,20 +657,20 @@ impl Buffer {
         let at = |k: usize| strided_offset::<N>(first, stride, k);
         // Every element lies between the first and the last, both checked
         // inside `self.len` (for external memory, its length).
-        if let Storage::External(external) = &self.storage {
-            if stride == 1 {
-                // SAFETY: the run lies inside the external length (above).
-                unsafe { external.bytes.read(first, out.as_flattened_mut()) };
-            } else {
-                for (k, element) in out.iter_mut().enumerate() {
-                    // SAFETY: inside the external length (above).
-                    *element = unsafe { external.bytes.load::<N>(at(k)) };
+        let bytes = match &self.storage {
+            Storage::Atomic(atomic) => {
+                if stride == 1 {
+                    // SAFETY: the run lies inside the atomic length (above).
+                    unsafe { atomic.bytes.read(first, out.as_flattened_mut()) };
+                } else {
+                    for (k, element) in out.iter_mut().enumerate() {
+                        // SAFETY: inside the atomic length (above).
+                        *element = unsafe { atomic.bytes.load::<N>(at(k)) };
+                    }
                 }
+                return true;
             }
-            return true;
-        }
-        let Some(bytes) = self.read() else {
-            return false;
+            Storage::Shared { bytes, range } => &bytes.bytes()[range.clone()],
         };
         if stride == 1 {
             let run = out.as_flattened_mut();
@@ -674,7 +684,7 @@ impl Buffer {
     }
 
     /// Writes `values[k]` to element `index + k * stride` (of `N` bytes),
-    /// in order, under one lock and one bounds check. `false` (nothing
+    /// in order, under one bounds check. `false` (nothing
     /// written) when the buffer is read-only or any element is out of
     /// bounds; callers then take the checked per-element methods.
     pub fn try_scatter<const N: usize>(&self, index: i64, stride: i64, values: &[[u8; N]]) -> bool {
@@ -685,32 +695,18 @@ impl Buffer {
             return false;
         };
         let at = |k: usize| strided_offset::<N>(first, stride, k);
-        if let Storage::External(external) = &self.storage {
-            if !external.writable {
-                return false;
-            }
-            // Every element lies between the first and the last, both
-            // checked inside the external length; the memory is writable.
-            if stride == 1 {
-                // SAFETY: the run is inside the writable range (above).
-                unsafe { external.bytes.write(first, values.as_flattened()) };
-            } else {
-                for (k, element) in values.iter().enumerate() {
-                    // SAFETY: inside the writable range (above).
-                    unsafe { external.bytes.store::<N>(at(k), *element) };
-                }
-            }
-            return true;
-        }
-        let Ok(mut bytes) = self.write() else {
+        let Ok(atomic) = self.writable() else {
             return false;
         };
+        // Every element lies between the first and the last, both checked
+        // inside the atomic length; the memory is writable.
         if stride == 1 {
-            let run = values.as_flattened();
-            bytes[first..first + run.len()].copy_from_slice(run);
+            // SAFETY: the run is inside the writable range (above).
+            unsafe { atomic.bytes.write(first, values.as_flattened()) };
         } else {
             for (k, element) in values.iter().enumerate() {
-                bytes[at(k)..at(k) + N].copy_from_slice(element);
+                // SAFETY: inside the writable range (above).
+                unsafe { atomic.bytes.store::<N>(at(k), *element) };
             }
         }
         true
@@ -732,15 +728,15 @@ impl Buffer {
     }
 
     /// True when writing through one of the two buffers may change bytes the
-    /// other reads: they are the same buffer, or both view external memory
-    /// and the ranges overlap. Owned bytes belong to one buffer; rodata is
-    /// never written.
+    /// other reads: they are the same buffer, or their atomic ranges overlap
+    /// (views of one external allocation). Owned bytes belong to one buffer;
+    /// rodata is never written.
     pub fn may_share_bytes(&self, other: &Buffer) -> bool {
         if std::ptr::eq(self, other) {
             return true;
         }
         match (&self.storage, &other.storage) {
-            (Storage::External(a), Storage::External(b)) => a.bytes.overlaps(&b.bytes),
+            (Storage::Atomic(a), Storage::Atomic(b)) => a.bytes.overlaps(&b.bytes),
             _ => false,
         }
     }
@@ -749,79 +745,65 @@ impl Buffer {
     /// first, then the bounds.
     #[inline(always)]
     fn store_raw<const N: usize>(&self, offset: i64, value: [u8; N]) -> Result<()> {
-        match &self.storage {
-            Storage::Owned(lock) => {
-                let mut bytes = lock.write();
-                let range = element_range(offset, 1, N, self.len)?;
-                bytes[range].copy_from_slice(&value);
-                Ok(())
-            }
-            Storage::External(external) if external.writable => {
-                let range = element_range(offset, 1, N, self.len)?;
-                // SAFETY: `range` (N bytes) lies within the external length;
-                // the memory is writable (checked above).
-                unsafe { external.bytes.store::<N>(range.start, value) };
-                Ok(())
-            }
-            Storage::Shared { .. } | Storage::External(_) => Err(read_only()),
-        }
+        let atomic = self.writable()?;
+        let range = element_range(offset, 1, N, self.len)?;
+        // SAFETY: `range` (N bytes) lies within the atomic length; the
+        // memory is writable (checked above).
+        unsafe { atomic.bytes.store::<N>(range.start, value) };
+        Ok(())
     }
 
     /// Fills `length` elements of width `N` from element `offset` with
     /// `pattern`.
     fn fill_raw<const N: usize>(&self, offset: i64, length: i64, pattern: [u8; N]) -> Result<()> {
-        match &self.storage {
-            Storage::Owned(lock) => {
-                let mut bytes = lock.write();
-                let range = element_range(offset, length, N, self.len)?;
-                fill_pattern(&mut bytes[range], &pattern, 0);
-                Ok(())
-            }
-            Storage::External(external) if external.writable => {
-                let range = element_range(offset, length, N, self.len)?;
-                for start in range.step_by(N) {
-                    // SAFETY: every element starts inside `range` and ends
-                    // by its end (whole elements), within the external
-                    // length; the memory is writable (checked above).
-                    unsafe { external.bytes.store::<N>(start, pattern) };
-                }
-                Ok(())
-            }
-            Storage::Shared { .. } | Storage::External(_) => Err(read_only()),
+        let atomic = self.writable()?;
+        let range = element_range(offset, length, N, self.len)?;
+        // Whole elements of the pattern, written a chunk at a time.
+        let mut chunk = [0u8; FILL_CHUNK];
+        fill_pattern(&mut chunk, &pattern, 0);
+        let mut start = range.start;
+        while start < range.end {
+            let n = (range.end - start).min(FILL_CHUNK);
+            // SAFETY: `start..start + n` lies within `range`, within the
+            // atomic length; the memory is writable (checked above).
+            unsafe { atomic.bytes.write(start, &chunk[..n]) };
+            start += n;
         }
+        Ok(())
     }
 
-    /// Runs `f` over the whole contents: in place (holding a read lock for
-    /// mutable buffers, so keep `f` short and do not touch this buffer's
-    /// writers), or over a snapshot for external memory.
+    /// Runs `f` over the whole contents: in place for rodata, over a
+    /// snapshot for owned and external bytes.
     pub fn with_bytes<R>(&self, f: impl FnOnce(&[u8]) -> R) -> R {
         self.with_range(0..self.len, f)
     }
 
     /// Runs `f` over the whole contents for writing; fails with
-    /// `PERMISSION_DENIED` on read-only buffers. For external memory `f`
-    /// works on a snapshot and only the bytes it changed are written back.
+    /// `PERMISSION_DENIED` on read-only buffers. `f` works on a snapshot and
+    /// only the runs of bytes it changed are written back, so bytes another
+    /// thread writes meanwhile elsewhere are kept.
     pub fn with_bytes_mut<R>(&self, f: impl FnOnce(&mut [u8]) -> R) -> Result<R> {
-        match &self.storage {
-            Storage::External(external) if external.writable => {
-                let mut before = vec![0u8; self.len];
-                // SAFETY: the whole external range.
-                unsafe { external.bytes.read(0, &mut before) };
-                let mut after = before.clone();
-                let result = f(&mut after);
-                for (i, (&old, &new)) in before.iter().zip(&after).enumerate() {
-                    if old != new {
-                        // SAFETY: `i < self.len`; the memory is writable.
-                        unsafe { external.bytes.store::<1>(i, [new]) };
-                    }
-                }
-                Ok(result)
+        let atomic = self.writable()?;
+        let mut before = vec![0u8; self.len];
+        // SAFETY: the whole atomic range.
+        unsafe { atomic.bytes.read(0, &mut before) };
+        let mut after = before.clone();
+        let result = f(&mut after);
+        let mut i = 0;
+        while i < self.len {
+            if before[i] == after[i] {
+                i += 1;
+                continue;
             }
-            _ => {
-                let mut bytes = self.write()?;
-                Ok(f(&mut bytes))
+            let start = i;
+            while i < self.len && before[i] != after[i] {
+                i += 1;
             }
+            // SAFETY: `start..i` lies within the atomic length; the memory
+            // is writable.
+            unsafe { atomic.bytes.write(start, &after[start..i]) };
         }
+        Ok(result)
     }
 
     /// Runs `f` over `len` bytes at byte `offset` (`OUT_OF_RANGE` when
@@ -848,9 +830,9 @@ impl Buffer {
     pub fn read_into(&self, offset: usize, out: &mut [u8]) -> Result<()> {
         let range = byte_range(offset as i64, out.len() as i64, self.len)?;
         match &self.storage {
-            // SAFETY: `range` lies within the external length.
-            Storage::External(external) => unsafe { external.bytes.read(range.start, out) },
-            _ => self.with_range(range, |bytes| out.copy_from_slice(bytes)),
+            // SAFETY: `range` lies within the atomic length.
+            Storage::Atomic(atomic) => unsafe { atomic.bytes.read(range.start, out) },
+            Storage::Shared { .. } => self.with_range(range, |bytes| out.copy_from_slice(bytes)),
         }
         Ok(())
     }
@@ -858,21 +840,12 @@ impl Buffer {
     /// Writes `data` at byte `offset` (`PERMISSION_DENIED` when read-only,
     /// `OUT_OF_RANGE` when outside).
     pub fn write_bytes(&self, offset: usize, data: &[u8]) -> Result<()> {
-        match &self.storage {
-            Storage::External(external) if external.writable => {
-                let range = byte_range(offset as i64, data.len() as i64, self.len)?;
-                // SAFETY: `range` lies within the external length; the memory
-                // is writable.
-                unsafe { external.bytes.write(range.start, data) };
-                Ok(())
-            }
-            _ => {
-                let mut bytes = self.write()?;
-                let range = byte_range(offset as i64, data.len() as i64, self.len)?;
-                bytes[range].copy_from_slice(data);
-                Ok(())
-            }
-        }
+        let atomic = self.writable()?;
+        let range = byte_range(offset as i64, data.len() as i64, self.len)?;
+        // SAFETY: `range` lies within the atomic length; the memory is
+        // writable.
+        unsafe { atomic.bytes.write(range.start, data) };
+        Ok(())
     }
 
     /// The whole contents copied into a vector.
@@ -981,62 +954,28 @@ impl Buffer {
         length: i64,
     ) -> Result<()> {
         let source_range = byte_range(source_offset, length, source.len)?;
-        if !target.is_mutable() {
-            return Err(read_only());
-        }
+        let to = target.writable()?;
         let target_range = byte_range(target_offset, length, target.len)?;
-        match (&source.storage, &target.storage) {
-            (Storage::External(from), Storage::External(to)) => {
-                // SAFETY: both ranges were checked against their buffers'
-                // lengths and the target is writable; `copy` handles ranges
-                // that overlap in memory (the same buffer, or two views of
-                // one allocation).
-                unsafe {
-                    AtomicBytes::copy(
-                        &from.bytes,
-                        source_range.start,
-                        &to.bytes,
-                        target_range.start,
-                        source_range.len(),
-                    )
-                };
-                return Ok(());
-            }
-            (Storage::External(from), _) => {
-                let mut dst = target.write()?;
-                // SAFETY: the source range lies within the external length.
-                unsafe { from.bytes.read(source_range.start, &mut dst[target_range]) };
-                return Ok(());
-            }
-            (_, Storage::External(to)) => {
-                source.with_range(source_range, |bytes| {
-                    // SAFETY: the target range lies within the external length
-                    // and the target is writable (checked above).
-                    unsafe { to.bytes.write(target_range.start, bytes) }
-                });
-                return Ok(());
-            }
-            _ => {}
+        match &source.storage {
+            // SAFETY: both ranges were checked against their buffers'
+            // lengths and the target is writable; `copy` handles ranges that
+            // overlap in memory (the same buffer, or two views of one
+            // allocation).
+            Storage::Atomic(from) => unsafe {
+                AtomicBytes::copy(
+                    &from.bytes,
+                    source_range.start,
+                    &to.bytes,
+                    target_range.start,
+                    source_range.len(),
+                )
+            },
+            Storage::Shared { .. } => source.with_range(source_range, |bytes| {
+                // SAFETY: the target range lies within the atomic length and
+                // the target is writable (checked above).
+                unsafe { to.bytes.write(target_range.start, bytes) }
+            }),
         }
-        if std::ptr::eq(source, target) {
-            let mut bytes = target.write()?;
-            bytes.copy_within(source_range, target_range.start);
-            return Ok(());
-        }
-        // Two distinct buffers: lock in address order so that concurrent
-        // copies in opposite directions cannot deadlock.
-        let (src, mut dst) = if (source as *const Buffer) < (target as *const Buffer) {
-            let src = source.read();
-            (src, target.write()?)
-        } else {
-            let dst = target.write()?;
-            (source.read(), dst)
-        };
-        let Some(src) = src else {
-            // Only external storage has no read view; handled above.
-            return Err(read_only());
-        };
-        dst[target_range].copy_from_slice(&src[source_range]);
         Ok(())
     }
 
@@ -1052,27 +991,8 @@ impl Buffer {
     ) -> Result<i32> {
         let lhs_range = byte_range(lhs_offset, length, lhs.len)?;
         let rhs_range = byte_range(rhs_offset, length, rhs.len)?;
-        if lhs.is_external() || rhs.is_external() {
-            let a = lhs.with_range(lhs_range, <[u8]>::to_vec);
-            return Ok(rhs.with_range(rhs_range, |b| a == b) as i32);
-        }
-        if std::ptr::eq(lhs, rhs) {
-            return Ok(
-                lhs.with_range(0..lhs.len, |bytes| bytes[lhs_range] == bytes[rhs_range]) as i32,
-            );
-        }
-        let (a, b) = if (lhs as *const Buffer) < (rhs as *const Buffer) {
-            let a = lhs.read();
-            (a, rhs.read())
-        } else {
-            let b = rhs.read();
-            (lhs.read(), b)
-        };
-        match (a, b) {
-            (Some(a), Some(b)) => Ok((a[lhs_range] == b[rhs_range]) as i32),
-            // Only external storage has no read view; handled above.
-            _ => Ok(0),
-        }
+        let a = lhs.with_range(lhs_range, <[u8]>::to_vec);
+        Ok(rhs.with_range(rhs_range, |b| a == b) as i32)
     }
 
     /// `vm.buffer.hash`: SipHash-2-4 with the key `00 01 02 .. 0f` over the
