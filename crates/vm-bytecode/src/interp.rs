@@ -156,15 +156,9 @@ impl BytecodeInstance {
         results: &mut Vec<Value>,
     ) -> Result<CallStatus> {
         let code = &self.module().functions[function as usize];
-        let i32_base = stack.i32_arena.len();
-        let ref_base = stack.ref_arena.len();
         stack.enter_frame(code.frame_bytes)?;
-        stack
-            .i32_arena
-            .resize(i32_base + code.i32_count as usize, 0);
-        stack
-            .ref_arena
-            .resize_with(ref_base + code.ref_count as usize, || None);
+        let (i32_base, ref_base) =
+            stack.push_registers(code.i32_count as usize, code.ref_count as usize);
         let (mut i32_next, mut ref_next) = (0u32, 0u32);
         for (ty, value) in code.arg_slots.iter().zip(args.iter_mut()) {
             let (_, r) = crate::decode::abi_slot(ty, &mut i32_next, &mut ref_next)?;
@@ -844,14 +838,10 @@ impl BytecodeInstance {
                             };
                             frame.call = call;
                             tri!(stack.enter_frame(callee.frame_bytes));
-                            let i32_base = stack.i32_arena.len();
-                            let ref_base = stack.ref_arena.len();
-                            stack
-                                .i32_arena
-                                .resize(i32_base + callee.i32_count as usize, 0);
-                            stack
-                                .ref_arena
-                                .resize_with(ref_base + callee.ref_count as usize, || None);
+                            let (i32_base, ref_base) = stack.push_registers(
+                                callee.i32_count as usize,
+                                callee.ref_count as usize,
+                            );
                             for m in args.iter() {
                                 move_into_callee(stack, &frame, i32_base, ref_base, m);
                             }

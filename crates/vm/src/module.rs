@@ -209,6 +209,19 @@ impl Stack {
         Ok(())
     }
 
+    /// Appends a frame's registers to the arenas, `i32_count` zeroed i32
+    /// slots and `ref_count` null refs, and returns where they start (the
+    /// i32 base, the ref base). Inlined into the interpreter's call path,
+    /// where `Vec::resize` was an out-of-line call plus a `memset` per frame.
+    #[inline]
+    pub fn push_registers(&mut self, i32_count: usize, ref_count: usize) -> (usize, usize) {
+        let bases = (self.i32_arena.len(), self.ref_arena.len());
+        self.i32_arena.extend(std::iter::repeat_n(0, i32_count));
+        self.ref_arena
+            .extend(std::iter::repeat_with(|| None).take(ref_count));
+        bases
+    }
+
     /// Releases a frame charged by [`Stack::enter_frame`].
     #[inline]
     pub fn leave_frame(&mut self, bytes: usize) {
