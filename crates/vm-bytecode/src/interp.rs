@@ -390,6 +390,21 @@ impl BytecodeInstance {
                             // Buffer elements in bounds stay inline; null or
                             // other refs, bad offsets and read-only stores take
                             // the slow path for their error.
+                            // One arm per element width, so the width is
+                            // matched with the op instead of by a second
+                            // jump table inside one arm.
+                            Op::BufferLoad { elem: BufElem::I32 | BufElem::F32, buf, offset, r }
+                                if let Some(b) = hot_buffer(refs, buf)
+                                    && buffer_load_fast(b, BufElem::I32, regs, offset, r) => {}
+                            Op::BufferStore { elem: BufElem::I32 | BufElem::F32, buf, offset, v }
+                                if let Some(b) = hot_buffer(refs, buf)
+                                    && buffer_store_fast(b, BufElem::I32, regs, offset, v) => {}
+                            Op::BufferLoad { elem: BufElem::I64 | BufElem::F64, buf, offset, r }
+                                if let Some(b) = hot_buffer(refs, buf)
+                                    && buffer_load_fast(b, BufElem::I64, regs, offset, r) => {}
+                            Op::BufferStore { elem: BufElem::I64 | BufElem::F64, buf, offset, v }
+                                if let Some(b) = hot_buffer(refs, buf)
+                                    && buffer_store_fast(b, BufElem::I64, regs, offset, v) => {}
                             Op::BufferLoad { elem, buf, offset, r }
                                 if let Some(b) = hot_buffer(refs, buf)
                                     && buffer_load_fast(b, elem, regs, offset, r) => {}
