@@ -210,6 +210,9 @@ impl fmt::Debug for Buffer {
     }
 }
 
+/// Bytes per side compared at a time by [`Buffer::compare`].
+const COMPARE_CHUNK: usize = 1024;
+
 /// Bytes per write when filling atomic storage (a multiple of every
 /// element width).
 const FILL_CHUNK: usize = 256;
@@ -991,8 +994,31 @@ impl Buffer {
     ) -> Result<i32> {
         let lhs_range = byte_range(lhs_offset, length, lhs.len)?;
         let rhs_range = byte_range(rhs_offset, length, rhs.len)?;
-        let a = lhs.with_range(lhs_range, <[u8]>::to_vec);
-        Ok(rhs.with_range(rhs_range, |b| a == b) as i32)
+        // A chunk of each side at a time, stopping at the first difference.
+        let (mut a, mut b) = ([0u8; COMPARE_CHUNK], [0u8; COMPARE_CHUNK]);
+        let mut done = 0;
+        while done < lhs_range.len() {
+            let n = (lhs_range.len() - done).min(COMPARE_CHUNK);
+            lhs.read_chunk(lhs_range.start + done, &mut a[..n]);
+            rhs.read_chunk(rhs_range.start + done, &mut b[..n]);
+            if a[..n] != b[..n] {
+                return Ok(0);
+            }
+            done += n;
+        }
+        Ok(1)
+    }
+
+    /// Copies `out.len()` bytes at byte `start` into `out`; the range lies
+    /// within `self.len` (checked by the caller).
+    fn read_chunk(&self, start: usize, out: &mut [u8]) {
+        match &self.storage {
+            // SAFETY: the range lies within the atomic length (caller).
+            Storage::Atomic(atomic) => unsafe { atomic.bytes.read(start, out) },
+            Storage::Shared { bytes, range } => {
+                out.copy_from_slice(&bytes.bytes()[range.clone()][start..start + out.len()])
+            }
+        }
     }
 
     /// `vm.buffer.hash`: SipHash-2-4 with the key `00 01 02 .. 0f` over the
