@@ -59,4 +59,36 @@ vm.module @fused {
   ^exit:
     vm.return %i, %acc : i32, i32
   }
+
+  // Word loads at an add's sum (`i + base`, and `i + k + base`): the sum
+  // of the loaded i32s over i < n, then the last sum. Offsets past the end
+  // fail on the load itself, after the add's result is written.
+  vm.export @indexed_loads
+  vm.func @indexed_loads(%n: i64, %k: i64, %base: i64) -> (i32, i64) {
+    %c0 = vm.const.i64 0
+    %c1 = vm.const.i64 1
+    %z = vm.const.i32 0
+    %len = vm.const.i64 64
+    %align = vm.const.i32 16
+    %buf = vm.buffer.alloc %len, %align : !vm.buffer
+    %fill = vm.const.i32 3
+    %c16 = vm.const.i64 16
+    vm.buffer.fill.i32 %buf, %c0, %c16, %fill : i32 -> !vm.buffer
+    vm.br ^header(%c0, %z, %c0 : i64, i32, i64)
+  ^header(%i: i64, %acc: i32, %last: i64):
+    %more = vm.cmp.lt.i64.s %i, %n : i64
+    vm.cond_br %more, ^body, ^exit
+  ^body:
+    %s = vm.add.i64 %i, %base : i64
+    %x = vm.buffer.load.i32 %buf[%s] : !vm.buffer -> i32
+    %t = vm.add.i64 %i, %k : i64
+    %u = vm.add.i64 %t, %base : i64
+    %y = vm.buffer.load.i32 %buf[%u] : !vm.buffer -> i32
+    %xy = vm.add.i32 %x, %y : i32
+    %acc2 = vm.add.i32 %acc, %xy : i32
+    %next = vm.add.i64 %i, %c1 : i64
+    vm.br ^header(%next, %acc2, %u : i64, i32, i64)
+  ^exit:
+    vm.return %acc, %last : i32, i64
+  }
 }

@@ -763,6 +763,7 @@ fn decode_inner(m: &ModuleView<'_>, file: &[u8], ordinal: usize) -> Result<Funct
     thread_jumps_into_tests(&mut ops);
     fuse_loop_latches(&mut ops, &blocks);
     fuse_add_chains(&mut ops, &blocks);
+    fuse_indexed_loads(&mut ops, &blocks);
     // Header + 16-byte aligned register banks, as upstream charges frames.
     let frame_bytes =
         FRAME_HEADER_BYTES + align16(i32_count as usize * 4) + align16(ref_count as usize * 16);
@@ -794,7 +795,22 @@ fn starts_block(blocks: &[(u32, u32)], index: usize) -> bool {
 macro_rules! define_fusions {
     (()
      compare_branches { $( $cmp:ident => $fused:ident ($w:ident) $(latch $add:ident => $latch:ident)? ; )* }
-     add_chains { $( $add2:ident => $chain:ident ($w2:ident) ; )* }) => {
+     add_chains { $( $add2:ident => $chain:ident ($w2:ident) ; )* }
+     indexed_loads { $add3:ident => $load3:ident ; $chain4:ident => $load4:ident ; }) => {
+        /// The indexed load for an add (or fused add chain) `sum` and the
+        /// op after it (after the chain's absorbed add), `load`, when that
+        /// is a word `buffer.load` at element `r`, the sum.
+        fn indexed_load(sum: Op, load: Op) -> Option<Op> {
+            let Op::BufferLoad { elem: BufElem::I32 | BufElem::F32, buf, offset, r: dst } = load else {
+                return None;
+            };
+            match sum {
+                Op::$add3 { a, b, r } if offset == r => Some(Op::$load3 { a, b, r, buf, dst }),
+                Op::$chain4 { a, b, c, r } if offset == r => Some(Op::$load4 { a, b, c, r, buf, dst }),
+                _ => None,
+            }
+        }
+
         /// The compare-branch for compare `op` followed by `cond_br cond, t, f`,
         /// if `op` is a compare of [`for_each_fused_op!`](crate::isa) that
         /// writes `cond`.
@@ -903,6 +919,29 @@ fn fuse_add_chains(ops: &mut [Op], blocks: &[(u32, u32)]) {
                 i += 2;
             }
             _ => i += 1,
+        }
+    }
+}
+
+/// Fuses an i64 add, or a fused add chain, with the word `buffer.load`
+/// that reads at the sum (see `indexed_loads` in
+/// [`for_each_fused_op!`](crate::isa)), unless a block starts at the load.
+/// Runs after [`fuse_add_chains`]. The load stays in place: the fused op
+/// steps over it, or falls through to it when its fast path misses.
+fn fuse_indexed_loads(ops: &mut [Op], blocks: &[(u32, u32)]) {
+    for i in 0..ops.len() {
+        let skip = if matches!(ops[i], Op::AddAddI64 { .. }) {
+            2
+        } else {
+            1
+        };
+        let Some(&load) = ops.get(i + skip) else {
+            continue;
+        };
+        if let Some(fused) = indexed_load(ops[i], load) {
+            if !starts_block(blocks, i + skip) {
+                ops[i] = fused;
+            }
         }
     }
 }
@@ -1202,6 +1241,64 @@ mod tests {
         fuse_add_chains(&mut ops, &blocks);
         assert!(matches!(ops[0], Op::AddI64 { .. }));
         assert!(matches!(ops[1], Op::CmpBrLtSI64 { .. }));
+    }
+
+    /// An i64 add or fused add chain whose sum is the offset of the word
+    /// load right after it fuses; a load at another offset, of another
+    /// width, or starting a block does not.
+    #[test]
+    fn adds_fuse_with_the_word_load_at_their_sum() {
+        let load = |elem, offset| Op::BufferLoad {
+            elem,
+            buf: RefReg::new(0, false),
+            offset,
+            r: 9,
+        };
+        let mut ops = vec![
+            Op::AddI64 { a: 2, b: 4, r: 6 },
+            load(BufElem::F32, 6),
+            Op::AddI64 { a: 2, b: 4, r: 6 },
+            Op::AddI64 { a: 6, b: 8, r: 6 },
+            load(BufElem::I32, 6),
+            Op::AddI64 { a: 2, b: 4, r: 6 },
+            load(BufElem::I32, 8),
+            Op::AddI64 { a: 2, b: 4, r: 6 },
+            load(BufElem::I64, 6),
+            Op::Br { target: 0 },
+        ];
+        let blocks = [(0, 0)];
+        fuse_add_chains(&mut ops, &blocks);
+        fuse_indexed_loads(&mut ops, &blocks);
+        assert!(matches!(
+            ops[0],
+            Op::AddLoadWordI64 {
+                a: 2,
+                b: 4,
+                r: 6,
+                dst: 9,
+                ..
+            }
+        ));
+        assert!(matches!(
+            ops[2],
+            Op::AddAddLoadWordI64 {
+                a: 2,
+                b: 4,
+                c: 8,
+                r: 6,
+                dst: 9,
+                ..
+            }
+        ));
+        assert!(matches!(ops[5], Op::AddI64 { .. }));
+        assert!(matches!(ops[7], Op::AddI64 { .. }));
+        let mut ops = vec![
+            Op::AddI64 { a: 2, b: 4, r: 6 },
+            load(BufElem::F32, 6),
+            Op::Br { target: 0 },
+        ];
+        fuse_indexed_loads(&mut ops, &[(0, 0), (10, 1)]);
+        assert!(matches!(ops[0], Op::AddI64 { .. }));
     }
 
     /// `r = a + b; r = r + c` (either operand order) fuses; a chain of three

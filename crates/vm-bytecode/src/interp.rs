@@ -114,9 +114,10 @@ macro_rules! dispatch_alu {
 /// `$ip` and `$base` are the dispatch loop's instruction pointer and the
 /// function's first op.
 macro_rules! dispatch_fused {
-    (($op:expr, $regs:ident, $fail:ident, $ip:ident, $base:ident, { $($arms:tt)* })
+    (($op:expr, $regs:ident, $refs:ident, $fail:ident, $ip:ident, $base:ident, { $($arms:tt)* })
      compare_branches { $( $cmp:ident => $fused:ident ($w:ident) $(latch $add:ident => $latch:ident)? ; )* }
-     add_chains { $( $add2:ident => $chain:ident ($w2:ident) ; )* }) => {
+     add_chains { $( $add2:ident => $chain:ident ($w2:ident) ; )* }
+     indexed_loads { $add3:ident => $load3:ident ; $chain4:ident => $load4:ident ; }) => {
         crate::isa::for_each_alu_op!(dispatch_alu! { $op, $regs, $fail, {
             $( Op::$fused { a, b, r, t, f } => {
                 let taken = crate::isa::eval::$cmp(alu_read!($w, $regs, a), alu_read!($w, $regs, b)) != 0;
@@ -140,6 +141,32 @@ macro_rules! dispatch_fused {
                 alu_write!($w2, $regs, r, sum);
                 $ip = $ip.add(1);
             } )*
+            // The add, then the load's fast path and past the load; on a
+            // miss the load runs next as itself (the add's result is
+            // already written, as two ops leave it).
+            Op::$load3 { a, b, r, buf, dst } => {
+                let sum = crate::isa::eval::$add3(alu_read!(I64, $regs, a), alu_read!(I64, $regs, b));
+                alu_write!(I64, $regs, r, sum);
+                if let Some(buffer) = hot_buffer($refs, buf) {
+                    if buffer_load_fast(buffer, BufElem::I32, $regs, r, dst) {
+                        $ip = $ip.add(1);
+                    }
+                }
+            }
+            // The same after a fused add chain, which also steps over its
+            // absorbed add.
+            Op::$load4 { a, b, c, r, buf, dst } => {
+                let sum = crate::isa::eval::AddI64(alu_read!(I64, $regs, a), alu_read!(I64, $regs, b));
+                alu_write!(I64, $regs, r, sum);
+                let sum = crate::isa::eval::AddI64(sum, alu_read!(I64, $regs, c));
+                alu_write!(I64, $regs, r, sum);
+                $ip = $ip.add(1);
+                if let Some(buffer) = hot_buffer($refs, buf) {
+                    if buffer_load_fast(buffer, BufElem::I32, $regs, r, dst) {
+                        $ip = $ip.add(1);
+                    }
+                }
+            }
             $($arms)*
         }})
     };
@@ -302,8 +329,8 @@ impl BytecodeInstance {
             // terminator, so `ip` stays inside `code.ops` and register
             // accesses stay inside the frame's `i32_count` registers, which
             // the arena holds from `frame.i32_base`. A fused add chain steps
-            // over its absorbed add, which is never the last op (that is a
-            // terminator). The slow path returns
+            // over its absorbed add, and an indexed load over its load,
+            // neither of which is the last op (that is a terminator). The slow path returns
             // `Flow::Reload` whenever the arena or frame may have changed,
             // and this loop then re-derives `base`, `ip` and `regs`.
             unsafe {
@@ -325,7 +352,7 @@ impl BytecodeInstance {
                     );
                     ip = ip.add(1);
                     crate::isa::for_each_fused_op!(
-                        dispatch_fused! { *op, regs, fail_op, ip, base, {
+                        dispatch_fused! { *op, regs, refs, fail_op, ip, base, {
                             Op::GlobalLoadI32 { offset, r } => {
                                 w32(regs, r, self.global_bytes().load(offset as usize, 4) as u32)
                             }

@@ -221,7 +221,12 @@ pub(crate) use for_each_alu_op;
 /// loop latch: `Add` of the same width right before `Fused`, whose sum it
 /// tests, runs as `Latch` (both results written; its branch targets are
 /// below 2^16). `add_chains` rows, `Add => Fused (Width)`: `r = a + b`
-/// then `r = r + c` (or `c + r`).
+/// then `r = r + c` (or `c + r`). `indexed_loads` rows, `Add => Fused`:
+/// an i64 `add` (or a fused add chain) whose sum is the element offset of
+/// the word-sized (`i32`/`f32`) `buffer.load` right after it: the address
+/// computation before most loads of compiled kernels. The fused op runs the
+/// add, then the load's in-bounds fast path, and steps over the load; when
+/// that misses, the load runs as itself next, for its error.
 ///
 /// The decoder's fusion passes and the `Op` variants (`decode.rs`,
 /// `op.rs`) and the interpreter arms (`interp.rs`) follow from this table.
@@ -242,6 +247,10 @@ macro_rules! for_each_fused_op {
             add_chains {
                 AddI32 => AddAddI32 (I32);
                 AddI64 => AddAddI64 (I64);
+            }
+            indexed_loads {
+                AddI64 => AddLoadWordI64;
+                AddAddI64 => AddAddLoadWordI64;
             }
         }
     };

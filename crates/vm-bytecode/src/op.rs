@@ -96,7 +96,8 @@ macro_rules! define_op {
 macro_rules! define_op_with_fused {
     (($($special:tt)*)
      compare_branches { $( $cmp:ident => $fused:ident ($w:ident) $(latch $add:ident => $latch:ident)? ; )* }
-     add_chains { $( $add2:ident => $chain:ident ($w2:ident) ; )* }) => {
+     add_chains { $( $add2:ident => $chain:ident ($w2:ident) ; )* }
+     indexed_loads { $add3:ident => $load3:ident ; $chain4:ident => $load4:ident ; }) => {
         crate::isa::for_each_alu_op!(define_op! {
             $(
                 #[doc = concat!("[`Op::", stringify!($cmp), "`] and the `cond_br` testing its result ",
@@ -113,6 +114,12 @@ macro_rules! define_op_with_fused {
                                 "(r, c)` (`c` read after the first write): a three-term address sum.")]
                 $chain { a: Reg, b: Reg, c: Reg, r: Reg },
             )*
+            #[doc = concat!("[`Op::", stringify!($add3), "`] then a word `buffer.load` of `buf` at ",
+                            "element `r` into `dst`.")]
+            $load3 { a: Reg, b: Reg, r: Reg, buf: RefReg, dst: Reg },
+            #[doc = concat!("[`Op::", stringify!($chain4), "`] then a word `buffer.load` of `buf` at ",
+                            "element `r` into `dst`.")]
+            $load4 { a: Reg, b: Reg, c: Reg, r: Reg, buf: RefReg, dst: Reg },
             $($special)*
         });
     };
