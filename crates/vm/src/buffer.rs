@@ -471,22 +471,25 @@ impl Buffer {
     /// Every access to the bytes goes through relaxed atomics, so the buffer
     /// may be shared with other threads, and other parties may access the
     /// same bytes atomically at the same time (several workers running
-    /// kernels over one binding). Accesses are made of single-byte atomic
-    /// operations (see `atomic_bytes.rs` for why), so an element that another
-    /// thread writes concurrently may be observed torn.
+    /// kernels over one binding). Accesses are made of atomic operations on
+    /// the aligned 4-byte words holding the bytes (see `atomic_bytes.rs` for
+    /// why), and an element that another thread writes concurrently may be
+    /// observed torn.
     ///
     /// # Safety
     ///
     /// From this call until the returned buffer (and every [`Ref`] to it) is
     /// dropped:
     ///
-    /// * `ptr` must be valid for reads and writes of `len` bytes, also when
-    ///   `writable` is false (atomic loads need a pointer that permits
-    ///   writes; `writable` only keeps the VM from storing), and may be
-    ///   dangling or null when `len` is 0;
-    /// * no access to these bytes that is not atomic may happen concurrently
-    ///   with an access through the buffer (non-atomic Rust references to
-    ///   the bytes, for instance, must not exist while the buffer is used).
+    /// * the aligned 4-byte words overlapping `ptr..ptr + len` (not only
+    ///   the range itself) must be valid for reads and writes and lie in
+    ///   one allocation with it, also when `writable` is false (atomic loads
+    ///   need a pointer that permits writes; `writable` only keeps the VM
+    ///   from storing); `ptr` may be dangling or null when `len` is 0;
+    /// * no access to those words that is not atomic may happen
+    ///   concurrently with an access through the buffer (non-atomic Rust
+    ///   references to the bytes, for instance, must not exist while the
+    ///   buffer is used).
     ///
     /// `owner` is dropped with the buffer; use it to tie the memory's
     /// lifetime to the buffer where that is possible.
