@@ -346,6 +346,13 @@ impl BytecodeInstance {
                 }
                 loop {
                     let op: &Op = &*ip;
+                    // The tag's range, stated: LLVM then loads the tag
+                    // straight from `ip`, ahead of the increment, instead of
+                    // from a copy of it. Measured 3-12% on the opbench ALU
+                    // loops, 1-2.5% on VMVX programs, in two code layouts.
+                    // SAFETY: every `Op` value carries one of its tags,
+                    // which are below `TAG_COUNT` (see `Op::tag`).
+                    std::hint::assert_unchecked(usize::from(op.tag()) < Op::TAG_COUNT);
                     #[cfg(feature = "opcode-coverage")]
                     crate::coverage::record(
                         *code.op_codes.get_unchecked(ip.offset_from(base) as usize),

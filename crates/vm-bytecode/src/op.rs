@@ -71,7 +71,8 @@ pub enum ListElem {
 }
 
 macro_rules! define_op {
-    (($($special:tt)*) $( $set:ident $code:literal $mnemonic:literal $name:ident
+    (($( $(#[$special_meta:meta])* $special:ident { $($special_fields:tt)* } ),* $(,)?)
+     $( $set:ident $code:literal $mnemonic:literal $name:ident
            ( $($arg:ident : $arg_ty:ident),* ) -> $result_ty:ident = $kind:ident $sem:expr ; )*) => {
         /// One decoded instruction. Register fields are frame-relative ordinals that
         /// the verifier checked against the frame's register counts; `u32` fields
@@ -79,16 +80,40 @@ macro_rules! define_op {
         ///
         /// Field names follow one convention: `a`, `b`, `c` are operands, `r` the
         /// result, `v` a stored value, and `ty` a type-table ordinal.
+        ///
+        /// `repr(u8)` makes the first byte the variant's tag, numbered from 0
+        /// in declaration order, so the dispatch loop can tell the optimizer
+        /// the tag's range ([`Op::tag`], [`Op::TAG_COUNT`]).
         #[derive(Clone, Copy, Debug)]
+        #[repr(u8)]
         #[allow(missing_docs, reason = "operand fields follow the convention above")]
         pub enum Op {
             $(
                 #[doc = concat!("`vm.", $mnemonic, "`")]
                 $name { $($arg: Reg,)* r: Reg },
             )*
-            $($special)*
+            $( $(#[$special_meta])* $special { $($special_fields)* }, )*
+        }
+
+        impl Op {
+            /// How many variants `Op` has: every tag is below this.
+            pub const TAG_COUNT: usize = {
+                let count = [$(stringify!($name),)* $(stringify!($special),)*].len();
+                assert!(count <= 256, "Op tags are one byte");
+                count
+            };
         }
     };
+}
+
+impl Op {
+    /// The variant's tag: its declaration index, below [`Op::TAG_COUNT`].
+    #[inline(always)]
+    pub fn tag(&self) -> u8 {
+        // SAFETY: `Op` is `repr(u8)`, whose layout starts every variant
+        // with its `u8` discriminant; implicit discriminants count from 0.
+        unsafe { *std::ptr::from_ref(self).cast::<u8>() }
+    }
 }
 
 /// Adds the superinstructions of [`for_each_fused_op!`](crate::isa) to the
@@ -316,20 +341,21 @@ crate::isa::for_each_fused_op!(define_op_with_fused! {
     Trace { list: u32 },
     /// `cond_break`: a branch, as breakpoints are ignored.
     CondBreak { cond: Reg, branch: u32 },
-    /// Unconditional branch with no register remapping. (Kept as the last
-    /// variant: with hot ops at both ends of the tag range the dispatch jump
-    /// table covers every tag and needs no range check.)
+    /// Unconditional branch with no register remapping.
     Br { target: u32 },
 });
 
+// The interpreter's ops stay 16 bytes: four to a cache line.
+const _: () = assert!(std::mem::size_of::<Op>() == 16);
+
 #[cfg(test)]
 mod tests {
+    use super::Op;
+
     #[test]
-    fn op_stays_small() {
-        assert!(
-            std::mem::size_of::<super::Op>() <= 16,
-            "Op is {} bytes",
-            std::mem::size_of::<super::Op>()
-        );
+    fn tags_count_variants_in_declaration_order() {
+        // The first ALU row and the last hand-written variant bound the range.
+        assert_eq!(Op::AddI32 { a: 0, b: 0, r: 0 }.tag(), 0);
+        assert_eq!(usize::from(Op::Br { target: 0 }.tag()), Op::TAG_COUNT - 1);
     }
 }
