@@ -220,7 +220,9 @@ pub(crate) use for_each_alu_op;
 /// `Fused` (which still writes the result). `latch Add => Latch` adds a
 /// loop latch: `Add` of the same width right before `Fused`, whose sum it
 /// tests, runs as `Latch` (both results written; its branch targets are
-/// below 2^16). `add_chains` rows, `Add => Fused (Width)`: `r = a + b`
+/// below 2^16). Latch compares (`ne`, `lt`) are true while a counted loop
+/// goes on, so the interpreter lays out the false (exit) arm as the cold
+/// one. `add_chains` rows, `Add => Fused (Width)`: `r = a + b`
 /// then `r = r + c` (or `c + r`). `indexed_loads` rows, `Add => Fused`:
 /// an i64 `add` (or a fused add chain) whose sum is the element offset of
 /// the word-sized (`i32`/`f32`) `buffer.load` right after it: the address
