@@ -796,17 +796,22 @@ macro_rules! define_fusions {
     (()
      compare_branches { $( $cmp:ident => $fused:ident ($w:ident) $(latch $add:ident => $latch:ident)? ; )* }
      add_chains { $( $add2:ident => $chain:ident ($w2:ident) ; )* }
-     indexed_loads { $add3:ident => $load3:ident ; $chain4:ident => $load4:ident ; }) => {
-        /// The indexed load for an add (or fused add chain) `sum` and the
-        /// op after it (after the chain's absorbed add), `load`, when that
-        /// is a word `buffer.load` at element `r`, the sum.
-        fn indexed_load(sum: Op, load: Op) -> Option<Op> {
-            let Op::BufferLoad { elem: BufElem::I32 | BufElem::F32, buf, offset, r: dst } = load else {
-                return None;
+     indexed_loads { $add3:ident => $load3:ident ($w3:ident) ; chain $chain4:ident ($add4:ident) => $load4:ident ($w4:ident) ; }) => {
+        /// The indexed load for the add (or fused add chain) at `ops[i]`
+        /// and the index of the load it absorbs: the op after it (after the
+        /// chain's absorbed add), when that is a word `buffer.load` at
+        /// element `r`, the sum.
+        fn indexed_load(ops: &[Op], i: usize) -> Option<(Op, usize)> {
+            let word_load_at = |at: usize, sum: Reg| match ops.get(at) {
+                Some(&Op::BufferLoad { elem: BufElem::I32 | BufElem::F32, buf, offset, r })
+                    if offset == sum => Some((buf, r)),
+                _ => None,
             };
-            match sum {
-                Op::$add3 { a, b, r } if offset == r => Some(Op::$load3 { a, b, r, buf, dst }),
-                Op::$chain4 { a, b, c, r } if offset == r => Some(Op::$load4 { a, b, c, r, buf, dst }),
+            match ops[i] {
+                Op::$add3 { a, b, r } => word_load_at(i + 1, r)
+                    .map(|(buf, dst)| (Op::$load3 { a, b, r, buf, dst }, i + 1)),
+                Op::$chain4 { a, b, c, r } => word_load_at(i + 2, r)
+                    .map(|(buf, dst)| (Op::$load4 { a, b, c, r, buf, dst }, i + 2)),
                 _ => None,
             }
         }
@@ -930,16 +935,8 @@ fn fuse_add_chains(ops: &mut [Op], blocks: &[(u32, u32)]) {
 /// steps over it, or falls through to it when its fast path misses.
 fn fuse_indexed_loads(ops: &mut [Op], blocks: &[(u32, u32)]) {
     for i in 0..ops.len() {
-        let skip = if matches!(ops[i], Op::AddAddI64 { .. }) {
-            2
-        } else {
-            1
-        };
-        let Some(&load) = ops.get(i + skip) else {
-            continue;
-        };
-        if let Some(fused) = indexed_load(ops[i], load) {
-            if !starts_block(blocks, i + skip) {
+        if let Some((fused, load)) = indexed_load(ops, i) {
+            if !starts_block(blocks, load) {
                 ops[i] = fused;
             }
         }

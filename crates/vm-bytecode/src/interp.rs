@@ -107,6 +107,17 @@ macro_rules! dispatch_alu {
     };
 }
 
+/// A fused add chain: `r = a + b`, then `r = r + c` with `c` read after the
+/// first write (so `c == r` adds the sum to itself, as two adds do).
+macro_rules! add_chain {
+    ($add:ident, $w:ident, $regs:ident, $a:ident, $b:ident, $c:ident, $r:ident) => {
+        let sum = crate::isa::eval::$add(alu_read!($w, $regs, $a), alu_read!($w, $regs, $b));
+        alu_write!($w, $regs, $r, sum);
+        let sum = crate::isa::eval::$add(sum, alu_read!($w, $regs, $c));
+        alu_write!($w, $regs, $r, sum);
+    };
+}
+
 /// The dispatch loop's `match` with the superinstructions of
 /// [`for_each_fused_op!`](crate::isa): one generated arm per fused op,
 /// computing with the [`eval`](crate::isa::eval) functions of the rows it
@@ -117,7 +128,7 @@ macro_rules! dispatch_fused {
     (($op:expr, $regs:ident, $refs:ident, $fail:ident, $ip:ident, $base:ident, { $($arms:tt)* })
      compare_branches { $( $cmp:ident => $fused:ident ($w:ident) $(latch $add:ident => $latch:ident)? ; )* }
      add_chains { $( $add2:ident => $chain:ident ($w2:ident) ; )* }
-     indexed_loads { $add3:ident => $load3:ident ; $chain4:ident => $load4:ident ; }) => {
+     indexed_loads { $add3:ident => $load3:ident ($w3:ident) ; chain $chain4:ident ($add4:ident) => $load4:ident ($w4:ident) ; }) => {
         crate::isa::for_each_alu_op!(dispatch_alu! { $op, $regs, $fail, {
             $( Op::$fused { a, b, r, t, f } => {
                 let taken = crate::isa::eval::$cmp(alu_read!($w, $regs, a), alu_read!($w, $regs, b)) != 0;
@@ -139,40 +150,31 @@ macro_rules! dispatch_fused {
                     $ip = $base.add(usize::from(f));
                 }
             } )?)*
-            // Sequential: `c` is read after the first write, so `c == r`
-            // adds the sum to itself, as two adds do. Then past the
-            // absorbed second add, which is never the function's last op.
+            // The chain, then past the absorbed second add, which is never
+            // the function's last op.
             $( Op::$chain { a, b, c, r } => {
-                let sum = crate::isa::eval::$add2(alu_read!($w2, $regs, a), alu_read!($w2, $regs, b));
-                alu_write!($w2, $regs, r, sum);
-                let sum = crate::isa::eval::$add2(sum, alu_read!($w2, $regs, c));
-                alu_write!($w2, $regs, r, sum);
+                add_chain!($add2, $w2, $regs, a, b, c, r);
                 $ip = $ip.add(1);
             } )*
             // The add, then the load's fast path and past the load; on a
             // miss the load runs next as itself (the add's result is
             // already written, as two ops leave it).
             Op::$load3 { a, b, r, buf, dst } => {
-                let sum = crate::isa::eval::$add3(alu_read!(I64, $regs, a), alu_read!(I64, $regs, b));
-                alu_write!(I64, $regs, r, sum);
-                if let Some(buffer) = hot_buffer($refs, buf) {
-                    if buffer_load_fast(buffer, BufElem::I32, $regs, r, dst) {
-                        $ip = $ip.add(1);
-                    }
+                let sum = crate::isa::eval::$add3(alu_read!($w3, $regs, a), alu_read!($w3, $regs, b));
+                alu_write!($w3, $regs, r, sum);
+                if hot_load($refs, $regs, BufElem::I32, buf, r, dst) {
+                    $ip = $ip.add(1);
                 }
             }
-            // The same after a fused add chain, which also steps over its
-            // absorbed add.
+            // The same after a fused add chain, stepping over its absorbed
+            // add too.
             Op::$load4 { a, b, c, r, buf, dst } => {
-                let sum = crate::isa::eval::AddI64(alu_read!(I64, $regs, a), alu_read!(I64, $regs, b));
-                alu_write!(I64, $regs, r, sum);
-                let sum = crate::isa::eval::AddI64(sum, alu_read!(I64, $regs, c));
-                alu_write!(I64, $regs, r, sum);
+                add_chain!($add4, $w4, $regs, a, b, c, r);
+                // Past the absorbed add, then (a branch, not a select: the
+                // next dispatch should not wait for the load) past the load.
                 $ip = $ip.add(1);
-                if let Some(buffer) = hot_buffer($refs, buf) {
-                    if buffer_load_fast(buffer, BufElem::I32, $regs, r, dst) {
-                        $ip = $ip.add(1);
-                    }
+                if hot_load($refs, $regs, BufElem::I32, buf, r, dst) {
+                    $ip = $ip.add(1);
                 }
             }
             $($arms)*
@@ -1127,6 +1129,22 @@ unsafe fn hot_buffer<'a>(refs: *mut Option<Ref>, r: RefReg) -> Option<&'a Buffer
             .as_ref()
             .and_then(|v| v.downcast::<Buffer>())
     }
+}
+
+/// `buffer.load.*` from the buffer in ref register `buf` without errors:
+/// `false` (nothing written) when the register holds no `vm.buffer` or the
+/// element is out of bounds.
+#[inline(always)]
+unsafe fn hot_load(
+    refs: *mut Option<Ref>,
+    regs: *mut u32,
+    elem: BufElem,
+    buf: RefReg,
+    offset: Reg,
+    r: Reg,
+) -> bool {
+    // SAFETY: register accesses as in `hot_buffer` and `buffer_load_fast`.
+    unsafe { hot_buffer(refs, buf).is_some_and(|b| buffer_load_fast(b, elem, regs, offset, r)) }
 }
 
 /// `buffer.load.*` without errors: `false` (nothing written) when the

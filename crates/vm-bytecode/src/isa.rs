@@ -223,8 +223,10 @@ pub(crate) use for_each_alu_op;
 /// below 2^16). Latch compares (`ne`, `lt`) are true while a counted loop
 /// goes on, so the interpreter lays out the false (exit) arm as the cold
 /// one. `add_chains` rows, `Add => Fused (Width)`: `r = a + b`
-/// then `r = r + c` (or `c + r`). `indexed_loads` rows, `Add => Fused`:
-/// an i64 `add` (or a fused add chain) whose sum is the element offset of
+/// then `r = r + c` (or `c + r`). `indexed_loads` rows, `Add => Fused
+/// (Width)` and `chain Chain (Add) => Fused (Width)` (a row of
+/// `add_chains` and its add): an i64 `add` (or a fused add chain) whose
+/// sum is the element offset of
 /// the word-sized (`i32`/`f32`) `buffer.load` right after it: the address
 /// computation before most loads of compiled kernels. The fused op runs the
 /// add, then the load's in-bounds fast path, and steps over the load; when
@@ -251,8 +253,8 @@ macro_rules! for_each_fused_op {
                 AddI64 => AddAddI64 (I64);
             }
             indexed_loads {
-                AddI64 => AddLoadWordI64;
-                AddAddI64 => AddAddLoadWordI64;
+                AddI64 => AddLoadWordI64 (I64);
+                chain AddAddI64 (AddI64) => AddAddLoadWordI64 (I64);
             }
         }
     };

@@ -122,7 +122,7 @@ macro_rules! define_op_with_fused {
     (($($special:tt)*)
      compare_branches { $( $cmp:ident => $fused:ident ($w:ident) $(latch $add:ident => $latch:ident)? ; )* }
      add_chains { $( $add2:ident => $chain:ident ($w2:ident) ; )* }
-     indexed_loads { $add3:ident => $load3:ident ; $chain4:ident => $load4:ident ; }) => {
+     indexed_loads { $add3:ident => $load3:ident ($w3:ident) ; chain $chain4:ident ($add4:ident) => $load4:ident ($w4:ident) ; }) => {
         crate::isa::for_each_alu_op!(define_op! {
             $(
                 #[doc = concat!("[`Op::", stringify!($cmp), "`] and the `cond_br` testing its result ",

@@ -1002,26 +1002,14 @@ impl Buffer {
         let mut done = 0;
         while done < lhs_range.len() {
             let n = (lhs_range.len() - done).min(COMPARE_CHUNK);
-            lhs.read_chunk(lhs_range.start + done, &mut a[..n]);
-            rhs.read_chunk(rhs_range.start + done, &mut b[..n]);
+            lhs.read_into(lhs_range.start + done, &mut a[..n])?;
+            rhs.read_into(rhs_range.start + done, &mut b[..n])?;
             if a[..n] != b[..n] {
                 return Ok(0);
             }
             done += n;
         }
         Ok(1)
-    }
-
-    /// Copies `out.len()` bytes at byte `start` into `out`; the range lies
-    /// within `self.len` (checked by the caller).
-    fn read_chunk(&self, start: usize, out: &mut [u8]) {
-        match &self.storage {
-            // SAFETY: the range lies within the atomic length (caller).
-            Storage::Atomic(atomic) => unsafe { atomic.bytes.read(start, out) },
-            Storage::Shared { bytes, range } => {
-                out.copy_from_slice(&bytes.bytes()[range.clone()][start..start + out.len()])
-            }
-        }
     }
 
     /// `vm.buffer.hash`: SipHash-2-4 with the key `00 01 02 .. 0f` over the
