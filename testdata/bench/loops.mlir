@@ -59,4 +59,48 @@ vm.module @loops {
   ^exit(%r: i32):
     vm.return %r : i32
   }
+  // A loop whose back edge passes a block argument the register allocator
+  // could not coalesce, so the branch copies a register every trip.
+  vm.export @remap_loop
+  vm.func @remap_loop(%n: i32) -> i32 {
+    %c0 = vm.const.i32 0
+    %c1 = vm.const.i32 1
+    %c3 = vm.const.i32 3
+    vm.br ^loop(%n, %c0 : i32, i32)
+  ^loop(%i: i32, %acc: i32):
+    %m = vm.mul.i32 %i, %c3 : i32
+    %acc2 = vm.xor.i32 %acc, %m : i32
+    %next = vm.sub.i32 %i, %c1 : i32
+    %more = vm.cmp.ne.i32 %next, %c0 : i32
+    vm.cond_br %more, ^loop(%next, %acc2 : i32, i32), ^exit(%acc2 : i32)
+  ^exit(%r: i32):
+    vm.return %r : i32
+  }
+
+  // An if/else in the loop body: a data-dependent cond_br and two forward
+  // branches to the join every trip.
+  vm.export @branch_loop
+  vm.func @branch_loop(%n: i32) -> i32 {
+    %c0 = vm.const.i32 0
+    %c1 = vm.const.i32 1
+    %c3 = vm.const.i32 3
+    vm.br ^loop(%c0, %c0 : i32, i32)
+  ^loop(%i: i32, %acc: i32):
+    %b = vm.and.i32 %i, %c1 : i32
+    %odd = vm.cmp.nz.i32 %b : i32
+    vm.cond_br %odd, ^a, ^b
+  ^a:
+    %x = vm.mul.i32 %i, %c3 : i32
+    vm.br ^join(%x : i32)
+  ^b:
+    %y = vm.add.i32 %i, %c3 : i32
+    vm.br ^join(%y : i32)
+  ^join(%v: i32):
+    %acc2 = vm.xor.i32 %acc, %v : i32
+    %next = vm.add.i32 %i, %c1 : i32
+    %more = vm.cmp.lt.i32.s %next, %n : i32
+    vm.cond_br %more, ^loop(%next, %acc2 : i32, i32), ^exit(%acc2 : i32)
+  ^exit(%r: i32):
+    vm.return %r : i32
+  }
 }

@@ -65,6 +65,24 @@ const WORKLOADS: &[Workload] = &[
         ],
     },
     Workload {
+        name: "remap_loop (20M remapping back edges)",
+        suite: "bench",
+        args: &[
+            "--module=loops.vmfb",
+            "--function=remap_loop",
+            "--input=20000000",
+        ],
+    },
+    Workload {
+        name: "branch_loop (20M if/else trips)",
+        suite: "bench",
+        args: &[
+            "--module=loops.vmfb",
+            "--function=branch_loop",
+            "--input=20000000",
+        ],
+    },
+    Workload {
         name: "matmul 1024^3 f32, local-sync",
         suite: "llvm-cpu",
         args: &[

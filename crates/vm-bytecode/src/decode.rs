@@ -7,6 +7,7 @@
 
 use iree_base::{Result, ResultExt, Status, StatusCode};
 use iree_vm::{Cconv, CconvType, TypeDef};
+use smallvec::SmallVec;
 
 use crate::format::{FeatureBits, ModuleMetadata};
 use crate::isa::OpcodeSet;
@@ -101,8 +102,11 @@ pub struct CallInfo {
 pub struct Branch {
     /// Op index of the first op of the target block.
     pub target: u32,
-    /// Raw (src, dst) register pairs applied in order.
-    pub remap: Box<[(u16, u16)]>,
+    /// Raw (src, dst) register pairs applied in order; most edges have one
+    /// or two, kept inline so a taken branch reads them from its entry.
+    pub remap: SmallVec<[(u16, u16); 2]>,
+    /// Whether any pair of `remap` moves a ref (most move only i32 words).
+    pub remaps_refs: bool,
 }
 
 /// A `br_table`.
@@ -355,7 +359,7 @@ impl<'a, 'm> Decoder<'a, 'm> {
         let target = self.r.u32()?;
         self.r.align2();
         let n = self.r.u16()? as usize;
-        let mut remap = Vec::with_capacity(n);
+        let mut remap = SmallVec::with_capacity(n);
         for _ in 0..n {
             let src = self.r.u16()?;
             let dst = self.r.u16()?;
@@ -368,7 +372,8 @@ impl<'a, 'm> Decoder<'a, 'm> {
         }
         self.branches.push(Branch {
             target: u32::MAX,
-            remap: remap.into_boxed_slice(),
+            remaps_refs: remap.iter().any(|&(src, _)| src & REF_BIT != 0),
+            remap,
         });
         self.branch_targets.push(target);
         Ok((self.branches.len() - 1) as u32)
@@ -379,7 +384,8 @@ impl<'a, 'm> Decoder<'a, 'm> {
         let target = self.r.u32()?;
         self.branches.push(Branch {
             target: u32::MAX,
-            remap: Box::new([]),
+            remap: SmallVec::new(),
+            remaps_refs: false,
         });
         self.branch_targets.push(target);
         Ok((self.branches.len() - 1) as u32)
