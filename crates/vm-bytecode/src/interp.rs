@@ -337,14 +337,16 @@ impl BytecodeInstance {
             let base: *const Op = code.ops.as_ptr();
             // SAFETY: the verifier checked every register ordinal against the
             // frame's register counts, every branch target and `frame.pc`
-            // against the op count, and that each function ends in a
-            // terminator, so `ip` stays inside `code.ops` and register
-            // accesses stay inside the frame's `i32_count` registers, which
-            // the arena holds from `frame.i32_base`. A fused add chain steps
-            // over its absorbed add, and an indexed load over its load,
-            // neither of which is the last op (that is a terminator). The slow path returns
-            // `Flow::Reload` whenever the arena or frame may have changed,
-            // and this loop then re-derives `base`, `ip` and `regs`.
+            // against the op count, every branch-table index against
+            // `code.branches`, and that each function ends in a terminator,
+            // so `ip` stays inside `code.ops` and register accesses stay
+            // inside the frame's `i32_count` registers, which the arena
+            // holds from `frame.i32_base`. A fused add chain steps over its
+            // absorbed add, and an indexed load over its load, neither of
+            // which is the last op (that is a terminator). The slow path
+            // returns `Flow::Reload` whenever the arena or frame may have
+            // changed, and this loop then re-derives `base`, `ip`, `regs`
+            // and `branches`.
             unsafe {
                 let regs: *mut u32 = stack.i32_arena.as_mut_ptr().add(frame.i32_base);
                 let refs: *mut Option<Ref> = stack.ref_arena.as_mut_ptr().add(frame.ref_base);
@@ -1311,6 +1313,8 @@ unsafe fn remap_branch(regs: *mut u32, refs: *mut Option<Ref>, br: &Branch) {
     }
 }
 
+/// Applies register moves in order, refs included (a move-flagged source
+/// is taken, others retained).
 #[inline(never)]
 unsafe fn remap(regs: *mut u32, refs: *mut Option<Ref>, pairs: &[(u16, u16)]) {
     for &(src, dst) in pairs {
