@@ -809,7 +809,7 @@ macro_rules! define_fusions {
         /// element `r`, the sum.
         fn indexed_load(ops: &[Op], i: usize) -> Option<(Op, usize)> {
             let word_load_at = |at: usize, sum: Reg| match ops.get(at) {
-                Some(&Op::BufferLoad { elem: BufElem::I32 | BufElem::F32, buf, offset, r })
+                Some(&Op::BufferLoadWord { buf, offset, r, .. })
                     if offset == sum => Some((buf, r)),
                 _ => None,
             };
@@ -1251,11 +1251,22 @@ mod tests {
     /// width, or starting a block does not.
     #[test]
     fn adds_fuse_with_the_word_load_at_their_sum() {
-        let load = |elem, offset| Op::BufferLoad {
-            elem,
-            buf: RefReg::new(0, false),
-            offset,
-            r: 9,
+        let load = |elem, offset| {
+            let buf = RefReg::new(0, false);
+            match elem {
+                BufElem::I64 => Op::BufferLoadDword {
+                    elem,
+                    buf,
+                    offset,
+                    r: 9,
+                },
+                _ => Op::BufferLoadWord {
+                    elem,
+                    buf,
+                    offset,
+                    r: 9,
+                },
+            }
         };
         let mut ops = vec![
             Op::AddI64 { a: 2, b: 4, r: 6 },

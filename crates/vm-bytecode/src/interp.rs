@@ -453,19 +453,20 @@ impl BytecodeInstance {
                             // Buffer elements in bounds stay inline; null or
                             // other refs, bad offsets and read-only stores take
                             // the slow path for their error.
-                            // One arm per element width, so the width is
-                            // matched with the op instead of by a second
-                            // jump table inside one arm.
-                            Op::BufferLoad { elem: BufElem::I32 | BufElem::F32, buf, offset, r }
+                            // Word and double-word accesses have tags of
+                            // their own (`Op::BufferLoadWord`, ...), so the
+                            // width is matched with the op, not by a second
+                            // jump on `elem`.
+                            Op::BufferLoadWord { buf, offset, r, .. }
                                 if let Some(b) = hot_buffer(refs, buf)
                                     && buffer_load_fast(b, BufElem::I32, regs, offset, r) => {}
-                            Op::BufferStore { elem: BufElem::I32 | BufElem::F32, buf, offset, v }
+                            Op::BufferStoreWord { buf, offset, v, .. }
                                 if let Some(b) = hot_buffer(refs, buf)
                                     && buffer_store_fast(b, BufElem::I32, regs, offset, v) => {}
-                            Op::BufferLoad { elem: BufElem::I64 | BufElem::F64, buf, offset, r }
+                            Op::BufferLoadDword { buf, offset, r, .. }
                                 if let Some(b) = hot_buffer(refs, buf)
                                     && buffer_load_fast(b, BufElem::I64, regs, offset, r) => {}
-                            Op::BufferStore { elem: BufElem::I64 | BufElem::F64, buf, offset, v }
+                            Op::BufferStoreDword { buf, offset, v, .. }
                                 if let Some(b) = hot_buffer(refs, buf)
                                     && buffer_store_fast(b, BufElem::I64, regs, offset, v) => {}
                             Op::BufferLoad { elem, buf, offset, r }
@@ -737,6 +738,18 @@ impl BytecodeInstance {
                     buf,
                     offset,
                     r,
+                }
+                | Op::BufferLoadWord {
+                    elem,
+                    buf,
+                    offset,
+                    r,
+                }
+                | Op::BufferLoadDword {
+                    elem,
+                    buf,
+                    offset,
+                    r,
                 } => {
                     let b = tri!(buffer_at(refs, buf));
                     let off = r64(regs, offset) as i64;
@@ -752,6 +765,18 @@ impl BytecodeInstance {
                     }
                 }
                 Op::BufferStore {
+                    elem,
+                    buf,
+                    offset,
+                    v,
+                }
+                | Op::BufferStoreWord {
+                    elem,
+                    buf,
+                    offset,
+                    v,
+                }
+                | Op::BufferStoreDword {
                     elem,
                     buf,
                     offset,

@@ -391,12 +391,12 @@ macro_rules! for_each_other_op {
             Core 0x63 dis "buffer.load.i8.s" BufferLoad [elem = BufElem::I8S] { buf: Ref, offset: I64, r: I32 } "$2 = $m $0, $1";
             Core 0x64 dis "buffer.load.i16.u" BufferLoad [elem = BufElem::I16U] { buf: Ref, offset: I64, r: I32 } "$2 = $m $0, $1";
             Core 0x65 dis "buffer.load.i16.s" BufferLoad [elem = BufElem::I16S] { buf: Ref, offset: I64, r: I32 } "$2 = $m $0, $1";
-            Core 0x66 dis "buffer.load.i32" BufferLoad [elem = BufElem::I32] { buf: Ref, offset: I64, r: I32 } "$2 = $m $0, $1";
-            Core 0x67 dis "buffer.load.i64" BufferLoad [elem = BufElem::I64] { buf: Ref, offset: I64, r: I64 } "$2 = $m $0, $1";
+            Core 0x66 dis "buffer.load.i32" BufferLoadWord [elem = BufElem::I32] { buf: Ref, offset: I64, r: I32 } "$2 = $m $0, $1";
+            Core 0x67 dis "buffer.load.i64" BufferLoadDword [elem = BufElem::I64] { buf: Ref, offset: I64, r: I64 } "$2 = $m $0, $1";
             Core 0x68 dis "buffer.store.i8" BufferStore [elem = BufElem::I8U] { buf: Ref, offset: I64, v: I32 } "$m $2, $0, $1";
             Core 0x69 dis "buffer.store.i16" BufferStore [elem = BufElem::I16U] { buf: Ref, offset: I64, v: I32 } "$m $2, $0, $1";
-            Core 0x6A dis "buffer.store.i32" BufferStore [elem = BufElem::I32] { buf: Ref, offset: I64, v: I32 } "$m $2, $0, $1";
-            Core 0x6B dis "buffer.store.i64" BufferStore [elem = BufElem::I64] { buf: Ref, offset: I64, v: I64 } "$m $2, $0, $1";
+            Core 0x6A dis "buffer.store.i32" BufferStoreWord [elem = BufElem::I32] { buf: Ref, offset: I64, v: I32 } "$m $2, $0, $1";
+            Core 0x6B dis "buffer.store.i64" BufferStoreDword [elem = BufElem::I64] { buf: Ref, offset: I64, v: I64 } "$m $2, $0, $1";
             Core 0x6C dis "buffer.alloc" BufferAlloc { length: I64, alignment: I32, r: Ref } "$2 = $m $0, $1";
             Core 0x6D dis "buffer.clone" BufferClone { src: Aux(Ref), offset: Aux(I64), length: Aux(I64), alignment: Aux(I32), r: Aux(Ref) } "$4 = $m $0, $1, $2, $3";
             Core 0x6E dis "buffer.length" BufferLength { buf: Ref, r: I64 } "$1 = $m $0";
@@ -422,8 +422,8 @@ macro_rules! for_each_other_op {
             F32 0x07 dis "list.set.f32" ListSet [elem = ListElem::F32] { list: Ref, index: I32, v: I32 } "$m $0, $1, $2";
             F32 0x08 dis "select.f32" SelectI32 { cond: I32, t: I32, f: I32, r: I32 } "$3 = $m $0 ? $1 : $2";
             F32 0x09 dis "switch.f32" SwitchI32 { index: I32, default: I32, list: RegsI32, r: I32 } "$3 = $m $0[$2] else $1";
-            F32 0x33 dis "buffer.load.f32" BufferLoad [elem = BufElem::F32] { buf: Ref, offset: I64, r: I32 } "$2 = $m $0, $1";
-            F32 0x34 dis "buffer.store.f32" BufferStore [elem = BufElem::F32] { buf: Ref, offset: I64, v: I32 } "$m $2, $0, $1";
+            F32 0x33 dis "buffer.load.f32" BufferLoadWord [elem = BufElem::F32] { buf: Ref, offset: I64, r: I32 } "$2 = $m $0, $1";
+            F32 0x34 dis "buffer.store.f32" BufferStoreWord [elem = BufElem::F32] { buf: Ref, offset: I64, v: I32 } "$m $2, $0, $1";
             F32 0x35 dis "buffer.fill.f32" BufferFill [elem = BufElem::F32] { buf: Ref, offset: I64, length: I64, v: I32 } "$m $0, $1, $2, $3";
             // ---- EXT_F64 ----
             F64 0x00 dis "global.load.f64" GlobalLoadI64 { offset: Global8, r: I64 } "$1 = $m .rwdata[$0]";
@@ -437,8 +437,8 @@ macro_rules! for_each_other_op {
             F64 0x07 dis "list.set.f64" ListSet [elem = ListElem::F64] { list: Ref, index: I32, v: I64 } "$m $0, $1, $2";
             F64 0x08 dis "select.f64" SelectI64 { cond: I32, t: I64, f: I64, r: I64 } "$3 = $m $0 ? $1 : $2";
             F64 0x09 dis "switch.f64" SwitchF64 { index: I32, default: I64, list: RegsI64, r: I64 } "$3 = $m $0[$2] else $1";
-            F64 0x39 dis "buffer.load.f64" BufferLoad [elem = BufElem::F64] { buf: Ref, offset: I64, r: I64 } "$2 = $m $0, $1";
-            F64 0x3A dis "buffer.store.f64" BufferStore [elem = BufElem::F64] { buf: Ref, offset: I64, v: I64 } "$m $2, $0, $1";
+            F64 0x39 dis "buffer.load.f64" BufferLoadDword [elem = BufElem::F64] { buf: Ref, offset: I64, r: I64 } "$2 = $m $0, $1";
+            F64 0x3A dis "buffer.store.f64" BufferStoreDword [elem = BufElem::F64] { buf: Ref, offset: I64, v: I64 } "$m $2, $0, $1";
             F64 0x3B dis "buffer.fill.f64" BufferFill [elem = BufElem::F64] { buf: Ref, offset: I64, length: I64, v: I64 } "$m $0, $1, $2, $3";
         }
     };

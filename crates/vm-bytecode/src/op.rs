@@ -279,14 +279,43 @@ crate::isa::for_each_fused_op!(define_op_with_fused! {
     DiscardRefs { list: u32 },
 
     // ---- buffers ----
-    /// `buffer.load.*`
+    /// `buffer.load.{i32,f32}`: a tag of its own, so dispatch reaches the
+    /// word access without a second jump on `elem`.
+    BufferLoadWord {
+        elem: BufElem,
+        buf: RefReg,
+        offset: Reg,
+        r: Reg,
+    },
+    /// `buffer.store.{i32,f32}`
+    BufferStoreWord {
+        elem: BufElem,
+        buf: RefReg,
+        offset: Reg,
+        v: Reg,
+    },
+    /// `buffer.load.{i64,f64}`
+    BufferLoadDword {
+        elem: BufElem,
+        buf: RefReg,
+        offset: Reg,
+        r: Reg,
+    },
+    /// `buffer.store.{i64,f64}`
+    BufferStoreDword {
+        elem: BufElem,
+        buf: RefReg,
+        offset: Reg,
+        v: Reg,
+    },
+    /// `buffer.load.{i8,i16}.{u,s}`
     BufferLoad {
         elem: BufElem,
         buf: RefReg,
         offset: Reg,
         r: Reg,
     },
-    /// `buffer.store.*`
+    /// `buffer.store.{i8,i16}`
     BufferStore {
         elem: BufElem,
         buf: RefReg,
