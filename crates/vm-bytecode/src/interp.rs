@@ -135,7 +135,7 @@ macro_rules! dispatch_fused {
             $( Op::$fused { a, b, r, t, f } => {
                 let taken = crate::isa::eval::$cmp(alu_read!($w, $regs, a), alu_read!($w, $regs, b)) != 0;
                 w32($regs, r, u32::from(taken));
-                $ip = jump_to($ip, $base, branch_target(taken, t, f));
+                $ip = jump_to($ip, $base, if taken { t } else { f } as usize);
             } )*
             $($( Op::$latch { a, b, r, n, c, t, f } => {
                 let sum = crate::isa::eval::$add(alu_read!($w, $regs, a), alu_read!($w, $regs, b));
@@ -415,7 +415,7 @@ impl BytecodeInstance {
                             ),
                             Op::Br { target } => ip = jump_to(ip, base, target as usize),
                             Op::CondBr { cond, t, f } => {
-                                ip = jump_to(ip, base, branch_target(r32(regs, cond) != 0, t, f))
+                                ip = jump_to(ip, base, if r32(regs, cond) != 0 { t } else { f } as usize)
                             }
                             // Branches that pass block arguments copy them
                             // between registers first (the edge's remap list).
@@ -1070,9 +1070,12 @@ enum Flow {
     Exit(Exit),
 }
 
-/// Picks a branch target with a real (predicted) branch. Without the barrier
-/// LLVM turns the choice into a `cmov`, which makes fetching the next op wait
-/// for the compare instead of letting the predictor run ahead.
+/// Picks a branch-table entry with a real (predicted) branch, so the
+/// entry's loads run ahead of the compare; without the barrier LLVM turns
+/// the choice into a `cmov`. Branches with their targets in the op need no
+/// such branch: they select the target and `jump_to`'s predicted jump
+/// runs ahead (one prediction per branch instead of two; a two-prediction
+/// if/else loop settled into a slow state in some runs of some builds).
 #[inline(always)]
 fn branch_target(taken: bool, t: u32, f: u32) -> usize {
     if taken {
