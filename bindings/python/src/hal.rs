@@ -2,8 +2,7 @@
 //! driver lookup, `create_hal_module`, and host <-> device copies of
 //! array data.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, OnceLock};
 
 use iree_base::{Result, Status, StatusCode};
 use iree_hal::{
@@ -11,8 +10,9 @@ use iree_hal::{
     EncodingType, MemoryType, WHOLE_BUFFER,
 };
 use iree_vm::Ref;
-use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
+use pyo3::sync::GILOnceCell;
 use pyo3::types::{PyByteArray, PyDict, PyTuple};
 use pyo3::IntoPyObjectExt;
 
@@ -30,6 +30,8 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<HalCommandBuffer>()?;
     m.add_class::<HalModuleDebugSink>()?;
     m.add_function(wrap_pyfunction!(get_cached_hal_driver, m)?)?;
+    m.add_function(wrap_pyfunction!(create_hal_driver, m)?)?;
+    m.add_function(wrap_pyfunction!(clear_hal_driver_cache, m)?)?;
     m.add_function(wrap_pyfunction!(create_hal_module, m)?)?;
     Ok(())
 }
@@ -136,29 +138,58 @@ impl HalDriver {
     }
 }
 
-/// The driver for `device_uri` (a driver name or `driver://path`), one
-/// object per driver name for the life of the process.
-#[pyfunction]
-fn get_cached_hal_driver(device_uri: &str) -> PyResult<HalDriver> {
-    static CACHE: OnceLock<Mutex<HashMap<String, Arc<dyn Driver>>>> = OnceLock::new();
+/// The driver named by `device_uri` (a driver name or `driver://path`).
+fn find_driver(device_uri: &str) -> PyResult<HalDriver> {
     let name = device_uri.split_once("://").map_or(device_uri, |(n, _)| n);
-    let mut cache = CACHE
-        .get_or_init(Default::default)
-        .lock()
-        .map_err(|_| PyRuntimeError::new_err("driver cache poisoned"))?;
-    if let Some(driver) = cache.get(name) {
-        return Ok(HalDriver {
-            driver: driver.clone(),
-        });
-    }
     let driver = runtime().drivers().find(name).cloned().ok_or_else(|| {
         PyValueError::new_err(format!(
             "Error creating driver: NOT_FOUND; no driver '{name}' registered; available: {}",
             runtime().driver_names().join(", ")
         ))
     })?;
-    cache.insert(name.to_string(), driver.clone());
     Ok(HalDriver { driver })
+}
+
+/// `get_cached_hal_driver`'s objects, by driver name.
+static DRIVER_CACHE: GILOnceCell<Py<PyDict>> = GILOnceCell::new();
+
+/// The driver for `device_uri` (a driver name or `driver://path`): the
+/// same object for a driver name until `clear_hal_driver_cache`.
+#[pyfunction]
+fn get_cached_hal_driver(py: Python<'_>, device_uri: &str) -> PyResult<Py<HalDriver>> {
+    let cache = DRIVER_CACHE
+        .get_or_init(py, || PyDict::new(py).unbind())
+        .bind(py);
+    let name = device_uri.split_once("://").map_or(device_uri, |(n, _)| n);
+    if let Some(driver) = cache.get_item(name)? {
+        return Ok(driver.downcast_into::<HalDriver>()?.unbind());
+    }
+    let driver = Py::new(py, find_driver(device_uri)?)?;
+    cache.set_item(name, driver.clone_ref(py))?;
+    Ok(driver)
+}
+
+/// A new driver object for `device_uri`, outside the cache. The drivers
+/// of this runtime keep no per-client state, so it shares the process's
+/// driver; only the Python object is new.
+#[pyfunction]
+fn create_hal_driver(device_uri: &str) -> PyResult<HalDriver> {
+    find_driver(device_uri)
+}
+
+/// Forgets the cached driver objects: `get_cached_hal_driver` makes new ones.
+#[pyfunction]
+fn clear_hal_driver_cache(py: Python<'_>) {
+    if let Some(cache) = DRIVER_CACHE.get(py) {
+        cache.bind(py).clear();
+    }
+}
+
+/// An element type as upstream's reprs print it: the hex digits of its
+/// four bytes in memory (little-endian) order, so `SINT_32` (0x10000020)
+/// prints `20000010`.
+pub(crate) fn element_type_hex(element_type: ElementType) -> String {
+    format!("{:08x}", element_type.raw().swap_bytes())
 }
 
 /// A device.
@@ -710,9 +741,9 @@ impl HalBufferView {
         let b = v.buffer();
         let shape: Vec<String> = v.shape().iter().map(|d| d.to_string()).collect();
         format!(
-            "<HalBufferView ({}), element_type={:#x}, {} bytes (at offset {} into {}), memory_type={}, allowed_access={}, allowed_usage={}>",
+            "<HalBufferView ({}), element_type=0x{}, {} bytes (at offset {} into {}), memory_type={}, allowed_access={}, allowed_usage={}>",
             shape.join(", "),
-            v.element_type().raw(),
+            element_type_hex(v.element_type()),
             b.byte_length(),
             b.byte_offset(),
             b.allocation_size(),

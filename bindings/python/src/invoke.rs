@@ -218,10 +218,6 @@ pub struct FunctionInvoker {
     function: Function,
     args: Vec<CconvType>,
     coarse_fences: bool,
-    /// `(argument descriptors, result descriptors)` from legacy `iree.abi`
-    /// JSON reflection, when the function has it: calls then go through
-    /// `function._abi_call` (Python), as upstream interprets them.
-    abi: Option<(PyObject, PyObject)>,
     /// Reused across calls (its scratch space); a concurrent call from
     /// another thread takes a fresh one.
     stack: Mutex<Stack>,
@@ -337,12 +333,7 @@ impl FunctionInvoker {
         if coarse_fences && args.len() >= 2 {
             args.truncate(args.len() - 2);
         }
-        let abi = match function.info().attr("iree.abi") {
-            Some(json) => Some(parse_abi(device.py(), json)?),
-            None => None,
-        };
         Ok(FunctionInvoker {
-            abi,
             device: device.get().device.clone(),
             vm_context: vm_context.unbind(),
             device_obj: device.unbind(),
@@ -380,14 +371,9 @@ impl FunctionInvoker {
     ) -> PyResult<PyObject> {
         let this = slf.get();
         let py = slf.py();
-        if let Some((arg_descs, ret_descs)) = &this.abi {
-            return abi_helper(py)?
-                .call1((slf, arg_descs, ret_descs, args, kwargs))
-                .map(Bound::unbind);
-        }
         if kwargs.is_some_and(|k| !k.is_empty()) {
             return Err(PyValueError::new_err(
-                "keyword arguments need reflection metadata, which this function lacks",
+                "kwargs not supported for dynamic dispatch functions",
             ));
         }
         // Async (coarse-fences) functions: callers may pass the wait and
@@ -432,66 +418,9 @@ impl FunctionInvoker {
         this.results_to_py(py, results)
     }
 
-    /// Calls with `args` converted by the calling convention alone and
-    /// returns the results as a list (for `function._abi_call`).
-    #[pyo3(signature = (*args))]
-    fn _call_raw(&self, py: Python<'_>, args: &Bound<'_, PyTuple>) -> PyResult<Vec<PyObject>> {
-        if args.len() != self.args.len() {
-            return Err(PyValueError::new_err(format!(
-                "Error invoking function: INVALID_ARGUMENT; input list and function mismatch; expected {} arguments but passed {}",
-                self.args.len(),
-                args.len()
-            )));
-        }
-        let mut values = Vec::with_capacity(args.len());
-        for (i, (obj, ty)) in args.iter().zip(&self.args).enumerate() {
-            values.push(self.convert_arg(i, &obj, ty)?);
-        }
-        let results = py
-            .allow_threads(|| self.run(values))
-            .map_err(|s| status_to_py(&s, "Error invoking function"))?;
-        results
-            .into_iter()
-            .map(|v| self.result_to_py(py, v))
-            .collect()
-    }
-
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
         Ok(self.vm_function.bind(py).repr()?.to_string())
     }
-}
-
-/// `(a, r)` of `iree.abi` reflection JSON; RuntimeError when malformed.
-fn parse_abi(py: Python<'_>, json: &str) -> PyResult<(PyObject, PyObject)> {
-    let parsed = py
-        .import("json")?
-        .call_method1("loads", (json,))
-        .map_err(|_| {
-            PyRuntimeError::new_err(format!("Reflection metadata is not valid JSON: {json}"))
-        })?;
-    let malformed =
-        || PyRuntimeError::new_err(format!("Malformed function reflection metadata: {json}"));
-    let dict = parsed.downcast::<PyDict>().map_err(|_| malformed())?;
-    let a = dict.get_item("a")?.ok_or_else(malformed)?;
-    let r = dict.get_item("r")?.ok_or_else(malformed)?;
-    if !a.is_instance_of::<pyo3::types::PyList>() || !r.is_instance_of::<pyo3::types::PyList>() {
-        return Err(malformed());
-    }
-    Ok((a.unbind(), r.unbind()))
-}
-
-static ABI_CALL: GILOnceCell<PyObject> = GILOnceCell::new();
-
-fn abi_helper(py: Python<'_>) -> PyResult<&Bound<'_, PyAny>> {
-    Ok(ABI_CALL
-        .get_or_try_init(py, || {
-            Ok::<_, PyErr>(
-                py.import("iree_rust.runtime.function")?
-                    .getattr("_abi_call")?
-                    .unbind(),
-            )
-        })?
-        .bind(py))
 }
 
 impl FunctionInvoker {

@@ -577,10 +577,12 @@ fn format_value(value: &Value, out: &mut String) {
                 let shape: Vec<String> = view.0.shape().iter().map(|d| d.to_string()).collect();
                 write!(
                     out,
-                    "HalBufferView({}:{:#x})",
+                    "HalBufferView({}:0x{})",
                     shape.join("x"),
-                    view.0.element_type().raw()
+                    crate::hal::element_type_hex(view.0.element_type())
                 )
+            } else if let Some(fence) = r.downcast::<iree_modules_hal::HalFence>() {
+                write!(out, "fence({})", fence.0.timepoints().len())
             } else {
                 write!(out, "Unknown({})", r.ref_type().name())
             }
