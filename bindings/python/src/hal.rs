@@ -480,9 +480,11 @@ impl HalAllocator {
 
 /// Receives the buffer views that compiled programs trace
 /// (`flow.tensor.trace`): `buffer_view_trace_callback(key, [HalBufferView])`.
-/// The callback is held by the `hal` modules made with this sink: a
-/// callback that refers back to them makes a cycle that is never freed.
-#[pyclass(module = "iree_rust.runtime._binding", frozen)]
+/// The sink takes part in Python's garbage collection, so a callback that
+/// refers to its own sink is freed once nothing else holds either. The
+/// `hal` modules made with the sink hold the callback too; a callback that
+/// refers back to those modules makes a cycle that is never freed.
+#[pyclass(module = "iree_rust.runtime._binding")]
 pub struct HalModuleDebugSink {
     callback: Option<PyObject>,
 }
@@ -501,6 +503,17 @@ impl HalModuleDebugSink {
     #[getter]
     fn buffer_view_trace_callback(&self, py: Python<'_>) -> Option<PyObject> {
         self.callback.as_ref().map(|c| c.clone_ref(py))
+    }
+
+    fn __traverse__(&self, visit: pyo3::PyVisit<'_>) -> Result<(), pyo3::PyTraverseError> {
+        if let Some(callback) = &self.callback {
+            visit.call(callback)?;
+        }
+        Ok(())
+    }
+
+    fn __clear__(&mut self) {
+        self.callback = None;
     }
 }
 

@@ -10,7 +10,7 @@ use iree_io_parameters::{
 };
 use pyo3::exceptions::{PyIndexError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyString};
+use pyo3::types::{PyBytes, PyDict, PyString};
 
 use crate::errors::IntoPyResult;
 use crate::vm::{VmInstance, VmModule};
@@ -21,6 +21,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<ParameterIndexEntry>()?;
     m.add_class::<ParameterProvider>()?;
     m.add_class::<FileHandle>()?;
+    m.add_class::<FileBytes>()?;
     m.add_function(wrap_pyfunction!(create_io_parameters_module, m)?)?;
     Ok(())
 }
@@ -29,12 +30,17 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
 #[pyclass(module = "iree_rust.runtime._binding", frozen)]
 pub struct ParameterIndex {
     index: Mutex<iree_io_parameters::ParameterIndex>,
+    /// The files that came from `wrap_fd` handles, with their descriptors,
+    /// so that entries in them name their handle as upstream's do.
+    fd_files: Mutex<Vec<(Arc<ParameterFile>, i32)>>,
 }
 
 /// One entry of a `ParameterIndex`.
 #[pyclass(module = "iree_rust.runtime._binding", frozen)]
 pub struct ParameterIndexEntry {
     entry: IndexEntry,
+    /// The descriptor of the `wrap_fd` handle holding the entry's bytes.
+    fd: Option<i32>,
 }
 
 /// Bytes that parameter entries can point into: a copy of host memory
@@ -42,7 +48,63 @@ pub struct ParameterIndexEntry {
 #[pyclass(module = "iree_rust.runtime._binding", frozen)]
 pub struct FileHandle {
     file: Arc<ParameterFile>,
-    host_allocation: bool,
+    /// The descriptor a `wrap_fd` handle was made from; None for handles
+    /// over memory (host allocations and the files of loaded indices).
+    fd: Option<i32>,
+}
+
+/// Read-only bytes of a parameter file, exported to numpy through the
+/// array interface; the array keeps this object, and so the file, alive.
+#[pyclass(module = "iree_rust.runtime._binding", frozen)]
+struct FileBytes {
+    file: Arc<ParameterFile>,
+    offset: usize,
+    length: usize,
+}
+
+#[pymethods]
+impl FileBytes {
+    #[getter]
+    fn __array_interface__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let bytes = &self.file.bytes()[self.offset..self.offset + self.length];
+        let interface = PyDict::new(py);
+        interface.set_item("shape", (self.length,))?;
+        interface.set_item("typestr", "|u1")?;
+        interface.set_item("data", (bytes.as_ptr() as usize, true))?;
+        interface.set_item("version", 3)?;
+        Ok(interface)
+    }
+}
+
+/// A read-only `memoryview` of `length` bytes at `offset` in `file`,
+/// without a copy: a view of a numpy array over the file's memory.
+fn file_memoryview<'py>(
+    py: Python<'py>,
+    file: &Arc<ParameterFile>,
+    offset: u64,
+    length: u64,
+) -> PyResult<Bound<'py, PyAny>> {
+    let in_range = file.range(offset, length).is_ok();
+    let (Ok(offset), Ok(length), true) =
+        (usize::try_from(offset), usize::try_from(length), in_range)
+    else {
+        return Err(PyValueError::new_err(format!(
+            "range {offset}+{length} is outside the file's {} bytes",
+            file.bytes().len()
+        )));
+    };
+    let holder = Bound::new(
+        py,
+        FileBytes {
+            file: file.clone(),
+            offset,
+            length,
+        },
+    )?;
+    let array = crate::invoke::numpy(py)?.call_method1("asarray", (holder,))?;
+    py.import("builtins")?
+        .getattr("memoryview")?
+        .call1((array,))
 }
 
 #[pymethods]
@@ -61,7 +123,7 @@ impl FileHandle {
             .map_err(|e| PyRuntimeError::new_err(format!("Error staging host memory: {e}")))?;
         Ok(FileHandle {
             file: Arc::new(file),
-            host_allocation: true,
+            fd: None,
         })
     }
 
@@ -80,25 +142,49 @@ impl FileHandle {
         .py_context("Error wrapping file descriptor")?;
         Ok(FileHandle {
             file: Arc::new(file),
-            host_allocation: false,
+            fd: Some(fd),
         })
     }
 
-    /// The bytes (for handles over host memory).
+    /// The bytes, as a read-only `memoryview` (for handles over host
+    /// memory).
     #[getter]
-    fn host_allocation<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
-        if !self.host_allocation {
+    fn host_allocation<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        if self.fd.is_some() {
             return Err(PyValueError::new_err(
                 "FileHandle is not based on a host allocation",
             ));
         }
-        Ok(PyBytes::new(py, self.file.bytes()))
+        file_memoryview(py, &self.file, 0, self.file.bytes().len() as u64)
     }
 
     /// Whether the handle is over host memory.
     #[getter]
     fn is_host_allocation(&self) -> bool {
-        self.host_allocation
+        self.fd.is_none()
+    }
+
+    /// Whether the handle wraps a file descriptor.
+    #[getter]
+    fn is_fd(&self) -> bool {
+        self.fd.is_some()
+    }
+
+    /// The wrapped file descriptor.
+    #[getter]
+    fn fd(&self) -> PyResult<i32> {
+        self.fd
+            .ok_or_else(|| PyValueError::new_err("FileHandle is not based on a file descriptor"))
+    }
+
+    fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
+        Ok(match slf.get().fd {
+            Some(fd) => format!("FileHandle<fd({fd})>"),
+            None => format!(
+                "FileHandle<host_allocation({})>",
+                slf.getattr("host_allocation")?.repr()?
+            ),
+        })
     }
 
     /// Whether the handle was opened for asynchronous I/O (never).
@@ -140,6 +226,38 @@ fn metadata_bytes(metadata: Option<&Bound<'_, PyAny>>) -> PyResult<Box<[u8]>> {
 }
 
 impl ParameterIndex {
+    /// Notes that `handle`'s file came from a descriptor, if it did.
+    fn remember_fd(&self, handle: &FileHandle) -> PyResult<()> {
+        if let Some(fd) = handle.fd {
+            let mut fd_files = self
+                .fd_files
+                .lock()
+                .map_err(|_| PyRuntimeError::new_err("parameter index poisoned"))?;
+            if !fd_files.iter().any(|(f, _)| Arc::ptr_eq(f, &handle.file)) {
+                fd_files.push((handle.file.clone(), fd));
+            }
+        }
+        Ok(())
+    }
+
+    /// The Python object for `entry`.
+    fn entry_object(&self, entry: &IndexEntry) -> PyResult<ParameterIndexEntry> {
+        let fd = match &entry.storage {
+            EntryStorage::File { file, .. } => self
+                .fd_files
+                .lock()
+                .map_err(|_| PyRuntimeError::new_err("parameter index poisoned"))?
+                .iter()
+                .find(|(f, _)| Arc::ptr_eq(f, file))
+                .map(|&(_, fd)| fd),
+            EntryStorage::Splat { .. } => None,
+        };
+        Ok(ParameterIndexEntry {
+            entry: entry.clone(),
+            fd,
+        })
+    }
+
     fn lock(&self) -> PyResult<MutexGuard<'_, iree_io_parameters::ParameterIndex>> {
         self.index
             .lock()
@@ -153,6 +271,7 @@ impl ParameterIndex {
     fn new() -> ParameterIndex {
         ParameterIndex {
             index: Mutex::new(iree_io_parameters::ParameterIndex::new()),
+            fd_files: Mutex::new(Vec::new()),
         }
     }
 
@@ -167,9 +286,7 @@ impl ParameterIndex {
         if i < 0 || i >= n {
             return Err(PyIndexError::new_err("parameter index entry out of range"));
         }
-        Ok(ParameterIndexEntry {
-            entry: index.entries()[i as usize].clone(),
-        })
+        self.entry_object(&index.entries()[i as usize])
     }
 
     /// Capacity hint (nothing to do).
@@ -179,17 +296,11 @@ impl ParameterIndex {
 
     /// `(key, entry)` for every entry, in order.
     fn items(&self) -> PyResult<Vec<(String, ParameterIndexEntry)>> {
-        Ok(self
-            .lock()?
+        self.lock()?
             .entries()
             .iter()
-            .map(|e| {
-                (
-                    e.key_str().into_owned(),
-                    ParameterIndexEntry { entry: e.clone() },
-                )
-            })
-            .collect())
+            .map(|e| Ok((e.key_str().into_owned(), self.entry_object(e)?)))
+            .collect()
     }
 
     /// Adds the entries of a parameter file (`.irpa`, `.gguf`,
@@ -278,6 +389,7 @@ impl ParameterIndex {
         metadata: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<()> {
         file_handle.file.range(offset, length).py()?;
+        self.remember_fd(&file_handle)?;
         self.lock()?.add(IndexEntry {
             key: key.into_bytes().into_boxed_slice(),
             metadata: metadata_bytes(metadata)?,
@@ -310,6 +422,7 @@ impl ParameterIndex {
             )
         })
         .py_context("Error loading parameter archive")?;
+        self.remember_fd(&file_handle)?;
         let mut index = self.lock()?;
         for entry in loaded.entries() {
             index.add(entry.clone());
@@ -415,11 +528,9 @@ impl ParameterIndex {
         })
     }
 
+    /// The entries in upstream's `iree-dump-parameters` table.
     fn __repr__(&self) -> PyResult<String> {
-        Ok(format!(
-            "<ParameterIndex with {} entries>",
-            self.lock()?.len()
-        ))
+        Ok(self.lock()?.dump(""))
     }
 }
 
@@ -481,36 +592,59 @@ impl ParameterIndexEntry {
                 pattern,
                 pattern_length,
             } => Ok(PyBytes::new(py, &pattern[..*pattern_length as usize])),
-            EntryStorage::File { .. } => Err(PyValueError::new_err("entry is not a splat")),
+            EntryStorage::File { .. } => Err(PyValueError::new_err("Entry is not splat")),
         }
     }
 
-    /// A copy of the entry's bytes in its file.
+    /// `(FileHandle, offset)` of the entry's bytes.
     #[getter]
-    fn file_view<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+    fn file_storage(&self) -> PyResult<(FileHandle, u64)> {
+        match &self.entry.storage {
+            EntryStorage::File { file, offset } => Ok((
+                FileHandle {
+                    file: file.clone(),
+                    fd: self.fd,
+                },
+                *offset,
+            )),
+            EntryStorage::Splat { .. } => {
+                Err(PyValueError::new_err("Entry is not file storage based"))
+            }
+        }
+    }
+
+    /// The entry's bytes in its file, as a read-only `memoryview` (no copy).
+    #[getter]
+    fn file_view<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         match &self.entry.storage {
             EntryStorage::File { file, offset } => {
-                let bytes = file.range(*offset, self.entry.length).py()?;
-                Ok(PyBytes::new(py, bytes))
+                file_memoryview(py, file, *offset, self.entry.length)
             }
-            EntryStorage::Splat { .. } => Err(PyValueError::new_err("entry is not a file")),
+            EntryStorage::Splat { .. } => {
+                Err(PyValueError::new_err("Entry is not file storage based"))
+            }
         }
     }
 
-    fn __repr__(&self) -> String {
-        match &self.entry.storage {
+    fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
+        let this = slf.get();
+        Ok(match &this.entry.storage {
             EntryStorage::Splat { .. } => format!(
                 "<ParameterIndexEntry '{}' splat {}:{}>",
-                self.key(),
-                self.entry.length,
-                self.entry.length
+                this.key(),
+                slf.getattr("splat_pattern")?.repr()?,
+                this.entry.length
             ),
-            EntryStorage::File { offset, .. } => format!(
-                "<ParameterIndexEntry '{}' FileHandle<host_allocation({offset}:{})>>",
-                self.key(),
-                self.entry.length
-            ),
-        }
+            EntryStorage::File { offset, .. } => {
+                let handle = slf.getattr("file_storage")?.get_item(0)?;
+                format!(
+                    "<ParameterIndexEntry '{}' {}:{offset}:{}",
+                    this.key(),
+                    handle.repr()?,
+                    this.entry.length
+                )
+            }
+        })
     }
 }
 

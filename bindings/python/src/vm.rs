@@ -2,7 +2,7 @@
 //! `VmVariantList`, `VmRef`, and the conversions between VM values and
 //! Python objects they share.
 
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, RwLock, Weak};
 
 use iree_base::{Status, StatusCode};
 use iree_vm::list::{List, ListElementType};
@@ -90,14 +90,31 @@ fn python_bytes(buffer: &Bound<'_, PyAny>) -> PyResult<Vec<u8>> {
         .to_vec())
 }
 
-/// Warns (UserWarning) that `buffer` is copied, unless told not to.
+/// The alignment upstream wants of module memory it uses in place
+/// (`IREE_HAL_HEAP_BUFFER_ALIGNMENT`): it copies or rejects buffers that
+/// start elsewhere.
+const MODULE_BUFFER_ALIGNMENT: usize = 64;
+
+/// The address of the first byte of a buffer-protocol object (read
+/// through numpy, since the limited API has no buffer protocol before
+/// Python 3.11).
+fn buffer_address(buffer: &Bound<'_, PyAny>) -> PyResult<usize> {
+    let py = buffer.py();
+    let array = crate::invoke::numpy(py)?.call_method1("frombuffer", (buffer, "uint8"))?;
+    let interface = array.getattr("__array_interface__")?;
+    let (address, _read_only): (usize, bool) = interface.get_item("data")?.extract()?;
+    Ok(address)
+}
+
+/// Warns (UserWarning) as upstream does when `buffer` is not aligned for
+/// use in place and so is copied, unless told not to.
 fn warn_copy(buffer: &Bound<'_, PyAny>, warn_if_copy: bool) -> PyResult<()> {
-    if warn_if_copy {
+    if warn_if_copy && buffer_address(buffer)? % MODULE_BUFFER_ALIGNMENT != 0 {
         let py = buffer.py();
         PyErr::warn(
             py,
             &py.get_type::<pyo3::exceptions::PyUserWarning>(),
-            c"VmModule buffers are always copied into aligned, immutable memory; use `copy_buffer` (always copies) or `mmap` (files), or pass `warn_if_copy=False`",
+            c"Making copy of unaligned VmModule buffer. It is recommended to make this deterministic by calling `copy_buffer` to always make a copy or `mmap` to efficiently load from a file. This warning can be silenced by adding `warn_if_copy=False` to `from_buffer`",
             1,
         )?;
     }
@@ -184,6 +201,12 @@ impl VmModule {
         destroy_callback: Option<PyObject>,
         close_buffer: bool,
     ) -> PyResult<VmModule> {
+        let address = buffer_address(buffer)?;
+        if address % MODULE_BUFFER_ALIGNMENT != 0 {
+            return Err(PyValueError::new_err(format!(
+                "VmModule.from_aligned_memory received an unaligned buffer. Got {address:#x}, expected alignment {MODULE_BUFFER_ALIGNMENT}"
+            )));
+        }
         let mut module = load_bytes(&instance, python_bytes(buffer)?)?;
         if close_buffer {
             buffer.call_method0("close")?;
@@ -241,7 +264,9 @@ impl VmModule {
             return None;
         }
         self.module.lookup_export(name).map(|ordinal| VmFunction {
-            module: self.module.clone(),
+            module: Arc::downgrade(&self.module),
+            module_name: self.module.name().to_string(),
+            info: self.module.exports()[ordinal as usize].clone(),
             ordinal,
         })
     }
@@ -255,16 +280,20 @@ impl VmModule {
     }
 }
 
-/// An exported function of a module.
+/// An exported function of a module. Like upstream's, it does not keep
+/// its module alive: calling it through a context keeps the module, and
+/// once the module is gone the function can no longer be resolved.
 #[pyclass(module = "iree_rust.runtime._binding", frozen)]
 pub struct VmFunction {
-    pub(crate) module: Arc<dyn Module>,
+    module: Weak<dyn Module>,
+    module_name: String,
+    info: iree_vm::ExportInfo,
     pub(crate) ordinal: u32,
 }
 
 impl VmFunction {
     pub(crate) fn info(&self) -> &iree_vm::ExportInfo {
-        &self.module.exports()[self.ordinal as usize]
+        &self.info
     }
 }
 
@@ -279,7 +308,7 @@ impl VmFunction {
     /// The providing module's name.
     #[getter]
     fn module_name(&self) -> &str {
-        self.module.name()
+        &self.module_name
     }
 
     /// The function name.
@@ -328,22 +357,22 @@ impl VmContext {
             .context
             .read()
             .map_err(|_| PyRuntimeError::new_err("the VM context is poisoned"))?;
-        let instance = context
-            .modules()
-            .iter()
-            .rev()
-            .find(|m| {
-                std::ptr::addr_eq(
-                    m.module() as *const dyn Module,
-                    Arc::as_ptr(&function.module),
-                )
+        let module = function.module.upgrade();
+        let instance = module
+            .and_then(|module| {
+                context
+                    .modules()
+                    .iter()
+                    .rev()
+                    .find(|m| {
+                        std::ptr::addr_eq(m.module() as *const dyn Module, Arc::as_ptr(&module))
+                    })
+                    .cloned()
             })
-            .cloned()
             .ok_or_else(|| {
                 PyValueError::new_err(format!(
                     "module '{}' of function '{}' is not registered in this context",
-                    function.module.name(),
-                    function.info().name
+                    function.module_name, function.info.name
                 ))
             })?;
         Ok(Function::new(instance, function.ordinal))
