@@ -17,6 +17,7 @@ use crate::vm::VmRef;
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<HalSemaphore>()?;
     m.add_class::<HalFence>()?;
+    m.add_class::<TimepointListener>()?;
     Ok(())
 }
 
@@ -224,5 +225,86 @@ impl HalFence {
     #[getter]
     fn __iree_vm_ref__(&self) -> PyResult<VmRef> {
         self.r#ref()
+    }
+}
+
+/// What the listener thread is told: a timepoint was reached or failed,
+/// or stop.
+enum ListenerEvent {
+    Reached(u64, Option<String>),
+    Stop,
+}
+
+/// Calls `callback(token, error)` on a thread of its own once each
+/// timepoint given to `listen` is reached (`error` None) or its semaphore
+/// fails (`error` the failure's text). The semaphore's signaler only
+/// queues the event, so signaling never waits for the GIL; the listener
+/// thread takes the GIL for the call. For `HalDeviceLoopBridge`.
+#[pyclass(module = "iree_rust.runtime._binding", frozen)]
+pub struct TimepointListener {
+    events: Mutex<std::sync::mpsc::Sender<ListenerEvent>>,
+    thread: Mutex<Option<std::thread::JoinHandle<()>>>,
+}
+
+#[pymethods]
+impl TimepointListener {
+    #[new]
+    fn new(callback: PyObject) -> PyResult<TimepointListener> {
+        let (sender, receiver) = std::sync::mpsc::channel::<ListenerEvent>();
+        let thread = std::thread::Builder::new()
+            .name("iree-loop-bridge".into())
+            .spawn(move || {
+                while let Ok(ListenerEvent::Reached(token, error)) = receiver.recv() {
+                    Python::with_gil(|py| {
+                        if let Err(e) = callback.call1(py, (token, error)) {
+                            e.write_unraisable(py, None);
+                        }
+                    });
+                }
+                Python::with_gil(|_| drop(callback));
+            })
+            .map_err(|e| {
+                PyRuntimeError::new_err(format!("cannot start the listener thread: {e}"))
+            })?;
+        Ok(TimepointListener {
+            events: Mutex::new(sender),
+            thread: Mutex::new(Some(thread)),
+        })
+    }
+
+    /// Reports `token` once `semaphore` reaches `value` (or fails).
+    fn listen(&self, semaphore: PyRef<'_, HalSemaphore>, value: u64, token: u64) -> PyResult<()> {
+        let sender = self
+            .events
+            .lock()
+            .map_err(|_| PyRuntimeError::new_err("the listener is poisoned"))?
+            .clone();
+        semaphore.semaphore.notify_at(
+            value,
+            Box::new(move |outcome| {
+                let error = outcome.err().map(|status| status.to_string());
+                // After `stop` nobody listens; the event is dropped.
+                let _ = sender.send(ListenerEvent::Reached(token, error));
+            }),
+        );
+        Ok(())
+    }
+
+    /// Stops the thread (events still queued are delivered first) and waits
+    /// for it. Idempotent.
+    fn stop(&self, py: Python<'_>) -> PyResult<()> {
+        let thread = self
+            .thread
+            .lock()
+            .map_err(|_| PyRuntimeError::new_err("the listener is poisoned"))?
+            .take();
+        if let Some(thread) = thread {
+            if let Ok(events) = self.events.lock() {
+                let _ = events.send(ListenerEvent::Stop);
+            }
+            py.allow_threads(|| thread.join())
+                .map_err(|_| PyRuntimeError::new_err("the listener thread panicked"))?;
+        }
+        Ok(())
     }
 }

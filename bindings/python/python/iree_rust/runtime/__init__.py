@@ -39,6 +39,7 @@ from ._enums import (
     MemoryType,
 )
 from .array_interop import *
+from .device_loop import HalDeviceLoopBridge
 from .system_api import *
 from .system_setup import (
     get_device,
