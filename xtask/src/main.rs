@@ -12,6 +12,8 @@
 //! * `e2e`: compile the end-to-end check suites of `testdata/e2e`;
 //! * `param-rss`: peak memory of loading a large parameter file, ours
 //!   against upstream;
+//! * `upstream-python-tests`: upstream's own Python binding tests against
+//!   upstream's wheel and against `iree_rust.runtime` (`upstream_py.rs`);
 //! * `record-cpuinfo`, `dump-diff`: recordings and differentials of the
 //!   inspection tools (`tools.rs`).
 //!
@@ -29,6 +31,7 @@ mod param_rss;
 mod proc;
 mod testdata;
 mod tools;
+mod upstream_py;
 mod venv;
 
 use std::path::PathBuf;
@@ -85,6 +88,14 @@ commands:
                             rewrites testdata/tools/dump-module (one module per
                             directory; JSON and disassembly only under 16 KiB) for
                             cargo test -p iree-dump-module
+  upstream-python-tests --iree-src DIR [--all] [--release] [-v]
+                            run upstream's Python binding tests (DIR/runtime/bindings/
+                            python/tests of an iree-org/iree checkout matching 3.13)
+                            against upstream's wheel and, import swapped, against
+                            iree_rust.runtime (wheel built here, venv under
+                            target/upstream-py); prints per-file counts and
+                            `N passed, N failed` over the tests upstream passes
+                            (tokenizer_test.py only with --all)
   loom                      model-check semaphores, fences, the device queue and the
                             worker pool with loom (RUSTFLAGS=--cfg loom, own target dir)
 ";
@@ -152,6 +163,7 @@ fn main() -> ExitCode {
         "e2e" => e2e::run(&args),
         "record-cpuinfo" => tools::record_cpuinfo(),
         "dump-diff" => tools::dump_diff(&args),
+        "upstream-python-tests" => upstream_py::run(&args),
         other => {
             eprint!("unknown command `{other}`\n\n{USAGE}");
             return ExitCode::from(2);
