@@ -11,6 +11,7 @@
 //! path of `module.function(*args)` in Rust, with the GIL released while
 //! the VM runs.
 
+mod dlpack;
 mod errors;
 mod hal;
 mod invoke;
