@@ -19,6 +19,7 @@ mod io;
 mod pymodule;
 mod sync;
 mod vm;
+mod vm_buffer;
 
 use pyo3::prelude::*;
 
@@ -31,5 +32,6 @@ fn _binding(m: &Bound<'_, PyModule>) -> PyResult<()> {
     io::register(m)?;
     pymodule::register(m)?;
     sync::register(m)?;
+    vm_buffer::register(m)?;
     Ok(())
 }
