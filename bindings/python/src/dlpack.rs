@@ -331,7 +331,7 @@ pub fn import_capsule(device: &dyn Device, capsule: &Bound<'_, PyAny>) -> PyResu
     let length = bits / 8;
     let address = tensor.data as usize;
     let context = "Could not import external device buffer";
-    if length > 0 && address % iree_hal::buffer::HOST_ALLOCATION_ALIGNMENT != 0 {
+    if length > 0 && !address.is_multiple_of(iree_hal::buffer::HOST_ALLOCATION_ALIGNMENT) {
         return Err(Status::new(
             StatusCode::OutOfRange,
             format!(

@@ -330,7 +330,8 @@ impl HalDevice {
     /// A buffer view over the memory of a DLPack capsule (`"dltensor"`),
     /// without a copy; the capsule is renamed `"used_dltensor"` and its
     /// deleter runs when the last buffer using the memory drops.
-    fn from_dlpack_capsule(&self, input_capsule: &Bound<'_, PyAny>) -> PyResult<HalBufferView> {
+    #[pyo3(name = "from_dlpack_capsule")]
+    fn import_dlpack_capsule(&self, input_capsule: &Bound<'_, PyAny>) -> PyResult<HalBufferView> {
         crate::dlpack::import_capsule(self.device.as_ref(), input_capsule)
             .map(HalBufferView::from_view)
     }
@@ -903,7 +904,7 @@ pub(crate) unsafe fn wrap_host_memory(
             "allocator cannot import a buffer with the given parameters",
         ));
     }
-    if address % iree_hal::buffer::HOST_ALLOCATION_ALIGNMENT != 0 {
+    if !address.is_multiple_of(iree_hal::buffer::HOST_ALLOCATION_ALIGNMENT) {
         params.usage = BufferUsage(params.usage.0 & !DISPATCH_USAGE);
     }
     // A zero-length import still needs a non-null, well-aligned address.
