@@ -295,7 +295,8 @@ pub fn import_capsule(device: &dyn Device, capsule: &Bound<'_, PyAny>) -> PyResu
         .map(|&d| usize::try_from(d))
         .collect::<std::result::Result<Vec<usize>, _>>()
         .map_err(|_| invalid("negative dlpack dimension"))?;
-    if !tensor.strides.is_null() {
+    // Strides of a tensor with no elements do not matter.
+    if !tensor.strides.is_null() && !dims.contains(&0) {
         // SAFETY: non-null `strides` hold `ndim` strides for the life of
         // the tensor.
         let strides = unsafe { std::slice::from_raw_parts(tensor.strides, ndim) };

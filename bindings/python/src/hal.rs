@@ -904,7 +904,7 @@ pub(crate) unsafe fn wrap_host_memory(
             "allocator cannot import a buffer with the given parameters",
         ));
     }
-    if !address.is_multiple_of(iree_hal::buffer::HOST_ALLOCATION_ALIGNMENT) {
+    if len > 0 && !address.is_multiple_of(iree_hal::buffer::HOST_ALLOCATION_ALIGNMENT) {
         params.usage = BufferUsage(params.usage.0 & !DISPATCH_USAGE);
     }
     // A zero-length import still needs a non-null, well-aligned address.

@@ -251,3 +251,14 @@ def test_vm_buffer_view_outlives_the_name():
     view[:] = b"abcdefgh"
     assert view.tobytes() == b"abcdefgh"
     assert isinstance(view.obj, rt.VmBuffer)
+
+
+@pytest.mark.parametrize("shape", [(), (0, 4), (2, 0)])
+def test_dlpack_scalars_and_empty_tensors(device, shape):
+    source = np.full(shape, 3.5, dtype=np.float32)
+    source = aligned(source) if source.size else source
+    view = device.from_dlpack_capsule(source.__dlpack__())
+    assert tuple(view.shape) == shape
+    back = np.from_dlpack(Producer(device.create_dlpack_capsule(view, 1, 0)))
+    assert back.shape == shape
+    np.testing.assert_array_equal(back, source)
