@@ -198,6 +198,15 @@ pub struct HalDevice {
     pub(crate) device: Arc<dyn Device>,
 }
 
+impl HalDevice {
+    fn capture_unimplemented(&self) -> Status {
+        Status::new(
+            StatusCode::Unimplemented,
+            format!("{} external capture not implemented", self.device.id()),
+        )
+    }
+}
+
 #[pymethods]
 impl HalDevice {
     /// The device's allocator.
@@ -324,6 +333,53 @@ impl HalDevice {
         .py_context("Error executing command buffer")
     }
 
+    /// Starts an external capture (RenderDoc, ...): UNIMPLEMENTED, as on
+    /// upstream's CPU devices; no device here has a capture provider.
+    #[pyo3(signature = (provider, file_path=None, label=None))]
+    fn begin_external_capture(
+        &self,
+        provider: &str,
+        file_path: Option<&str>,
+        label: Option<&str>,
+    ) -> PyResult<()> {
+        let _ = (provider, file_path, label);
+        Err(crate::errors::status_to_py(
+            &self.capture_unimplemented(),
+            "starting external device capture",
+        ))
+    }
+
+    /// Ends an external capture: UNIMPLEMENTED (see
+    /// `begin_external_capture`).
+    fn end_external_capture(&self) -> PyResult<()> {
+        Err(crate::errors::status_to_py(
+            &self.capture_unimplemented(),
+            "ending external device capture",
+        ))
+    }
+
+    /// A buffer view over the memory of a DLPack capsule (`"dltensor"`),
+    /// without a copy; the capsule is renamed `"used_dltensor"` and its
+    /// deleter runs when the last buffer using the memory drops.
+    #[pyo3(name = "from_dlpack_capsule")]
+    fn import_dlpack_capsule(&self, input_capsule: &Bound<'_, PyAny>) -> PyResult<HalBufferView> {
+        crate::dlpack::import_capsule(self.device.as_ref(), input_capsule)
+            .map(HalBufferView::from_view)
+    }
+
+    /// A DLPack capsule (`"dltensor"`) over the memory of `buffer_view`,
+    /// without a copy, labelled with the DLPack `device_type_code` and
+    /// `device_id`; it keeps the buffer alive until its consumer deletes it.
+    fn create_dlpack_capsule<'py>(
+        &self,
+        py: Python<'py>,
+        buffer_view: PyRef<'_, HalBufferView>,
+        device_type_code: i32,
+        device_id: i32,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        crate::dlpack::export_capsule(py, buffer_view.view(), device_type_code, device_id)
+    }
+
     /// A new timeline semaphore at `initial_value`.
     fn create_semaphore(&self, initial_value: u64) -> crate::sync::HalSemaphore {
         crate::sync::HalSemaphore {
@@ -433,9 +489,11 @@ impl HalAllocator {
     ) -> PyResult<HalBuffer> {
         let _ = device;
         let (_, bytes) = crate::invoke::array_bytes(initial_contents)?;
+        // Upstream asks for OPTIMAL_FOR_DEVICE (OPTIMAL | DEVICE_LOCAL)
+        // memory with TRANSFER usage.
         let buffer = self.allocate(
-            MemoryType::HOST_LOCAL.0 | MemoryType::DEVICE_VISIBLE.0,
-            BufferUsage::TRANSFER.0 | BufferUsage::MAPPING.0,
+            MemoryType::OPTIMAL.0 | MemoryType::DEVICE_LOCAL.0,
+            BufferUsage::TRANSFER.0,
             bytes.len() as u64,
         )?;
         if !bytes.is_empty() {
@@ -444,6 +502,52 @@ impl HalAllocator {
                 .py_context("Error copying into buffer")?;
         }
         Ok(HalBuffer::wrap(buffer))
+    }
+
+    /// A buffer over the memory of `buffer` (a writable, C-contiguous
+    /// buffer-protocol object such as a numpy array), without a copy: the
+    /// device reads and writes the object's memory, and the buffer keeps
+    /// the object alive.
+    fn import_host_allocation(
+        &self,
+        py: Python<'_>,
+        buffer: &Bound<'_, PyAny>,
+        memory_type: u32,
+        allowed_usage: u32,
+    ) -> PyResult<HalBuffer> {
+        // Without the buffer protocol in the limited API before 3.11, numpy
+        // reads the object's buffer: a flat uint8 array over its bytes.
+        let np = crate::invoke::numpy(py)?;
+        let flat = np.call_method1(
+            pyo3::intern!(py, "frombuffer"),
+            (buffer, np.getattr(pyo3::intern!(py, "uint8"))?),
+        )?;
+        if !flat
+            .getattr(pyo3::intern!(py, "flags"))?
+            .getattr(pyo3::intern!(py, "writeable"))?
+            .extract::<bool>()?
+        {
+            return Err(pyo3::exceptions::PyBufferError::new_err(
+                "Object is not writable.",
+            ));
+        }
+        let (address, len) = array_memory(&flat)?;
+        let params = BufferParams {
+            memory_type: MemoryType(memory_type),
+            usage: BufferUsage(allowed_usage),
+            access: iree_hal::MemoryAccess(
+                iree_hal::MemoryAccess::ALL.0 | iree_hal::MemoryAccess::UNALIGNED.0,
+            ),
+            ..Default::default()
+        };
+        // SAFETY: `flat` holds an export of the object's buffer, so its
+        // `len` bytes at `address` stay allocated and in place while `flat`
+        // lives, and the buffer owns `flat`. Python code may still write
+        // the memory through the object, as it may with upstream's import:
+        // ordering those accesses with device work is the caller's part.
+        unsafe { wrap_host_memory(self.allocator.as_ref(), params, address, len, flat.unbind()) }
+            .map(HalBuffer::wrap)
+            .py_context("could not import host allocation")
     }
 
     /// Allocation statistics by heap.
@@ -791,18 +895,76 @@ impl MappedMemory {
             .iter()
             .try_fold(itemsize, |n, &d| n.checked_mul(d))
             .ok_or_else(|| PyValueError::new_err("array too large"))?;
-        let bytes = if length == 0 {
-            PyByteArray::new(py, &[])
-        } else {
-            self.buffer
-                .map_read(0, length as u64, |b| PyByteArray::new(py, b))
-                .py_context("Error mapping buffer")?
-        };
-        let kwargs = PyDict::new(py);
-        kwargs.set_item(pyo3::intern!(py, "buffer"), bytes)?;
-        crate::invoke::numpy_ndarray(py)?.call((PyTuple::new(py, shape)?, dtype), Some(&kwargs))
+        host_array(
+            py,
+            &self.buffer,
+            &shape,
+            &dtype,
+            length,
+            "Error mapping buffer",
+        )
     }
 }
+
+/// The address and byte length of numpy array `array`'s data.
+pub(crate) fn array_memory(array: &Bound<'_, PyAny>) -> PyResult<(usize, usize)> {
+    let py = array.py();
+    let interface = array.getattr(pyo3::intern!(py, "__array_interface__"))?;
+    let (address, _readonly): (usize, bool) =
+        interface.get_item(pyo3::intern!(py, "data"))?.extract()?;
+    let len: usize = array.getattr(pyo3::intern!(py, "nbytes"))?.extract()?;
+    Ok((address, len))
+}
+
+/// A buffer over `len` bytes of host memory at `address` that `owner`
+/// keeps alive, with the parameters `allocator` would give an allocation
+/// of `params`. Memory not aligned to `HOST_ALLOCATION_ALIGNMENT` gets no
+/// dispatch usage: compiled kernels assume aligned bindings, so such a
+/// buffer is for transfers only (commands that bind it fail validation).
+///
+/// # Safety
+///
+/// `[address, address + len)` must be valid for reads and writes for as
+/// long as `owner` lives, and Rust code must not otherwise reach it.
+pub(crate) unsafe fn wrap_host_memory(
+    allocator: &dyn iree_hal::Allocator,
+    params: BufferParams,
+    address: usize,
+    len: usize,
+    owner: impl Send + Sync + 'static,
+) -> Result<Buffer> {
+    let mut params = params.canonicalize();
+    let compatibility = allocator.query_buffer_compatibility(&mut params, len as u64);
+    if !compatibility.contains(iree_hal::BufferCompatibility::IMPORTABLE) {
+        return Err(Status::new(
+            StatusCode::InvalidArgument,
+            "allocator cannot import a buffer with the given parameters",
+        ));
+    }
+    if len > 0 && !address.is_multiple_of(iree_hal::buffer::HOST_ALLOCATION_ALIGNMENT) {
+        params.usage = BufferUsage(params.usage.0 & !DISPATCH_USAGE);
+    }
+    // A zero-length import still needs a non-null, well-aligned address.
+    let ptr = std::ptr::NonNull::new(address as *mut u8).unwrap_or(std::ptr::NonNull::dangling());
+    // SAFETY: the caller's contract is `from_foreign`'s: the bytes stay
+    // valid while the owner lives, and only the buffer reaches them.
+    let memory = unsafe { iree_hal::HostMemory::from_foreign(ptr, len, Box::new(owner)) };
+    Ok(Buffer::from_host_memory(
+        memory,
+        params.memory_type,
+        params.usage,
+        params.access,
+        None,
+    ))
+}
+
+/// Every `DISPATCH_*` usage bit.
+const DISPATCH_USAGE: u32 = BufferUsage::DISPATCH_INDIRECT_PARAMETERS.0
+    | BufferUsage::DISPATCH_UNIFORM_READ.0
+    | BufferUsage::DISPATCH_STORAGE_READ.0
+    | BufferUsage::DISPATCH_STORAGE_WRITE.0
+    | BufferUsage::DISPATCH_IMAGE_READ.0
+    | BufferUsage::DISPATCH_IMAGE_WRITE.0;
 
 /// The byte length of a dense `shape` x `element_type` array.
 fn dense_length(shape: &[usize], element_type: ElementType) -> Result<usize> {
@@ -855,17 +1017,44 @@ pub fn to_numpy<'py>(
     dtype: &Bound<'py, PyAny>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let length = dense_length(view.shape(), view.element_type()).py()?;
+    host_array(
+        py,
+        view.buffer(),
+        view.shape(),
+        dtype,
+        length,
+        "Error mapping buffer view",
+    )
+}
+
+/// `numpy.ndarray(shape, dtype)` over a copy of the first `length` bytes
+/// of `buffer`. The copy starts on a `HOST_ALLOCATION_ALIGNMENT` boundary,
+/// as upstream's mapped arrays do, so that it can be imported back without
+/// a copy (`from_dlpack_capsule`, `import_host_allocation`).
+fn host_array<'py>(
+    py: Python<'py>,
+    buffer: &Buffer,
+    shape: &[usize],
+    dtype: &Bound<'py, PyAny>,
+    length: usize,
+    context: &str,
+) -> PyResult<Bound<'py, PyAny>> {
+    const ALIGN: usize = iree_hal::buffer::HOST_ALLOCATION_ALIGNMENT;
+    let mut offset = 0;
     let bytes = if length == 0 {
         PyByteArray::new(py, &[])
     } else {
-        view.buffer()
-            .map_read(0, length as u64, |b| PyByteArray::new(py, b))
-            .py_context("Error mapping buffer view")?
+        PyByteArray::new_with(py, length + ALIGN - 1, |all| {
+            offset = all.as_ptr().align_offset(ALIGN).min(ALIGN - 1);
+            buffer
+                .read(0, &mut all[offset..offset + length])
+                .py_context(context)
+        })?
     };
-    let shape = PyTuple::new(py, view.shape())?;
     let kwargs = PyDict::new(py);
     kwargs.set_item(pyo3::intern!(py, "buffer"), bytes)?;
-    crate::invoke::numpy_ndarray(py)?.call((shape, dtype), Some(&kwargs))
+    kwargs.set_item(pyo3::intern!(py, "offset"), offset)?;
+    crate::invoke::numpy_ndarray(py)?.call((PyTuple::new(py, shape)?, dtype), Some(&kwargs))
 }
 
 fn command_buffer_of(r: &Ref) -> &iree_modules_hal::HalCommandBuffer {

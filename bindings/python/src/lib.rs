@@ -11,6 +11,7 @@
 //! path of `module.function(*args)` in Rust, with the GIL released while
 //! the VM runs.
 
+mod dlpack;
 mod errors;
 mod hal;
 mod invoke;
@@ -18,6 +19,7 @@ mod io;
 mod pymodule;
 mod sync;
 mod vm;
+mod vm_buffer;
 
 use pyo3::prelude::*;
 
@@ -30,5 +32,6 @@ fn _binding(m: &Bound<'_, PyModule>) -> PyResult<()> {
     io::register(m)?;
     pymodule::register(m)?;
     sync::register(m)?;
+    vm_buffer::register(m)?;
     Ok(())
 }

@@ -21,6 +21,7 @@ from ._binding import (
     ParameterIndexEntry,
     ParameterProvider,
     PyModuleInterface,
+    VmBuffer,
     VmContext,
     VmFunction,
     VmInstance,

@@ -14,6 +14,9 @@ __all__ = [
 
 _HANDLED = {}
 
+# DLPack's `kDLCPU` device type.
+_DL_CPU = 1
+
 
 def _handles(function):
     def register(implementation):
@@ -117,6 +120,39 @@ class DeviceArray(numpy.lib.mixins.NDArrayOperatorsMixin):
 
     def __iter__(self):
         return iter(self.to_host())
+
+    def __dlpack_device__(self):
+        """The DLPack device of `__dlpack__`'s tensors: `(kDLCPU, 0)`."""
+        return (_DL_CPU, 0)
+
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        """A DLPack capsule (`"dltensor"`) of the elements.
+
+        A host-visible buffer (every buffer of a CPU device) is exported
+        without a copy: the consumer shares the device buffer's memory.
+        Other buffers, and arrays whose dtype differs from their element
+        type, are exported as a host copy; `copy=False` refuses that with
+        BufferError, and `copy=True` always copies.
+        """
+        del stream, max_version  # CPU tensors need no stream; unversioned capsule.
+        if dl_device is not None and tuple(dl_device) != self.__dlpack_device__():
+            raise BufferError(f"cannot export a DeviceArray to DLPack device {dl_device}")
+        if not copy and self._exports_in_place():
+            return self._device.create_dlpack_capsule(self._buffer_view, _DL_CPU, 0)
+        if copy is False:
+            raise BufferError("DeviceArray cannot be exported to DLPack without a copy")
+        return self._copy_to_host().__dlpack__()
+
+    def _exports_in_place(self):
+        memory_type = self._buffer_view.get_buffer().memory_type()
+        if not memory_type & int(MemoryType.HOST_VISIBLE):
+            return False
+        if self._override_dtype is None:
+            return True
+        try:
+            return self._override_dtype == element_type_to_dtype(self._buffer_view.element_type)
+        except KeyError:
+            return False
 
     def __getitem__(self, index):
         return self.to_host()[index]
