@@ -183,7 +183,7 @@ fn check_case(case: &Case, ours: &Path, venv: Option<&venv::Venv>, extra: &[Stri
             return outcome;
         }
     };
-    for m in expected.mismatches(&actual) {
+    for m in case.mismatches(&expected, &actual) {
         // The stdout mismatch is shown as a diff below.
         if m != "stdout differs" {
             outcome.failures.push(m);

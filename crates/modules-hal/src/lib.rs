@@ -241,6 +241,32 @@ fn size(value: i64, what: &str) -> Result<u64> {
 /// the traced call.
 pub type DebugSink = Arc<dyn Fn(&str, &[BufferView]) -> Result<()> + Send + Sync>;
 
+/// The sink upstream's tools and runtime sessions install: each trace as a
+/// `=== key ===` line, every buffer view in full (no element limit) on a
+/// line of its own, then an empty line, on standard error.
+pub fn stderr_debug_sink() -> DebugSink {
+    Arc::new(|key: &str, views: &[BufferView]| {
+        use std::io::Write as _;
+        let mut text = format!("=== {key} ===\n");
+        for view in views {
+            text.push_str(&view.format(usize::MAX)?);
+            text.push('\n');
+        }
+        text.push('\n');
+        // One write, so traces from concurrent calls do not interleave.
+        let mut stderr = std::io::stderr().lock();
+        stderr
+            .write_all(text.as_bytes())
+            .and_then(|()| stderr.flush())
+            .map_err(|e| {
+                Status::new(
+                    StatusCode::Unavailable,
+                    format!("writing a trace to stderr: {e}"),
+                )
+            })
+    })
+}
+
 /// Per-context state: the devices the module serves and its debug sink.
 pub struct HalModuleState {
     devices: Vec<Arc<dyn Device>>,

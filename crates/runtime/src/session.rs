@@ -202,7 +202,8 @@ impl Session {
 
 /// The system modules that `modules` depend on and do not provide
 /// themselves, in the order their dependencies are first named (as
-/// upstream resolves them): `hal` on the device `hal_device` returns,
+/// upstream resolves them): `hal` on the device `hal_device` returns
+/// (its buffer-view traces printed to stderr),
 /// `io_parameters` over the providers `parameters` returns, and any module
 /// of `provided` (a tool's own, such as `check`) by its name. Each closure
 /// runs only when its module is needed. Dependencies nothing provides are
@@ -221,7 +222,11 @@ pub fn system_modules(
             continue;
         }
         match name {
-            "hal" => system.push(iree_modules_hal::create_hal_module(vec![hal_device()?])?),
+            // Traces go to stderr, as upstream's tools and sessions print them.
+            "hal" => system.push(iree_modules_hal::create_hal_module_with_debug_sink(
+                vec![hal_device()?],
+                Some(iree_modules_hal::stderr_debug_sink()),
+            )?),
             "io_parameters" => system.push(iree_io_parameters::create_io_parameters_module(
                 parameters()?,
             )?),

@@ -61,6 +61,10 @@ pub struct Case {
     pub dir: PathBuf,
     /// The 1-based line of the case in its `.cases` file.
     pub line: usize,
+    /// Whether stderr must match too (the suite's [`COMPARE_FILE`] says
+    /// `stderr`): for suites whose stderr is the output under test, such
+    /// as tensor traces.
+    pub compare_stderr: bool,
 }
 
 impl Case {
@@ -75,6 +79,16 @@ impl Case {
             .join(EXPECTED_DIR)
             .join(&self.group)
             .join(format!("{}.txt", self.name))
+    }
+
+    /// The differences between `expected` and `actual` that fail this case:
+    /// [`Expectation::mismatches`], and stderr when the case compares it.
+    pub fn mismatches(&self, expected: &Expectation, actual: &Expectation) -> Vec<String> {
+        let mut out = expected.mismatches(actual);
+        if self.compare_stderr && expected.stderr != actual.stderr {
+            out.push("stderr differs".to_string());
+        }
+        out
     }
 
     /// Reads and parses this case's expectation file.
@@ -375,6 +389,7 @@ pub fn parse_cases(suite: &str, group: &str, dir: &Path, text: &str) -> Result<V
             args,
             dir: dir.to_path_buf(),
             line: line_no,
+            compare_stderr: false,
         });
     }
     Ok(cases)
@@ -408,14 +423,28 @@ pub fn load_suite(dir: &Path) -> Result<Vec<Case>> {
         .and_then(|s| s.to_str())
         .ok_or_else(|| invalid(format!("bad suite directory {}", dir.display())))?
         .to_string();
+    let compare_stderr = suite_list_file(dir, COMPARE_FILE)?
+        .iter()
+        .any(|s| s == "stderr");
     let mut cases = Vec::new();
     for group in list_groups(dir)? {
         let path = dir.join(format!("{group}.cases"));
         let text = read_to_string(&path)?;
-        cases.extend(parse_cases(&suite, &group, dir, &text)?);
+        cases.extend(
+            parse_cases(&suite, &group, dir, &text)?
+                .into_iter()
+                .map(|case| Case {
+                    compare_stderr,
+                    ..case
+                }),
+        );
     }
     Ok(cases)
 }
+
+/// The name of the optional per-suite file listing, one per line, output
+/// streams compared besides stdout (`stderr`).
+pub const COMPARE_FILE: &str = "COMPARE";
 
 /// The name of the optional per-suite file listing, one per line, the
 /// runtime components a suite needs (`hal`); a suite whose requirements a
@@ -442,7 +471,13 @@ pub fn missing_requirements(dir: &Path) -> Result<Vec<String>> {
 
 /// The components a suite requires (empty when it has no `REQUIRES` file).
 pub fn suite_requirements(dir: &Path) -> Result<Vec<String>> {
-    let path = dir.join(REQUIRES_FILE);
+    suite_list_file(dir, REQUIRES_FILE)
+}
+
+/// The lines of the per-suite list file `name` in `dir`, without blank
+/// lines and `#` comments (empty when there is no such file).
+fn suite_list_file(dir: &Path, name: &str) -> Result<Vec<String>> {
+    let path = dir.join(name);
     if !path.exists() {
         return Ok(Vec::new());
     }

@@ -27,7 +27,7 @@ fn run_case(case: &Case) -> Result<(), Failed> {
         String::from_utf8_lossy(&output.stdout).into_owned(),
         String::from_utf8_lossy(&output.stderr).into_owned(),
     );
-    let mismatches = expected.mismatches(&actual);
+    let mismatches = case.mismatches(&expected, &actual);
     if mismatches.is_empty() {
         Ok(())
     } else {
