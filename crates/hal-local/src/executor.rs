@@ -20,7 +20,9 @@ use iree_hal::buffer::validate_access;
 use iree_hal::command_buffer::{
     resolve, BindingRef, Command, CommandBuffer, DispatchBinding, WorkgroupCount,
 };
-use iree_hal::profiling::{EventKind, EventName, ProfileRecorder, Track};
+use iree_hal::profiling::{
+    EventKind, EventName, ProfileExecutable, ProfileExport, ProfileRecorder, Track,
+};
 use iree_hal::{Buffer, BufferBinding, Executable, MemoryAccess};
 use smallvec::SmallVec;
 
@@ -334,6 +336,7 @@ impl Runner {
                     EventName::from(name),
                     EventKind::Dispatch {
                         executable: executable.label.clone(),
+                        ordinal: u32::try_from(ordinal).unwrap_or(u32::MAX),
                         workgroup_count: count,
                     },
                     Track::Dispatches {
@@ -596,8 +599,10 @@ pub struct LocalExecutable {
     runner: Runner,
     /// How profiles name it (`embedded-elf-x86_64#0`).
     label: Arc<str>,
-    /// Its export names, shared by the profiling events that name them.
-    export_labels: Vec<Arc<str>>,
+    /// What profiles list of it: its export names (shared by the profiling
+    /// events that name them) and signatures. Registered with the runner's
+    /// profiler, which holds it weakly.
+    profile: Arc<ProfileExecutable>,
 }
 
 impl LocalExecutable {
@@ -607,24 +612,43 @@ impl LocalExecutable {
         runner: Runner,
         label: Arc<str>,
     ) -> LocalExecutable {
-        let export_labels = inner
+        let exports = inner
             .exports()
             .iter()
-            .map(|e| Arc::from(e.name.as_str()))
+            .map(|e| {
+                let size = [
+                    e.attrs.workgroup_size_x,
+                    e.attrs.workgroup_size_y,
+                    u32::from(e.attrs.workgroup_size_z),
+                ];
+                ProfileExport {
+                    name: Arc::from(e.name.as_str()),
+                    constant_count: u32::from(e.attrs.constant_count),
+                    binding_count: u32::from(e.attrs.binding_count),
+                    // Libraries without dispatch attributes report zeros.
+                    workgroup_size: size.map(|d| d.max(1)),
+                }
+            })
             .collect();
+        let profile = Arc::new(ProfileExecutable {
+            label: label.clone(),
+            exports,
+        });
+        runner.profiler().register_executable(&profile);
         LocalExecutable {
             inner,
             runner,
             label,
-            export_labels,
+            profile,
         }
     }
 
     /// The profile name of export `ordinal`.
     fn export_label(&self, ordinal: usize) -> Arc<str> {
-        self.export_labels
+        self.profile
+            .exports
             .get(ordinal)
-            .cloned()
+            .map(|e| e.name.clone())
             .unwrap_or_else(|| Arc::from("?"))
     }
 }

@@ -17,6 +17,7 @@ pub mod event;
 pub mod executable_cache;
 pub mod executable_header;
 pub mod math;
+pub mod profile_bundle;
 pub mod profiling;
 pub mod queue;
 pub mod semaphore;
@@ -46,8 +47,8 @@ pub use element_type::{ElementType, EncodingType, NumericalType};
 pub use event::Event;
 pub use executable_cache::ExecutableCache;
 pub use profiling::{
-    DispatchStatistics, EventKind, EventName, ProfileCapture, ProfileEvent, ProfileRecorder,
-    ProfilingMode, Track,
+    DispatchStatistics, EventKind, EventName, ProfileCapture, ProfileEvent, ProfileExecutable,
+    ProfileExport, ProfileRecorder, ProfilingMode, Track,
 };
 pub use queue::{DeferredExecution, Queue, QueueOp};
 pub use semaphore::{Deadline, Fence, Semaphore};

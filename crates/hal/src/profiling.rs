@@ -10,7 +10,7 @@
 
 use std::fmt::Write as _;
 use std::sync::atomic::{AtomicU32, AtomicU8, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 use std::time::Instant;
 
 use iree_base::{Result, Status, StatusCode};
@@ -40,9 +40,20 @@ impl ProfilingMode {
     /// names are an error.
     pub fn parse(text: &str) -> Result<ProfilingMode> {
         let mut mode = ProfilingMode::NONE;
-        for name in text.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+        let mut rest = text.trim();
+        while !rest.is_empty() {
+            // As upstream: a trailing comma ends the list, an empty family
+            // anywhere else is an error.
+            let (name, tail) = rest.split_once(',').unwrap_or((rest, ""));
+            rest = tail.trim();
             mode = mode
-                | match name {
+                | match name.trim() {
+                    "" => {
+                        return Err(Status::new(
+                            StatusCode::InvalidArgument,
+                            "--device_profiling_mode contains an empty data family",
+                        ))
+                    }
                     "queue" | "queue-events" => ProfilingMode::QUEUE,
                     "dispatch" | "dispatch-events" => ProfilingMode::DISPATCH,
                     "host-execution" => ProfilingMode::QUEUE | ProfilingMode::DISPATCH,
@@ -133,6 +144,8 @@ pub enum EventKind {
     Dispatch {
         /// The executable's label (`embedded-elf-x86_64#0`).
         executable: Arc<str>,
+        /// The dispatched export's ordinal in the executable.
+        ordinal: u32,
         /// The workgroup count it ran over.
         workgroup_count: [u32; 3],
     },
@@ -203,6 +216,30 @@ pub struct ProfileEvent {
     pub duration_ns: u64,
 }
 
+/// One export of a [`ProfileExecutable`]: what profile bundles list for
+/// it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProfileExport {
+    /// The export's name.
+    pub name: Arc<str>,
+    /// Push constants it takes.
+    pub constant_count: u32,
+    /// Bindings it takes.
+    pub binding_count: u32,
+    /// Its static workgroup size (1x1x1 when it has none).
+    pub workgroup_size: [u32; 3],
+}
+
+/// What a profile knows of an executable a device loaded: its label (the
+/// one [`EventKind::Dispatch`] names) and its exports, by ordinal.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProfileExecutable {
+    /// The label from [`ProfileRecorder::executable_label`].
+    pub label: Arc<str>,
+    /// Its exports, by ordinal.
+    pub exports: Vec<ProfileExport>,
+}
+
 /// A device's profiling sink: drivers ask [`ProfileRecorder::mode`] before
 /// timing anything and hand finished events to [`ProfileRecorder::record`].
 pub struct ProfileRecorder {
@@ -210,12 +247,16 @@ pub struct ProfileRecorder {
     mode: AtomicU8,
     /// Labels handed to executables (`<format>#<n>`).
     executables: AtomicU32,
+    /// The executables of the device still alive (see
+    /// [`ProfileRecorder::register_executable`]).
+    loaded: Mutex<Vec<Weak<ProfileExecutable>>>,
     capture: Mutex<Option<Capturing>>,
 }
 
 struct Capturing {
     epoch: Instant,
     events: Vec<ProfileEvent>,
+    executables: Vec<Arc<ProfileExecutable>>,
 }
 
 impl Default for ProfileRecorder {
@@ -223,6 +264,7 @@ impl Default for ProfileRecorder {
         ProfileRecorder {
             mode: AtomicU8::new(0),
             executables: AtomicU32::new(0),
+            loaded: Mutex::new(Vec::new()),
             capture: Mutex::new(None),
         }
     }
@@ -260,6 +302,19 @@ impl ProfileRecorder {
         Arc::from(format!("{format}#{n}"))
     }
 
+    /// Notes a newly loaded executable, so that captures list it (with its
+    /// exports) among their [`ProfileCapture::executables`]. The recorder
+    /// keeps only a weak reference: the executable owns `executable`.
+    pub fn register_executable(&self, executable: &Arc<ProfileExecutable>) {
+        let mut loaded = self.loaded.lock();
+        loaded.retain(|e| e.strong_count() > 0);
+        loaded.push(Arc::downgrade(executable));
+        drop(loaded);
+        if let Some(capturing) = self.capture.lock().as_mut() {
+            capturing.executables.push(executable.clone());
+        }
+    }
+
     /// Starts a capture of `mode`; FAILED_PRECONDITION while one runs.
     pub fn begin(&self, mode: ProfilingMode) -> Result<()> {
         let mut capture = self.capture.lock();
@@ -269,9 +324,16 @@ impl ProfileRecorder {
                 "device profiling already begun",
             ));
         }
+        let executables = self
+            .loaded
+            .lock()
+            .iter()
+            .filter_map(Weak::upgrade)
+            .collect();
         *capture = Some(Capturing {
             epoch: Instant::now(),
             events: Vec::new(),
+            executables,
         });
         self.mode.store(mode.0, Ordering::Release);
         Ok(())
@@ -291,6 +353,7 @@ impl ProfileRecorder {
         Ok(ProfileCapture {
             duration_ns: nanos_since(capturing.epoch, Instant::now()),
             events: capturing.events,
+            executables: capturing.executables,
         })
     }
 
@@ -351,6 +414,9 @@ pub struct ProfileCapture {
     pub duration_ns: u64,
     /// The events, in the order they were recorded (as they completed).
     pub events: Vec<ProfileEvent>,
+    /// The executables loaded when the capture began or during it, in the
+    /// order they were loaded.
+    pub executables: Vec<Arc<ProfileExecutable>>,
 }
 
 /// Per-export dispatch statistics of a capture.
@@ -497,6 +563,7 @@ impl ProfileCapture {
                 EventKind::Dispatch {
                     executable,
                     workgroup_count: [x, y, z],
+                    ..
                 } => {
                     out.push_str(",\"args\":{\"executable\":");
                     iree_base::json::push_string(&mut out, executable);
@@ -595,6 +662,21 @@ mod tests {
         let err = ProfilingMode::parse("queue,bogus").unwrap_err();
         assert_eq!(err.code(), StatusCode::InvalidArgument);
         assert!(err.message().contains("'bogus'"));
+        // Upstream's spacing and comma rules.
+        assert_eq!(
+            ProfilingMode::parse(" queue-events , dispatch-events,").unwrap(),
+            ProfilingMode::QUEUE | ProfilingMode::DISPATCH
+        );
+        for bad in [",queue-events", "queue-events,,dispatch-events", " , "] {
+            let err = ProfilingMode::parse(bad).unwrap_err();
+            assert_eq!(err.code(), StatusCode::InvalidArgument);
+            assert_eq!(
+                err.message(),
+                "--device_profiling_mode contains an empty data family"
+            );
+        }
+        let err = ProfilingMode::parse("QUEUE-EVENTS").unwrap_err();
+        assert!(err.message().contains("'QUEUE-EVENTS'"));
     }
 
     #[test]
@@ -620,6 +702,7 @@ mod tests {
                 EventName::Static(name),
                 EventKind::Dispatch {
                     executable: exe.clone(),
+                    ordinal: 0,
                     workgroup_count: [2, 1, 1],
                 },
                 Track::Dispatches { queue: 0, lane: 0 },

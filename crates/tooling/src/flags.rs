@@ -31,7 +31,8 @@ pub struct ModuleFlags {
     /// `queue`, `dispatch`); needs `--device_profiling_output`.
     #[arg(long = "device_profiling_mode", default_value = "")]
     pub device_profiling_mode: String,
-    /// Where the device profile goes: Chrome trace-event JSON (`.json`).
+    /// Where the device profile goes: upstream's raw profiling bundle
+    /// (`.ireeprof`), or Chrome trace-event JSON for a `.json` path.
     #[arg(long = "device_profiling_output", default_value = "")]
     pub device_profiling_output: String,
     /// Prints per-dispatch statistics (count, total, mean, min, max) to

@@ -1,8 +1,9 @@
 //! The device profiling flags of the tools: `--device_profiling_mode`,
 //! `--device_profiling_output` and `--print_device_statistics`, spelled
-//! and combined as upstream's, with what this runtime writes: Chrome
-//! trace-event JSON and a per-dispatch statistics table (see
-//! `docs/observability.md`).
+//! and combined as upstream's, with what this runtime writes: upstream's
+//! `.ireeprof` bundle (which upstream's `iree-profile` reads), Chrome
+//! trace-event JSON for `.json` paths, and a per-dispatch statistics table
+//! (see `docs/observability.md`).
 
 use std::sync::Arc;
 
@@ -14,7 +15,9 @@ use iree_hal::{Device, ProfileCapture, ProfilingMode};
 pub struct ProfilingOptions {
     /// The families to record (empty: no capture).
     pub mode: ProfilingMode,
-    /// Where the Chrome trace-event JSON goes (`--device_profiling_output`).
+    /// Where the profile goes (`--device_profiling_output`): Chrome
+    /// trace-event JSON for a `.json` path, upstream's `.ireeprof` bundle
+    /// for any other.
     pub output: Option<String>,
     /// `--print_device_statistics`: the per-dispatch table on stderr after
     /// the run.
@@ -25,8 +28,9 @@ impl ProfilingOptions {
     /// Checks and combines the flags as upstream does:
     /// `--device_profiling_mode` needs `--device_profiling_output`;
     /// `--print_device_statistics` cannot be combined with an output and,
-    /// without a mode, records dispatches. The output must be a `.json`
-    /// path (upstream's raw profiling bundle is not written).
+    /// without a mode, records dispatches. A `.json` output gets Chrome
+    /// trace-event JSON, any other path upstream's raw profiling bundle
+    /// (as upstream's tools write to every path).
     pub fn from_flags(
         mode: &str,
         output: &str,
@@ -44,14 +48,6 @@ impl ProfilingOptions {
             return Err(Status::new(
                 StatusCode::InvalidArgument,
                 "--print_device_statistics cannot be combined with --device_profiling_output",
-            ));
-        }
-        if !output.is_empty() && !output.ends_with(".json") {
-            return Err(Status::new(
-                StatusCode::InvalidArgument,
-                format!(
-                    "--device_profiling_output='{output}': only Chrome trace-event JSON is written; use a path ending in .json"
-                ),
             ));
         }
         if print_statistics {
@@ -99,7 +95,7 @@ pub struct ProfilingSession {
 }
 
 impl ProfilingSession {
-    /// Ends the capture, writes the trace (`--device_profiling_output`) and
+    /// Ends the capture, writes the profile (`--device_profiling_output`) and
     /// prints the statistics table to stderr (`--print_device_statistics`).
     pub fn finish(self) -> Result<ProfileCapture> {
         let (capture, name) = match &self.device {
@@ -110,7 +106,12 @@ impl ProfilingSession {
             None => (ProfileCapture::default(), String::new()),
         };
         if let Some(path) = &self.options.output {
-            std::fs::write(path, capture.to_chrome_trace_json(&name)).map_err(|e| {
+            let bytes = if path.ends_with(".json") {
+                capture.to_chrome_trace_json(&name).into_bytes()
+            } else {
+                capture.to_ireeprof(&name)
+            };
+            std::fs::write(path, bytes).map_err(|e| {
                 Status::new(
                     StatusCode::PermissionDenied,
                     format!("writing device profile '{path}': {e}"),
@@ -139,12 +140,19 @@ mod tests {
         let o = ProfilingOptions::from_flags("dispatch", "x.json", false).unwrap();
         assert_eq!(o.mode, ProfilingMode::DISPATCH);
         assert_eq!(o.output.as_deref(), Some("x.json"));
+        let o = ProfilingOptions::from_flags("dispatch-events", "x.ireeprof", false).unwrap();
+        assert_eq!(o.output.as_deref(), Some("x.ireeprof"));
         let o = ProfilingOptions::from_flags("", "", true).unwrap();
         assert!(o.print_statistics && o.mode.contains(ProfilingMode::DISPATCH));
         for (mode, output, stats, text) in [
             ("dispatch", "", false, "requires --device_profiling_output"),
             ("", "x.json", true, "cannot be combined"),
-            ("dispatch", "x.bin", false, "ending in .json"),
+            (
+                "queue-events,,dispatch-events",
+                "x.ireeprof",
+                false,
+                "empty data family",
+            ),
             ("bogus", "x.json", false, "'bogus'"),
         ] {
             let err = ProfilingOptions::from_flags(mode, output, stats).unwrap_err();
