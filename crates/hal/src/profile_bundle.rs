@@ -52,6 +52,8 @@ pub const CONTENT_TYPE_CLOCK_CORRELATIONS: &str =
     "application/vnd.iree.hal.profile.clock-correlations";
 /// Device-timestamped dispatch events.
 pub const CONTENT_TYPE_DISPATCH_EVENTS: &str = "application/vnd.iree.hal.profile.dispatch-events";
+/// Host-timestamped queue operation events.
+pub const CONTENT_TYPE_QUEUE_EVENTS: &str = "application/vnd.iree.hal.profile.queue-events";
 
 /// Sizes of the fixed parts of the typed records.
 const DEVICE_RECORD_LENGTH: usize = 32;
@@ -60,6 +62,18 @@ const EXECUTABLE_RECORD_LENGTH: usize = 40;
 const FUNCTION_RECORD_LENGTH: usize = 64;
 const CLOCK_RECORD_LENGTH: usize = 72;
 const DISPATCH_EVENT_LENGTH: usize = 88;
+const QUEUE_EVENT_LENGTH: usize = 104;
+
+/// Queue event types, by the operation names the local drivers record.
+fn queue_event_type(name: &str) -> u32 {
+    match name {
+        "execute" => 3,
+        "alloca" => 9,
+        "dealloca" => 10,
+        // Host-side queue operations (reads, writes, host calls).
+        _ => 11,
+    }
+}
 
 /// Clock-correlation flags: `device_tick` and `host_cpu_timestamp_ns` set.
 const CLOCK_FLAG_DEVICE_TICK: u32 = 1 << 0;
@@ -156,6 +170,22 @@ pub struct FunctionRecord {
     pub workgroup_size: [u32; 3],
     /// Its name.
     pub name: String,
+}
+
+/// A queue operation event record.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct QueueEventRecord {
+    /// The operation's type (3 execute, 9 alloca, 10 dealloca, 11 host
+    /// call, ...).
+    pub event_type: u32,
+    /// Unique within the queue event stream.
+    pub event_id: u64,
+    /// Host time (ns) when it was submitted.
+    pub host_time_ns: i64,
+    /// The queue's physical device ordinal.
+    pub physical_device_ordinal: u32,
+    /// The queue's ordinal.
+    pub queue_ordinal: u32,
 }
 
 /// A dispatch event record.
@@ -473,6 +503,32 @@ impl<'a> Bundle<'a> {
         Ok(out)
     }
 
+    /// Every queue operation event.
+    pub fn queue_events(&self) -> Result<Vec<QueueEventRecord>> {
+        let mut out = Vec::new();
+        for chunk in self.chunks(CONTENT_TYPE_QUEUE_EVENTS) {
+            for bytes in typed_records(chunk.payload, QUEUE_EVENT_LENGTH, "queue event")? {
+                let mut r = Reader::new(bytes, "queue event");
+                r.take(4)?;
+                let event_type = r.u32()?;
+                r.take(8)?;
+                let event_id = r.u64()?;
+                let host_time_ns = r.u64()? as i64;
+                r.take(32)?;
+                let physical_device_ordinal = r.u32()?;
+                let queue_ordinal = r.u32()?;
+                out.push(QueueEventRecord {
+                    event_type,
+                    event_id,
+                    host_time_ns,
+                    physical_device_ordinal,
+                    queue_ordinal,
+                });
+            }
+        }
+        Ok(out)
+    }
+
     /// The name of the function `event` dispatched, when the bundle lists
     /// it.
     pub fn function_name(
@@ -577,8 +633,9 @@ const TICK_BASE: u64 = 1;
 /// executable the capture lists (ids from 1, in load order; executables a
 /// dispatch names but the capture does not list are added from the events),
 /// their exports (function ordinal = export ordinal), two clock samples at
-/// the capture's start and end, and one dispatch event per executed
-/// dispatch, in start order.
+/// the capture's start and end, one queue event per recorded queue
+/// operation, and one dispatch event per
+/// executed dispatch, in start order.
 pub fn write_bundle(capture: &ProfileCapture, device: &str) -> Vec<u8> {
     // The executable table: listed ones first, then any only events name.
     let mut executables: Vec<BundleExecutable> = Vec::new();
@@ -743,6 +800,45 @@ pub fn write_bundle(capture: &ProfileCapture, device: &str) -> Vec<u8> {
     });
     chunk(&mut out, CONTENT_TYPE_CLOCK_CORRELATIONS, scope, clocks);
 
+    let queue_ops: Vec<_> = capture
+        .events
+        .iter()
+        .filter(|e| matches!(e.kind, EventKind::Queue))
+        .collect();
+    if !queue_ops.is_empty() {
+        let mut events = Writer::default();
+        for (n, event) in queue_ops.iter().enumerate() {
+            let time = event.start_ns.saturating_add(TICK_BASE);
+            // The local drivers time an alloca from its submission to when
+            // the queue ran it (became ready); other operations from when
+            // they ran, so their submission is not observed apart from it.
+            let ready = match &*event.name {
+                "alloca" => time.saturating_add(event.duration_ns),
+                _ => time,
+            };
+            events
+                .u32(QUEUE_EVENT_LENGTH as u32)
+                .u32(queue_event_type(&event.name))
+                .u32(0) // flags
+                .u32(0) // dependency strategy: not tracked
+                .u64(n as u64 + 1) // event id
+                .u64(time) // submitted (host ns since the capture began)
+                .u64(0) // submission id
+                .u64(0) // command buffer id
+                .u64(0) // allocation id
+                .u64(0) // stream id
+                .u32(0) // physical device ordinal
+                .u32(0) // queue ordinal
+                .u32(0) // wait count
+                .u32(0) // signal count
+                .u32(0) // barrier count
+                .u32(1) // operation count
+                .u64(0) // payload length
+                .u64(ready);
+        }
+        chunk(&mut out, CONTENT_TYPE_QUEUE_EVENTS, scope, events);
+    }
+
     if !dispatches.is_empty() {
         let mut events = Writer::default();
         for (n, &(event, label, ordinal, workgroup_count)) in dispatches.iter().enumerate() {
@@ -857,6 +953,9 @@ mod tests {
         assert_eq!(names, ["a", "b", "never_run"]);
         assert_eq!(functions[1].binding_count, 2);
         assert_eq!(functions[1].workgroup_size, [4, 1, 1]);
+        let queue = bundle.queue_events().unwrap();
+        assert_eq!(queue.len(), 1);
+        assert_eq!((queue[0].event_type, queue[0].host_time_ns), (3, 1));
         let events = bundle.dispatch_events().unwrap();
         assert_eq!(events.len(), 3);
         let named: Vec<_> = events
@@ -910,6 +1009,7 @@ mod tests {
                     let _ = b.executables();
                     let _ = b.functions();
                     let _ = b.dispatch_events();
+                    let _ = b.queue_events();
                 }
             }
         }

@@ -89,6 +89,12 @@ fn a_conv_softmax_run_writes_one_dispatch_event_per_dispatch() {
             assert!(e.start_tick > 0 && e.end_tick > e.start_tick, "{e:?}");
             assert_eq!(e.workgroup_count, [14, 1, 1], "{e:?}");
         }
+        // queue-events: the call's command-buffer execution among them.
+        let queue = bundle.queue_events().unwrap();
+        assert!(
+            queue.iter().any(|q| q.event_type == 3),
+            "{device}: {queue:?}"
+        );
 
         let Some(tool) = &upstream else {
             eprintln!("note: upstream iree-profile not found; skipping its check");
@@ -111,6 +117,10 @@ fn a_conv_softmax_run_writes_one_dispatch_event_per_dispatch() {
             "{summary}"
         );
         assert!(summary.contains("clock_fit: ns_per_tick=1.0"), "{summary}");
+        assert!(
+            summary.contains("non_ok_session_end=0 unknown=0"),
+            "{summary}"
+        );
         let statistics = read("statistics");
         for name in DISPATCHES {
             assert!(
