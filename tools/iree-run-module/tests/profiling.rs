@@ -154,8 +154,8 @@ fn bad_profiling_flags_are_one_error_line() {
         ][..],
         &["--device_profiling_mode=dispatch"][..],
         &[
-            "--device_profiling_mode=dispatch",
-            "--device_profiling_output=x.bin",
+            "--device_profiling_mode=queue-events,,dispatch-events",
+            "--device_profiling_output=x.ireeprof",
         ][..],
         &[
             "--print_device_statistics",
