@@ -17,6 +17,7 @@ mod invoke;
 mod io;
 mod pymodule;
 mod sync;
+mod tools;
 mod vm;
 
 use pyo3::prelude::*;
@@ -30,5 +31,6 @@ fn _binding(m: &Bound<'_, PyModule>) -> PyResult<()> {
     io::register(m)?;
     pymodule::register(m)?;
     sync::register(m)?;
+    tools::register(m)?;
     Ok(())
 }
