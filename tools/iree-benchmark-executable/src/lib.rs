@@ -220,7 +220,13 @@ impl DispatchBenchmark {
     }
 }
 
-fn run(flags: &ExecutableFlags, google: &GoogleBenchmarkFlags, options: &RunOptions) -> Result<()> {
+/// Runs the benchmarks; `program` is the tool's `argv[0]`.
+fn run(
+    flags: &ExecutableFlags,
+    google: &GoogleBenchmarkFlags,
+    options: &RunOptions,
+    program: &str,
+) -> Result<()> {
     let constants = parse_u32_list(&flags.constant, "push constant", MAX_CONSTANT_COUNT)?;
     let executable_constants = parse_u32_list(
         &flags.executable_constant,
@@ -293,7 +299,7 @@ fn run(flags: &ExecutableFlags, google: &GoogleBenchmarkFlags, options: &RunOpti
     }
     // As upstream: a failed dispatch is reported in the table (an error
     // row) and the tool still succeeds.
-    run_benchmarks(&settings, benchmarks, batch_size as u64).map(drop)
+    run_benchmarks(&settings, benchmarks, batch_size as u64, program).map(drop)
 }
 
 /// Runs `iree-benchmark-executable` with the command line `args` (the program name
@@ -302,6 +308,11 @@ fn run(flags: &ExecutableFlags, google: &GoogleBenchmarkFlags, options: &RunOpti
 /// running afterwards flushes stdout (as the process exit would).
 pub fn main_with_args(args: impl IntoIterator<Item = OsString>) -> u8 {
     iree_base::tool_setup::init();
+    let args: Vec<OsString> = args.into_iter().collect();
+    let program = args
+        .first()
+        .map(|arg| arg.to_string_lossy().into_owned())
+        .unwrap_or_default();
     let Flags {
         common,
         executable,
@@ -314,7 +325,7 @@ pub fn main_with_args(args: impl IntoIterator<Item = OsString>) -> u8 {
         Ok(options) => options,
         Err(code) => return code,
     };
-    match run(&executable, &google, &options) {
+    match run(&executable, &google, &options, &program) {
         Ok(()) => 0,
         Err(status) => {
             let _ = std::io::stdout().flush();

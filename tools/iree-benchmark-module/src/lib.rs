@@ -254,7 +254,13 @@ fn time_unit(flags: &BenchmarkFlags) -> Result<Option<TimeUnit>> {
         })
 }
 
-fn run(flags: &BenchmarkFlags, google: &GoogleBenchmarkFlags, options: &RunOptions) -> Result<()> {
+/// Runs the benchmarks; `program` is the tool's `argv[0]`.
+fn run(
+    flags: &BenchmarkFlags,
+    google: &GoogleBenchmarkFlags,
+    options: &RunOptions,
+    program: &str,
+) -> Result<()> {
     let settings = google.validate()?;
     let unit = time_unit(flags)?;
     if flags.batch_size < 1 {
@@ -278,7 +284,7 @@ fn run(flags: &BenchmarkFlags, google: &GoogleBenchmarkFlags, options: &RunOptio
             iterate: Box::new(move || benchmark.iterate(context, batch_size)),
         })
         .collect();
-    let failures = run_benchmarks(&settings, benchmarks, batch_size as u64)?;
+    let failures = run_benchmarks(&settings, benchmarks, batch_size as u64, program)?;
     if let Some(profiling) = profiling {
         profiling.finish()?;
     }
@@ -303,6 +309,11 @@ fn run(flags: &BenchmarkFlags, google: &GoogleBenchmarkFlags, options: &RunOptio
 /// running afterwards flushes stdout (as the process exit would).
 pub fn main_with_args(args: impl IntoIterator<Item = OsString>) -> u8 {
     iree_base::tool_setup::init();
+    let args: Vec<OsString> = args.into_iter().collect();
+    let program = args
+        .first()
+        .map(|arg| arg.to_string_lossy().into_owned())
+        .unwrap_or_default();
     let flags: Flags = match parse_args(args) {
         Ok(flags) => flags,
         Err(code) => return code,
@@ -316,7 +327,7 @@ pub fn main_with_args(args: impl IntoIterator<Item = OsString>) -> u8 {
         Ok(options) => options,
         Err(code) => return code,
     };
-    match run(&benchmark, &google, &options) {
+    match run(&benchmark, &google, &options, &program) {
         Ok(()) => 0,
         Err(status) => {
             let _ = std::io::stdout().flush();
