@@ -38,7 +38,7 @@ def run(args, **kwargs):
 def test_every_tool_has_its_console_script():
     entry_points = importlib.metadata.distribution("iree-rust-runtime").entry_points
     scripts = {e.name: e.value for e in entry_points if e.group == "console_scripts"}
-    assert sorted(scripts) == sorted(TOOLS)
+    assert sorted(scripts) == TOOLS == sorted(TOOLS)
     assert "iree-run-module" in TOOLS and "iree-benchmark-module" in TOOLS
     for name, target in scripts.items():
         assert target == "iree_rust.runtime._tools:" + name.replace("-", "_")
@@ -54,9 +54,8 @@ def test_console_script_help(name):
 
 
 def test_run_module_script():
-    result = run(
-        [script("iree-run-module"), f"--module={TINY}", "--function=add_i32", "--input=2", "--input=3"]
-    )
+    add = [f"--module={TINY}", "--function=add_i32", "--input=2", "--input=3"]
+    result = run([script("iree-run-module"), *add])
     assert result.returncode == 0, result.stderr
     assert result.stdout == "EXEC @add_i32\nresult[0]: i32=5\n"
     result = run(
@@ -77,9 +76,8 @@ def test_run_module_script_exit_status():
     result = run([script("iree-run-module"), "--no_such_flag"])
     assert result.returncode == 1
     assert "--no_such_flag" in result.stderr and result.stdout == ""
-    result = run(
-        [script("iree-run-module"), f"--module={TINY}", "--function=add_i32", "--expected_output=6", "--input=2", "--input=3"]
-    )
+    add = [f"--module={TINY}", "--function=add_i32", "--input=2", "--input=3"]
+    result = run([script("iree-run-module"), *add, "--expected_output=6"])
     assert result.returncode == 1
     result = run([script("iree-run-module"), f"--module={DATA}/no_such.vmfb"])
     assert result.returncode == 1 and "no_such.vmfb" in result.stderr
@@ -89,7 +87,8 @@ def test_module_reads_stdin():
     with open(TINY, "rb") as file:
         module = file.read()
     result = subprocess.run(
-        [script("iree-run-module"), "--module=-", "--function=add_i32", "--input=1", "--input=1"],
+        [script("iree-run-module"), "--module=-", "--function=add_i32"]
+        + ["--input=1", "--input=1"],
         input=module,
         capture_output=True,
         timeout=120,
@@ -104,7 +103,8 @@ def test_dump_module_and_cpuinfo_scripts():
     assert "add_i32" in result.stdout and "mul4" in result.stdout
     result = run([script("iree-cpuinfo")])
     assert result.returncode == 0, result.stderr
-    assert all(line.rsplit(" ", 1)[1] in ("0", "1") for line in result.stdout.splitlines())
+    lines = result.stdout.splitlines()
+    assert all(line.rsplit(" ", 1)[1] in ("0", "1") for line in lines)
 
 
 def test_tool_output_keeps_its_place_in_python_output():
@@ -112,7 +112,8 @@ def test_tool_output_keeps_its_place_in_python_output():
     code = (
         "from iree_rust.runtime._tools import run_tool\n"
         "print('before')\n"
-        f"status = run_tool('iree-run-module', ['--module={TINY}', '--function=add_i32', '--input=2', '--input=3'])\n"
+        f"args = ['--module={TINY}', '--function=add_i32', '--input=2', '--input=3']\n"
+        "status = run_tool('iree-run-module', args)\n"
         "print('after', status)\n"
     )
     result = run([sys.executable, "-c", code])
@@ -123,7 +124,7 @@ def test_tool_output_keeps_its_place_in_python_output():
 def test_tools_module_runs_a_tool_by_name():
     result = run([sys.executable, "-m", "iree_rust.runtime._tools", "iree-cpuinfo"])
     assert result.returncode == 0 and result.stdout
-    result = run([sys.executable, "-m", "iree_rust.runtime._tools", "iree-no-such-tool"])
+    result = run([sys.executable, "-m", "iree_rust.runtime._tools", "iree-no-such"])
     assert result.returncode != 0 and "iree-run-module" in result.stderr
     with pytest.raises(ValueError, match="unknown tool"):
         _binding._run_tool("iree-no-such-tool", [])
@@ -138,7 +139,12 @@ def test_build_benchmark_args():
     args, flatbuffer = _build_benchmark_args(
         TINY,
         entry_function="mul4",
-        inputs=[np.arange(4, dtype=np.float32), np.full((2, 2), 3, dtype=np.int32), "4xf32=1", np.float64(2.5)],
+        inputs=[
+            np.arange(4, dtype=np.float32),
+            np.full((2, 2), 3, dtype=np.int32),
+            "4xf32=1",
+            np.float64(2.5),
+        ],
         device="local-sync",
         benchmark_repetitions=3,
         batch_size=[1, 2],
@@ -167,7 +173,7 @@ def test_benchmark_module_file():
     results = benchmark_module(
         TINY,
         entry_function="mul4",
-        inputs=[np.array([1, 2, 3, 4], dtype=np.float32), np.full(4, 2, dtype=np.float32)],
+        inputs=[np.arange(1, 5, dtype=np.float32), np.full(4, 2, dtype=np.float32)],
         device="local-sync",
         benchmark_min_time="0.01s",
     )
@@ -192,7 +198,8 @@ def test_benchmark_module_repetitions_report_aggregates():
     )
     names = [r.benchmark_name for r in results]
     assert names[:2] == ["BM_add_i32/process_time/real_time"] * 2
-    assert {"mean", "median", "stddev", "cv"} <= {r.report.get("aggregate_name") for r in results}
+    aggregates = {r.report.get("aggregate_name") for r in results}
+    assert {"mean", "median", "stddev", "cv"} <= aggregates
     cv = next(r for r in results if r.report.get("aggregate_name") == "cv")
     assert cv.time.endswith(" %")
     assert all(r.time.endswith(" us") for r in results if r is not cv)
@@ -220,4 +227,4 @@ def test_benchmark_module_failures():
     # No export takes no inputs: nothing is benchmarked.
     assert benchmark_module(TINY) == []
     with pytest.raises(BenchmarkTimeoutError):
-        benchmark_module(TINY, entry_function="add_i32", inputs=["1", "2"], timeout=0.001)
+        benchmark_module(TINY, "add_i32", inputs=["1", "2"], timeout=0.001)

@@ -23,11 +23,15 @@ def run_tool(name, args):
     """Runs tool `name` (`"iree-run-module"`) with the command-line
     arguments `args` (after the program name) in this process and returns
     its exit status. Python's stdout and stderr are flushed first, as the
-    tool writes to the same file descriptors."""
+    tool writes to the same file descriptors. What a tool sets up for the
+    process stays: with `IREE_LOG` set, its log subscriber; on a terminal,
+    its progress bars for large loads."""
     for stream in (sys.stdout, sys.stderr):
         if stream is not None:
             stream.flush()
-    args = [os.fsdecode(a) if isinstance(a, (bytes, os.PathLike)) else str(a) for a in args]
+    args = [
+        os.fsdecode(a) if isinstance(a, (bytes, os.PathLike)) else str(a) for a in args
+    ]
     return _binding._run_tool(name, args)
 
 
