@@ -1,5 +1,6 @@
-//! `iree-run-module`: the command-line tool; everything is in the library, shared
-//! with the `iree_rust.runtime` Python package's console script.
+//! `iree-run-module`: the executable. The tool is the library's
+//! `main_with_args`, which `iree_rust.runtime`'s console script of the
+//! same name runs too.
 
 fn main() -> std::process::ExitCode {
     std::process::ExitCode::from(iree_run_module::main_with_args(std::env::args_os()))
