@@ -18,6 +18,7 @@ mod invoke;
 mod io;
 mod pymodule;
 mod sync;
+mod tools;
 mod vm;
 mod vm_buffer;
 
@@ -33,5 +34,6 @@ fn _binding(m: &Bound<'_, PyModule>) -> PyResult<()> {
     pymodule::register(m)?;
     sync::register(m)?;
     vm_buffer::register(m)?;
+    tools::register(m)?;
     Ok(())
 }

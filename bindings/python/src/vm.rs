@@ -52,6 +52,8 @@ pub struct VmModule {
     /// `destroy_callback` of `mmap`/`wrap_buffer`, called when this object
     /// goes away.
     destroy_callback: Option<PyObject>,
+    /// The Python buffer the module was made from (`stashed_flatbuffer_blob`).
+    stashed: Option<PyObject>,
 }
 
 impl VmModule {
@@ -60,7 +62,16 @@ impl VmModule {
         VmModule {
             module,
             destroy_callback: None,
+            stashed: None,
         }
+    }
+
+    /// Loads `buffer`'s bytes (copied), remembering `buffer` as upstream's
+    /// modules do.
+    fn from_python_buffer(instance: &VmInstance, buffer: &Bound<'_, PyAny>) -> PyResult<VmModule> {
+        let mut module = load_bytes(instance, python_bytes(buffer)?)?;
+        module.stashed = Some(buffer.clone().unbind());
+        Ok(module)
     }
 }
 
@@ -155,6 +166,7 @@ impl VmModule {
         Ok(VmModule {
             module,
             destroy_callback,
+            stashed: None,
         })
     }
 
@@ -164,11 +176,12 @@ impl VmModule {
         instance: PyRef<'_, VmInstance>,
         buffer: &Bound<'_, PyAny>,
     ) -> PyResult<VmModule> {
-        load_bytes(&instance, python_bytes(buffer)?)
+        VmModule::from_python_buffer(&instance, buffer)
     }
 
-    /// A module from `buffer` (copied: modules need aligned, immutable
-    /// memory).
+    /// A module from `buffer`. Modules here always own a copy of their
+    /// bytes; as upstream, a buffer that is not 64-byte aligned (which
+    /// upstream must copy) warns unless `warn_if_copy` is False.
     #[staticmethod]
     #[pyo3(signature = (instance, buffer, warn_if_copy=true))]
     fn from_flatbuffer(
@@ -177,7 +190,7 @@ impl VmModule {
         warn_if_copy: bool,
     ) -> PyResult<VmModule> {
         warn_copy(buffer, warn_if_copy)?;
-        load_bytes(&instance, python_bytes(buffer)?)
+        VmModule::from_python_buffer(&instance, buffer)
     }
 
     /// Same as `from_flatbuffer`.
@@ -191,8 +204,9 @@ impl VmModule {
         Self::from_flatbuffer(instance, buffer, warn_if_copy)
     }
 
-    /// A module over `buffer` (copied); `destroy_callback` runs when the
-    /// module object goes away.
+    /// A module over `buffer`, which must be 64-byte aligned as upstream
+    /// requires (its bytes are copied here); `destroy_callback` runs when
+    /// the module object goes away.
     #[staticmethod]
     #[pyo3(signature = (instance, buffer, destroy_callback=None, close_buffer=false))]
     fn wrap_buffer(
@@ -207,9 +221,10 @@ impl VmModule {
                 "VmModule.from_aligned_memory received an unaligned buffer. Got {address:#x}, expected alignment {MODULE_BUFFER_ALIGNMENT}"
             )));
         }
-        let mut module = load_bytes(&instance, python_bytes(buffer)?)?;
+        let mut module = VmModule::from_python_buffer(&instance, buffer)?;
         if close_buffer {
             buffer.call_method0("close")?;
+            module.stashed = None;
         }
         module.destroy_callback = destroy_callback;
         Ok(module)
@@ -251,10 +266,12 @@ impl VmModule {
             .collect()
     }
 
-    /// Always None: modules keep no copy of their flatbuffer for Python.
+    /// The buffer the module was made from (`from_buffer`,
+    /// `from_flatbuffer`, `copy_buffer`, `wrap_buffer`); None for `mmap`
+    /// and native modules.
     #[getter]
-    fn stashed_flatbuffer_blob(&self) -> Option<Vec<u8>> {
-        None
+    fn stashed_flatbuffer_blob(&self, py: Python<'_>) -> Option<PyObject> {
+        self.stashed.as_ref().map(|b| b.clone_ref(py))
     }
 
     /// The export `name`, or None.

@@ -165,11 +165,13 @@ fn benchmark_filter(spec: &str) -> Result<(regex::Regex, bool)> {
 /// document, plus `--benchmark_out`. A benchmark whose iteration fails
 /// stops and is reported with an error row (`ERROR OCCURRED: '...'`); the
 /// others still run. Returns those failures; an `Err` is a failure to
-/// report (unwritable output).
+/// report (unwritable output). `executable` is the tool's program name (its
+/// `argv[0]`), reported in the machine context.
 pub fn run_benchmarks(
     settings: &Settings<'_>,
     benchmarks: Vec<Benchmark<'_>>,
     batch_size: u64,
+    executable: &str,
 ) -> Result<Vec<Status>> {
     let flags = settings.flags;
     let mut selected: Vec<Benchmark<'_>> = benchmarks
@@ -179,6 +181,21 @@ pub fn run_benchmarks(
     let mut stdout = std::io::stdout().lock();
     let write_error =
         |e: std::io::Error| Status::new(StatusCode::Unavailable, format!("writing output: {e}"));
+    let out_error = |path: &str, e: std::io::Error| {
+        Status::new(
+            StatusCode::Unavailable,
+            format!("writing --benchmark_out '{path}': {e}"),
+        )
+    };
+    // As Google Benchmark, `--benchmark_out` is created before anything
+    // runs: it exists (empty) even when no benchmark is selected.
+    let mut out_file = match &flags.benchmark_out {
+        Some(path) => Some((
+            path,
+            std::fs::File::create(path).map_err(|e| out_error(path, e))?,
+        )),
+        None => None,
+    };
     if is_true(&flags.benchmark_list_tests) {
         for benchmark in &selected {
             writeln!(stdout, "{}", benchmark.name).map_err(write_error)?;
@@ -192,8 +209,7 @@ pub fn run_benchmarks(
         );
         return Ok(Vec::new());
     }
-    let executable = std::env::args().next().unwrap_or_default();
-    let machine = MachineContext::collect(&executable);
+    let machine = MachineContext::collect(executable);
     let repetitions = flags.benchmark_repetitions.max(1);
     let name_width =
         report::name_column_width(selected.iter().map(|b| b.name.as_str()), repetitions > 1);
@@ -256,18 +272,15 @@ pub fn run_benchmarks(
         write!(stdout, "{}", report::json_document(&machine, &all_rows)).map_err(write_error)?;
         stdout.flush().map_err(write_error)?;
     }
-    if let Some(path) = &flags.benchmark_out {
+    if let Some((path, file)) = &mut out_file {
         let text = if settings.out_json {
             report::json_document(&machine, &all_rows)
         } else {
             file_console
         };
-        std::fs::write(path, text).map_err(|e| {
-            Status::new(
-                StatusCode::Unavailable,
-                format!("writing --benchmark_out '{path}': {e}"),
-            )
-        })?;
+        file.write_all(text.as_bytes())
+            .and_then(|()| file.flush())
+            .map_err(|e| out_error(path, e))?;
     }
     Ok(failures)
 }

@@ -209,11 +209,27 @@ impl ModuleFlags {
     }
 }
 
-/// Parses the process arguments (after expanding `--flagfile=`) into `F`.
-/// `--help` prints and gives exit code 0; a bad flag prints one line (clap's
-/// first, ending in a newline) and gives 1, as upstream's flag parser does.
-pub fn parse_args<F: clap::Parser>() -> std::result::Result<F, u8> {
-    let args = match expand_flagfiles(std::env::args().collect()) {
+/// Parses a command line (`args`, the program name first, as
+/// `std::env::args_os()` gives it) into `F` after expanding `--flagfile=`.
+/// `--help` prints and gives exit code 0; a bad flag, or an argument that is
+/// not UTF-8, prints one line (clap's first, ending in a newline) and gives
+/// 1, as upstream's flag parser does.
+pub fn parse_args<F: clap::Parser>(
+    args: impl IntoIterator<Item = std::ffi::OsString>,
+) -> std::result::Result<F, u8> {
+    let args = match args
+        .into_iter()
+        .map(|arg| {
+            arg.into_string().map_err(|arg| {
+                format!(
+                    "FLAGS ERROR: argument '{}' is not valid UTF-8",
+                    arg.to_string_lossy()
+                )
+            })
+        })
+        .collect::<std::result::Result<Vec<String>, String>>()
+        .and_then(expand_flagfiles)
+    {
         Ok(args) => args,
         Err(message) => {
             eprintln!("{message}");

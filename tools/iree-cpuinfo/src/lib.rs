@@ -5,6 +5,7 @@
 //! the CPUID answers ([`CpuidAnswers`]), so that answers recorded on one
 //! machine can be checked anywhere against what upstream printed there.
 
+use std::ffi::OsString;
 use std::fmt::Write;
 
 /// One CPU feature as `iree-cpuinfo` reports it: its LLVM name and whether
@@ -189,6 +190,37 @@ pub fn detect() -> Vec<Feature> {
         CpuidAnswers::read().x86_64_features()
     } else {
         Vec::new()
+    }
+}
+
+/// `iree-cpuinfo`'s command-line flags: none besides `--help` and
+/// `--flagfile`.
+#[derive(clap::Parser, Debug)]
+#[command(
+    name = "iree-cpuinfo",
+    about = "Prints the CPU features the IREE runtime detects on this machine."
+)]
+struct Flags {}
+
+/// Runs `iree-cpuinfo` with the command line `args` (the program name
+/// first, as `std::env::args_os()` gives it) and returns its exit status.
+/// Output goes to this process's stdout and stderr; a caller that keeps
+/// running afterwards flushes stdout (as the process exit would).
+pub fn main_with_args(args: impl IntoIterator<Item = OsString>) -> u8 {
+    iree_base::tool_setup::init();
+    if let Err(code) = iree_tooling::flags::parse_args::<Flags>(args) {
+        return code;
+    }
+    let report = format_report(&detect());
+    let mut out = std::io::stdout().lock();
+    match std::io::Write::write_all(&mut out, report.as_bytes())
+        .and_then(|()| std::io::Write::flush(&mut out))
+    {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("iree-cpuinfo: writing stdout: {e}");
+            1
+        }
     }
 }
 

@@ -1,31 +1,7 @@
-//! `iree-cpuinfo`: prints the CPU features IREE's runtime detects, one
-//! `name 0|1` line each, as upstream's tool does.
+//! `iree-cpuinfo`: the executable. The tool is the library's
+//! `main_with_args`, which `iree_rust.runtime`'s console script of the
+//! same name runs too.
 
-use std::io::Write;
-use std::process::ExitCode;
-
-use clap::Parser;
-
-/// Command-line flags: none besides `--help` and `--flagfile`.
-#[derive(Parser, Debug)]
-#[command(
-    name = "iree-cpuinfo",
-    about = "Prints the CPU features the IREE runtime detects on this machine."
-)]
-struct Flags {}
-
-fn main() -> ExitCode {
-    iree_base::tool_setup::init();
-    if let Err(code) = iree_tooling::flags::parse_args::<Flags>() {
-        return ExitCode::from(code);
-    }
-    let report = iree_cpuinfo::format_report(&iree_cpuinfo::detect());
-    let mut out = std::io::stdout().lock();
-    match out.write_all(report.as_bytes()).and_then(|()| out.flush()) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("iree-cpuinfo: writing stdout: {e}");
-            ExitCode::FAILURE
-        }
-    }
+fn main() -> std::process::ExitCode {
+    std::process::ExitCode::from(iree_cpuinfo::main_with_args(std::env::args_os()))
 }

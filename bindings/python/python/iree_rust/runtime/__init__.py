@@ -51,4 +51,5 @@ from .system_setup import (
 from .function import *
 from .dtypes import map_dtype_to_hal_element_type
 from .io import *
+from .benchmark import *
 from . import flags
