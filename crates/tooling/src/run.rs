@@ -389,6 +389,7 @@ pub fn create_context(
                 .annotate("creating VM context")
         },
         provided,
+        Some(iree_modules_hal::stderr_debug_sink()),
     )?;
     let device = created;
     system.extend(modules);
