@@ -202,9 +202,7 @@ fn main() {
     // `testdata/inline/check_*.mlir`.
     for group in ["check_static_vmvx", "check_dynamic_llvm_cpu"] {
         for &device in DEVICES {
-            let module = e2e_dir()
-                .join("../inline")
-                .join(format!("{group}.vmfb"));
+            let module = e2e_dir().join("../inline").join(format!("{group}.vmfb"));
             trials.push(Trial::test(format!("inline/{group}/{device}"), move || {
                 run_suite(&module, device)
             }));
