@@ -75,7 +75,7 @@ fn storage_aliases_the_buffer() {
 
 #[test]
 fn bad_arguments_are_errors() {
-    let null = Value::Ref(None.into());
+    let null = Value::Ref(None);
     let bytes = vm_bytes(&[0; 8]);
     assert_eq!(
         code("buffer.allocate", &[0.into(), (-1i64).into()]),
@@ -96,15 +96,15 @@ fn bad_arguments_are_errors() {
         StatusCode::OutOfRange
     );
     assert_eq!(
-        code("buffer.storage", &[null.clone()]),
+        code("buffer.storage", std::slice::from_ref(&null)),
         StatusCode::InvalidArgument
     );
     assert_eq!(
-        code("buffer.storage", &[bytes.clone()]),
+        code("buffer.storage", std::slice::from_ref(&bytes)),
         StatusCode::InvalidArgument
     );
     assert_eq!(
-        code("buffer.length", &[bytes.clone()]),
+        code("buffer.length", std::slice::from_ref(&bytes)),
         StatusCode::InvalidArgument
     );
     assert_eq!(
@@ -116,7 +116,7 @@ fn bad_arguments_are_errors() {
         StatusCode::InvalidArgument
     );
     assert_eq!(
-        code("buffer_view.rank", &[null.clone()]),
+        code("buffer_view.rank", std::slice::from_ref(&null)),
         StatusCode::InvalidArgument
     );
     assert_eq!(

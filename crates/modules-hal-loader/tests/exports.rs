@@ -40,7 +40,7 @@ fn bytes(data: &[u8]) -> Value {
 }
 
 fn null() -> Value {
-    Value::Ref(None.into())
+    Value::Ref(None)
 }
 
 #[test]
