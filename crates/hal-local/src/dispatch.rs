@@ -107,6 +107,47 @@ fn run_one_grid(
     Region::new(&[Work::Grid(grid)], &device_bindings)?.run(workers)
 }
 
+/// Runs export `ordinal` of `library` for every workgroup of
+/// `workgroup_count`, in x-fastest order on the calling thread, over
+/// bindings given as host addresses and lengths rather than HAL buffers:
+/// inline execution (`hal_loader.executable.dispatch`), where the program
+/// owns the memory and there is no device to guard it. Counts, ordinal and
+/// workgroup counts are checked as for [`dispatch_grid`].
+///
+/// # Safety
+///
+/// Each `(address, length)` must be valid for the reads and writes the
+/// kernel performs on that binding (for a correct kernel, reads and writes
+/// within `length` bytes; writes only to memory that may be written) until
+/// this returns, and no other code may access those bytes meanwhile.
+pub unsafe fn dispatch_grid_host(
+    library: &dyn WorkgroupExecutable,
+    ordinal: usize,
+    constants: &[u32],
+    bindings: &[(*mut u8, usize)],
+    workgroup_count: [u32; 3],
+) -> Result<()> {
+    let mut device_bindings = DeviceBindings::default();
+    let grid = PreparedGrid::prepare(
+        library,
+        ordinal,
+        constants,
+        bindings.len(),
+        workgroup_count,
+        1,
+        0,
+        &mut device_bindings,
+        |out| {
+            for &(ptr, length) in bindings {
+                out.ptrs.push(ptr.cast());
+                out.lengths.push(length);
+            }
+            Ok(())
+        },
+    )?;
+    grid.run_alone(&device_bindings)
+}
+
 /// Who runs a region's tiles.
 #[derive(Clone, Copy)]
 pub enum Workers<'a> {
@@ -227,6 +268,38 @@ impl<'a> PreparedGrid<'a> {
         local_memory_limit: usize,
         bindings_out: &mut DeviceBindings<'a>,
     ) -> Result<PreparedGrid<'a>> {
+        Self::prepare(
+            library,
+            ordinal,
+            constants,
+            bindings.len(),
+            workgroup_count,
+            max_concurrency,
+            local_memory_limit,
+            bindings_out,
+            |out| {
+                for binding in bindings {
+                    out.push_binding(binding)?;
+                }
+                Ok(())
+            },
+        )
+    }
+
+    /// [`PreparedGrid::new`] for `binding_count` bindings that `push`
+    /// appends to the region's arrays (only when there is work to run).
+    #[allow(clippy::too_many_arguments)]
+    fn prepare(
+        library: &'a dyn WorkgroupExecutable,
+        ordinal: usize,
+        constants: &'a [u32],
+        binding_count: usize,
+        workgroup_count: [u32; 3],
+        max_concurrency: usize,
+        local_memory_limit: usize,
+        bindings_out: &mut DeviceBindings<'a>,
+        push: impl FnOnce(&mut DeviceBindings<'a>) -> Result<()>,
+    ) -> Result<PreparedGrid<'a>> {
         let Some(export) = library.exports().get(ordinal) else {
             bail!(
                 OutOfRange,
@@ -242,7 +315,7 @@ impl<'a> PreparedGrid<'a> {
                 export.name
             );
         }
-        if constants.len() != export.constant_count() || bindings.len() != export.binding_count() {
+        if constants.len() != export.constant_count() || binding_count != export.binding_count() {
             bail!(
                 InvalidArgument,
                 "export '{}' takes {} constants and {} bindings; {} and {} given",
@@ -250,7 +323,7 @@ impl<'a> PreparedGrid<'a> {
                 export.constant_count(),
                 export.binding_count(),
                 constants.len(),
-                bindings.len()
+                binding_count
             );
         }
         let Ok(count_z) = u16::try_from(workgroup_count[2]) else {
@@ -273,9 +346,7 @@ impl<'a> PreparedGrid<'a> {
         };
         let first = bindings_out.ptrs.len();
         if total > 0 {
-            for binding in bindings {
-                bindings_out.push_binding(binding)?;
-            }
+            push(bindings_out)?;
         }
         Ok(PreparedGrid {
             library,
@@ -340,8 +411,9 @@ impl<'a> PreparedGrid<'a> {
         let state = self.state(bindings);
         // SAFETY: constant and binding counts match the export (checked in
         // `new`); every binding pointer/length pair lies inside an allocation
-        // held under a device-access guard for as long as the region runs, so
-        // no Rust code reads or writes it concurrently; constants and this
+        // held under a device-access guard for as long as the region runs (or,
+        // for `dispatch_grid_host`, is vouched for by its caller), so no Rust
+        // code reads or writes it concurrently; constants and this
         // worker's local memory (of the export's size) are live for the call.
         // The kernel's own accesses within its bindings are trusted, as
         // documented in the crate.

@@ -44,7 +44,9 @@ pub mod vmvx;
 use iree_base::{bail, Result};
 
 pub use device::{default_loaders, LocalDevice, LocalSyncDevice, LocalSyncDriver, LocalTaskDriver};
-pub use dispatch::{dispatch_grid, dispatch_grid_on_pool, dispatch_grid_parallel, BufferBinding};
+pub use dispatch::{
+    dispatch_grid, dispatch_grid_host, dispatch_grid_on_pool, dispatch_grid_parallel, BufferBinding,
+};
 pub use elf::{ElfModule, Machine};
 pub use executable::{EmbeddedElfLoader, ExecutableLoader, WorkgroupExecutable};
 pub use library::{

@@ -127,7 +127,7 @@ impl MemoryFile {
     /// Checks `[offset, offset + length)` against the file, returning the
     /// range within the source buffer.
     fn window(&self, offset: i64, length: u64) -> Result<usize> {
-        let offset = size(offset, "file offset")? as usize;
+        let offset = size_arg(offset, "file offset")? as usize;
         match offset.checked_add(length as usize) {
             Some(end) if end <= self.length => Ok(self.offset + offset),
             _ => Err(Status::new(
@@ -203,8 +203,9 @@ fn element_types_compatible(actual: ElementType, expected: ElementType) -> bool 
         || actual == expected
 }
 
-/// The text of a `!vm.buffer` argument (rodata strings).
-fn string_arg(value: &Option<Ref>, what: &str) -> Result<String> {
+/// The text of a `!vm.buffer` argument (rodata strings); `what` names it
+/// in the error for a null or mistyped ref.
+pub fn string_arg(value: &Option<Ref>, what: &str) -> Result<String> {
     let buffer: &VmBuffer = deref(value, iree_vm::buffer::buffer_type(), what)?;
     Ok(buffer.with_bytes(|bytes| String::from_utf8_lossy(bytes).into_owned()))
 }
@@ -227,7 +228,26 @@ pub fn fence_or_empty(value: &Option<Ref>) -> Result<&Fence> {
     }
 }
 
-fn size(value: i64, what: &str) -> Result<u64> {
+/// `executable.lookup.function` (of `hal` and `hal_loader`): the function
+/// id (the export ordinal) of the export named by the `!vm.buffer` `name`
+/// in the `!hal.executable` `executable`; NOT_FOUND when it has none.
+pub fn lookup_function(executable: &Option<Ref>, name: &Option<Ref>) -> Result<i64> {
+    let executable = &deref::<HalExecutable>(executable, executable_type(), "executable")?.0;
+    let name = string_arg(name, "function name")?;
+    executable
+        .lookup_export(&name)
+        .map(|i| i as i64)
+        .ok_or_else(|| {
+            Status::new(
+                StatusCode::NotFound,
+                format!("executable has no function named '{name}'"),
+            )
+        })
+}
+
+/// An i64 size or offset argument as an unsigned size; OUT_OF_RANGE when
+/// negative. `what` names it in the error.
+pub fn size_arg(value: i64, what: &str) -> Result<u64> {
     u64::try_from(value).map_err(|_| {
         Status::new(
             StatusCode::OutOfRange,
@@ -539,7 +559,7 @@ type DispatchIndirectArgs = (
 /// A buffer argument that may be null, in which case `slot` of the binding
 /// table supplies it at execution.
 fn binding(buffer: &Option<Ref>, slot: i32, offset: i64, length: i64) -> Result<BindingRef> {
-    let (offset, length) = (size(offset, "offset")?, length as u64);
+    let (offset, length) = (size_arg(offset, "offset")?, length as u64);
     Ok(match buffer {
         Some(_) => BindingRef::Direct {
             buffer: deref::<HalBuffer>(buffer, buffer_type(), "buffer")?
@@ -590,216 +610,30 @@ fn pattern_bytes(pattern: i64, length: i32) -> Result<Vec<u8>> {
 fn vm_bytes(buffer: &Option<Ref>, offset: i64, length: i64) -> Result<Vec<u8>> {
     let buffer: &VmBuffer = deref(buffer, iree_vm::buffer::buffer_type(), "source buffer")?;
     buffer.read_bytes(
-        size(offset, "source offset")? as usize,
-        size(length, "length")? as usize,
+        size_arg(offset, "source offset")? as usize,
+        size_arg(length, "length")? as usize,
     )
 }
 
-fn more(b: Builder) -> Result<Builder> {
-    b.export("allocator.allocate", "0rIiiI_r", |_, (allocator, _affinity, memory_types, usage, length): (Option<Ref>, i64, i32, i32, i64)| {
-        let allocator = &deref::<HalAllocator>(&allocator, allocator_type(), "allocator")?.0;
-        let params = BufferParams { memory_type: MemoryType(memory_types as u32), usage: BufferUsage(usage as u32), ..Default::default() };
-        Ok(Ref::new(HalBuffer(allocator.allocate_buffer(params, size(length, "allocation size")?)?)))
-    })?
-    .export("buffer.allocation.preserve", "0r_v", |_, (buffer,): (Option<Ref>,)| {
-        deref::<HalBuffer>(&buffer, buffer_type(), "buffer").map(|_| ())
-    })?
-    .export("buffer.allocation.discard", "0r_i", |_, (buffer,): (Option<Ref>,)| {
-        deref::<HalBuffer>(&buffer, buffer_type(), "buffer")?;
-        Ok(1)
-    })?
-    .export("buffer.allocation.is_terminal", "0r_i", |_, (buffer,): (Option<Ref>,)| {
-        deref::<HalBuffer>(&buffer, buffer_type(), "buffer")?;
-        Ok(1)
-    })?
+/// Adds the exports `hal` and `hal_inline` share, with the same names,
+/// calling conventions and checks: `buffer.length`, `buffer.subspan` and
+/// every `buffer_view.*` export. `debug_sink` finds the sink of a module
+/// state that `buffer_view.trace` reports to (none: traces are dropped).
+pub fn buffer_view_exports<S: Send + Sync + 'static>(
+    b: NativeModuleBuilder<S>,
+    debug_sink: fn(&S) -> Option<&DebugSink>,
+) -> Result<NativeModuleBuilder<S>> {
+    b
     .export("buffer.subspan", "0rII_r", |_, (buffer, offset, length): (Option<Ref>, i64, i64)| {
         let buffer = &deref::<HalBuffer>(&buffer, buffer_type(), "buffer")?.0;
-        Ok(Ref::new(HalBuffer(buffer.subspan(size(offset, "offset")?, length as u64)?)))
-    })?
-    .export("buffer.load", "0rIi_i", |_, (buffer, offset, length): (Option<Ref>, i64, i32)| {
-        let buffer = &deref::<HalBuffer>(&buffer, buffer_type(), "buffer")?.0;
-        if !matches!(length, 1 | 2 | 4) {
-            return Err(Status::new(StatusCode::InvalidArgument, format!("load length must be 1, 2 or 4 bytes (got {length})")));
-        }
-        let mut bytes = [0u8; 4];
-        buffer.read(size(offset, "offset")?, &mut bytes[..length as usize])?;
-        Ok(i32::from_le_bytes(bytes))
-    })?
-    .export("buffer.store", "0irIi_v", |_, (value, buffer, offset, length): (i32, Option<Ref>, i64, i32)| {
-        let buffer = &deref::<HalBuffer>(&buffer, buffer_type(), "buffer")?.0;
-        if !matches!(length, 1 | 2 | 4) {
-            return Err(Status::new(StatusCode::InvalidArgument, format!("store length must be 1, 2 or 4 bytes (got {length})")));
-        }
-        buffer.write(size(offset, "offset")?, &value.to_le_bytes()[..length as usize])
-    })?
-    .export("buffer_view.trace", "0rCrD_v", |state: &HalModuleState, (key, views): (Option<Ref>, Variadic<(Option<Ref>,)>)| {
-        let Some(sink) = &state.debug_sink else { return Ok(()) };
-        let key = string_arg(&key, "key")?;
-        let views = views.0.iter()
-            .map(|(view,)| deref::<HalBufferView>(view, buffer_view_type(), "buffer view").map(|v| v.0.clone()))
-            .collect::<Result<Vec<_>>>()?;
-        sink(&key, &views)
-    })?
-    .export("command_buffer.begin_debug_group", "0rr_v", |_, (_cb, _label): (Option<Ref>, Option<Ref>)| Ok(()))?
-    .export("command_buffer.end_debug_group", "0r_v", |_, (_cb,): (Option<Ref>,)| Ok(()))?
-    .export("command_buffer.advise_buffer", "0rrIIIi_v", |_, (_cb, _buffer, _flags, _arg0, _arg1, _slot): (Option<Ref>, Option<Ref>, i64, i64, i64, i32)| Ok(()))?
-    .export("command_buffer.flush_buffer", "0rirII_v", |_, (_cb, _slot, _buffer, _offset, _length): (Option<Ref>, i32, Option<Ref>, i64, i64)| Ok(()))?
-    .export("command_buffer.invalidate_buffer", "0rirII_v", |_, (_cb, _slot, _buffer, _offset, _length): (Option<Ref>, i32, Option<Ref>, i64, i64)| Ok(()))?
-    .export("command_buffer.copy_buffer", "0riirIrIII_v", |_, (cb, source_slot, target_slot, source, source_offset, target, target_offset, length, _flags): CopyArgs| {
-        let _span = trace_scope!("hal.command_buffer.copy_buffer");
-        let cb = &deref::<HalCommandBuffer>(&cb, command_buffer_type(), "command buffer")?.0;
-        let source = binding(&source, source_slot, source_offset, length)?;
-        let target = binding(&target, target_slot, target_offset, length)?;
-        cb.lock().copy(source, target)
-    })?
-    .export("command_buffer.fill_buffer", "0rrIIiIiI_v", |_, (cb, target, offset, length, slot, pattern, pattern_length, _flags): FillArgs| {
-        let _span = trace_scope!("hal.command_buffer.fill_buffer");
-        let cb = &deref::<HalCommandBuffer>(&cb, command_buffer_type(), "command buffer")?.0;
-        let target = binding(&target, slot, offset, length)?;
-        cb.lock().fill(target, &pattern_bytes(pattern, pattern_length)?)
-    })?
-    .export("command_buffer.update_buffer", "0rrIrIIiI_v", |_, (cb, source, source_offset, target, target_offset, length, slot, _flags): UpdateArgs| {
-        let _span = trace_scope!("hal.command_buffer.update_buffer");
-        let cb = &deref::<HalCommandBuffer>(&cb, command_buffer_type(), "command buffer")?.0;
-        let data = vm_bytes(&source, source_offset, length)?;
-        let target = binding(&target, slot, target_offset, length)?;
-        cb.lock().update(&data, target)
-    })?
-    .export("device.queue.barrier", "0rIrrI_v", |_, (device, _affinity, wait, signal, _flags): (Option<Ref>, i64, Option<Ref>, Option<Ref>, i64)| {
-        let _span = trace_scope!("hal.device.queue.barrier");
-        let device = device_arg(&device)?;
-        device.queue_execute(fence_or_empty(&wait)?, fence_or_empty(&signal)?, None, &[])
-    })?
-    .export("device.queue.dealloca", "0rIrrrI_v", |_, (device, _affinity, wait, signal, buffer, _flags): (Option<Ref>, i64, Option<Ref>, Option<Ref>, Option<Ref>, i64)| {
-        let _span = trace_scope!("hal.device.queue.dealloca");
-        let device = device_arg(&device)?;
-        let buffer = &deref::<HalBuffer>(&buffer, buffer_type(), "buffer")?.0;
-        device.queue_dealloca(fence_or_empty(&wait)?, fence_or_empty(&signal)?, buffer)
-    })?
-    .export("device.queue.execute", "0rIrrrI_v", |_, (device, _affinity, wait, signal, cb, _flags): (Option<Ref>, i64, Option<Ref>, Option<Ref>, Option<Ref>, i64)| {
-        let _span = trace_scope!("hal.device.queue.execute");
-        let device = device_arg(&device)?;
-        let cb = &deref::<HalCommandBuffer>(&cb, command_buffer_type(), "command buffer")?.0;
-        let cb = cb.lock();
-        device.queue_execute(fence_or_empty(&wait)?, fence_or_empty(&signal)?, Some(&cb), &[])
-    })?
-    .export("device.queue.fill", "0rIrrrIIIiI_v", |_, (device, _affinity, wait, signal, target, offset, length, pattern, pattern_length, _flags): QueueFillArgs| {
-        let _span = trace_scope!("hal.device.queue.fill");
-        let device = device_arg(&device)?;
-        let target = deref::<HalBuffer>(&target, buffer_type(), "target buffer")?.0.clone();
-        let pattern = pattern_bytes(pattern, pattern_length)?;
-        let offset = size(offset, "offset")?;
-        queue_transfer(device, &wait, &signal, |cb| {
-            cb.fill(BindingRef::Direct { buffer: target, offset, length: length as u64 }, &pattern)
-        })
-    })?
-    .export("device.queue.copy", "0rIrrrIrIII_v", |_, (device, _affinity, wait, signal, source, source_offset, target, target_offset, length, _flags): QueueCopyArgs| {
-        let _span = trace_scope!("hal.device.queue.copy");
-        let device = device_arg(&device)?;
-        let source = deref::<HalBuffer>(&source, buffer_type(), "source buffer")?.0.clone();
-        let target = deref::<HalBuffer>(&target, buffer_type(), "target buffer")?.0.clone();
-        let (source_offset, target_offset, length) = (size(source_offset, "offset")?, size(target_offset, "offset")?, size(length, "length")?);
-        queue_transfer(device, &wait, &signal, |cb| {
-            cb.copy(
-                BindingRef::Direct { buffer: source, offset: source_offset, length },
-                BindingRef::Direct { buffer: target, offset: target_offset, length },
-            )
-        })
-    })?
-    .export("device.queue.update", "0rIrrrIrIII_v", |_, (device, _affinity, wait, signal, source, source_offset, target, target_offset, length, _flags): QueueCopyArgs| {
-        let _span = trace_scope!("hal.device.queue.update");
-        let device = device_arg(&device)?;
-        let data = vm_bytes(&source, source_offset, length)?;
-        let target = deref::<HalBuffer>(&target, buffer_type(), "target buffer")?.0.clone();
-        let target_offset = size(target_offset, "offset")?;
-        queue_transfer(device, &wait, &signal, |cb| {
-            cb.update(&data, BindingRef::Direct { buffer: target, offset: target_offset, length: data.len() as u64 })
-        })
-    })?
-    .export("ex.file.from_memory", "0rIirIIi_r", |_, (device, _affinity, access, buffer, offset, length, _flags): (Option<Ref>, i64, i32, Option<Ref>, i64, i64, i32)| {
-        device_arg(&device)?;
-        let source: &VmBuffer = deref(&buffer, iree_vm::buffer::buffer_type(), "file source buffer")?;
-        let (offset, length) = (size(offset, "offset")? as usize, size(length, "length")? as usize);
-        if offset.checked_add(length).is_none_or(|end| end > source.len()) {
-            return Err(Status::new(
-                StatusCode::OutOfRange,
-                format!("file range [{offset}, +{length}) out of bounds of the {}-byte source buffer", source.len()),
-            ));
-        }
-        let source = buffer.expect("checked non-null above");
-        Ok(Ref::new(HalFile(MemoryFile { source, offset, length, access: access as u32 })))
-    })?
-    .export("device.queue.read", "0rIrrrIrIII_v", |_, (device, _affinity, wait, signal, file, file_offset, target, target_offset, length, _flags): QueueCopyArgs| {
-        let _span = trace_scope!("hal.device.queue.read");
-        let device = device_arg(&device)?;
-        let file = deref::<HalFile>(&file, file_type(), "source file")?.0.clone();
-        if !MemoryAccess(file.access as u16).contains(MemoryAccess::READ) {
-            return Err(Status::new(StatusCode::PermissionDenied, "file was not opened for reading"));
-        }
-        let target = deref::<HalBuffer>(&target, buffer_type(), "target buffer")?.0.clone();
-        let (target_offset, length) = (size(target_offset, "offset")?, size(length, "length")?);
-        let start = file.window(file_offset, length)?;
-        // Read when the operation runs (after the wait fence), like the
-        // twin `queue.write` below, so earlier queued writes are seen.
-        device.queue_host_call(fence_or_empty(&wait)?, fence_or_empty(&signal)?, Box::new(move || {
-            file.source().read_range(start, length as usize, |data| target.write(target_offset, data))?
-        }))
-    })?
-    .export("device.queue.write", "0rIrrrIrIII_v", |_, (device, _affinity, wait, signal, source, source_offset, file, file_offset, length, _flags): QueueCopyArgs| {
-        let _span = trace_scope!("hal.device.queue.write");
-        let device = device_arg(&device)?;
-        let source = deref::<HalBuffer>(&source, buffer_type(), "source buffer")?.0.clone();
-        let file = deref::<HalFile>(&file, file_type(), "target file")?.0.clone();
-        if !MemoryAccess(file.access as u16).contains(MemoryAccess::WRITE) {
-            return Err(Status::new(StatusCode::PermissionDenied, "file was not opened for writing"));
-        }
-        let (source_offset, length) = (size(source_offset, "offset")?, size(length, "length")?);
-        let start = file.window(file_offset, length)?;
-        device.queue_host_call(fence_or_empty(&wait)?, fence_or_empty(&signal)?, Box::new(move || {
-            source.map_read(source_offset, length, |bytes| file.source().write_bytes(start, bytes))?
-        }))
-    })?
-    .export("device.queue.flush", "0rI_v", |_, (device, _affinity): (Option<Ref>, i64)| device_arg(&device).map(|_| ()))?
-    .export("fence.join", "0ICrD_r", |_, (_flags, fences): (i64, Variadic<(Option<Ref>,)>)| {
-        let fences = fences.0.iter().filter(|(f,)| f.is_some()).map(|(f,)| Ok(deref::<HalFence>(f, fence_type(), "fence")?.0.clone())).collect::<Result<Vec<_>>>()?;
-        // Joining nothing gives a null fence, as upstream's join does.
-        if fences.is_empty() {
-            return Ok(None);
-        }
-        Ok(Some(Ref::new(HalFence(Fence::join(fences.iter())))))
-    })?
-    .export("fence.fail", "0ri_v", |_, (fence, code): (Option<Ref>, i32)| {
-        let fence = &deref::<HalFence>(&fence, fence_type(), "fence")?.0;
-        fence.fail(Status::from_code(StatusCode::from_raw(code as u32)));
-        Ok(())
-    })
-}
-
-fn implemented(b: Builder) -> Result<Builder> {
-    let b = more(b)?;
-    b.export("buffer.assert", "0rrrIii_v", |_, (buffer, message, allocator, min_len, memory_types, usage): (Option<Ref>, Option<Ref>, Option<Ref>, i64, i32, i32)| {
-        let buffer = &deref::<HalBuffer>(&buffer, buffer_type(), "buffer")?.0;
-        let message = string_arg(&message, "message")?;
-        deref::<HalAllocator>(&allocator, allocator_type(), "allocator")?;
-        let minimum = size(min_len, "minimum length")?;
-        if buffer.byte_length() < minimum {
-            return Err(Status::new(
-                StatusCode::InvalidArgument,
-                format!("{message} buffer byte length {} less than expected minimum {minimum}", buffer.byte_length()),
-            ));
-        }
-        validate_memory_type(buffer.memory_type(), MemoryType(memory_types as u32))
-            .map_err(|e| Status::new(e.code(), format!("{message} {}", e.message())))?;
-        validate_usage(buffer.allowed_usage(), BufferUsage(usage as u32))
-            .map_err(|e| Status::new(e.code(), format!("{message} {}", e.message())))?;
-        Ok(())
+        Ok(Ref::new(HalBuffer(buffer.subspan(size_arg(offset, "offset")?, length as u64)?)))
     })?
     .export("buffer.length", "0r_I", |_, (buffer,): (Option<Ref>,)| {
         Ok(deref::<HalBuffer>(&buffer, buffer_type(), "buffer")?.0.byte_length() as i64)
     })?
     .export("buffer_view.create", "0rIIiiCID_r", |_, (buffer, offset, length, element_type, encoding, shape): (Option<Ref>, i64, i64, i32, i32, Variadic<(i64,)>)| {
         let source = &deref::<HalBuffer>(&buffer, buffer_type(), "buffer")?.0;
-        let (offset, length) = (size(offset, "source offset")?, size(length, "source length")?);
+        let (offset, length) = (size_arg(offset, "source offset")?, size_arg(length, "source length")?);
         let buffer = if offset != 0 || length != source.byte_length() { source.subspan(offset, length)? } else { source.clone() };
         let shape = shape.0.iter().map(|(d,)| usize::try_from(*d).map_err(|_| Status::new(StatusCode::OutOfRange, format!("negative dimension {d}")))).collect::<Result<Vec<_>>>()?;
         let view = BufferView::new(buffer, shape, ElementType(element_type as u32), EncodingType(encoding as u32));
@@ -859,6 +693,204 @@ fn implemented(b: Builder) -> Result<Builder> {
     .export("buffer_view.rank", "0r_i", |_, (view,): (Option<Ref>,)| {
         Ok(deref::<HalBufferView>(&view, buffer_view_type(), "buffer view")?.0.rank() as i32)
     })?
+    .export("buffer_view.trace", "0rCrD_v", move |state: &S, (key, views): (Option<Ref>, Variadic<(Option<Ref>,)>)| {
+        let Some(sink) = debug_sink(state) else { return Ok(()) };
+        let key = string_arg(&key, "key")?;
+        let views = views.0.iter()
+            .map(|(view,)| deref::<HalBufferView>(view, buffer_view_type(), "buffer view").map(|v| v.0.clone()))
+            .collect::<Result<Vec<_>>>()?;
+        sink(&key, &views)
+    })
+}
+
+fn more(b: Builder) -> Result<Builder> {
+    b.export("allocator.allocate", "0rIiiI_r", |_, (allocator, _affinity, memory_types, usage, length): (Option<Ref>, i64, i32, i32, i64)| {
+        let allocator = &deref::<HalAllocator>(&allocator, allocator_type(), "allocator")?.0;
+        let params = BufferParams { memory_type: MemoryType(memory_types as u32), usage: BufferUsage(usage as u32), ..Default::default() };
+        Ok(Ref::new(HalBuffer(allocator.allocate_buffer(params, size_arg(length, "allocation size")?)?)))
+    })?
+    .export("buffer.allocation.preserve", "0r_v", |_, (buffer,): (Option<Ref>,)| {
+        deref::<HalBuffer>(&buffer, buffer_type(), "buffer").map(|_| ())
+    })?
+    .export("buffer.allocation.discard", "0r_i", |_, (buffer,): (Option<Ref>,)| {
+        deref::<HalBuffer>(&buffer, buffer_type(), "buffer")?;
+        Ok(1)
+    })?
+    .export("buffer.allocation.is_terminal", "0r_i", |_, (buffer,): (Option<Ref>,)| {
+        deref::<HalBuffer>(&buffer, buffer_type(), "buffer")?;
+        Ok(1)
+    })?
+    .export("buffer.load", "0rIi_i", |_, (buffer, offset, length): (Option<Ref>, i64, i32)| {
+        let buffer = &deref::<HalBuffer>(&buffer, buffer_type(), "buffer")?.0;
+        if !matches!(length, 1 | 2 | 4) {
+            return Err(Status::new(StatusCode::InvalidArgument, format!("load length must be 1, 2 or 4 bytes (got {length})")));
+        }
+        let mut bytes = [0u8; 4];
+        buffer.read(size_arg(offset, "offset")?, &mut bytes[..length as usize])?;
+        Ok(i32::from_le_bytes(bytes))
+    })?
+    .export("buffer.store", "0irIi_v", |_, (value, buffer, offset, length): (i32, Option<Ref>, i64, i32)| {
+        let buffer = &deref::<HalBuffer>(&buffer, buffer_type(), "buffer")?.0;
+        if !matches!(length, 1 | 2 | 4) {
+            return Err(Status::new(StatusCode::InvalidArgument, format!("store length must be 1, 2 or 4 bytes (got {length})")));
+        }
+        buffer.write(size_arg(offset, "offset")?, &value.to_le_bytes()[..length as usize])
+    })?
+    .export("command_buffer.begin_debug_group", "0rr_v", |_, (_cb, _label): (Option<Ref>, Option<Ref>)| Ok(()))?
+    .export("command_buffer.end_debug_group", "0r_v", |_, (_cb,): (Option<Ref>,)| Ok(()))?
+    .export("command_buffer.advise_buffer", "0rrIIIi_v", |_, (_cb, _buffer, _flags, _arg0, _arg1, _slot): (Option<Ref>, Option<Ref>, i64, i64, i64, i32)| Ok(()))?
+    .export("command_buffer.flush_buffer", "0rirII_v", |_, (_cb, _slot, _buffer, _offset, _length): (Option<Ref>, i32, Option<Ref>, i64, i64)| Ok(()))?
+    .export("command_buffer.invalidate_buffer", "0rirII_v", |_, (_cb, _slot, _buffer, _offset, _length): (Option<Ref>, i32, Option<Ref>, i64, i64)| Ok(()))?
+    .export("command_buffer.copy_buffer", "0riirIrIII_v", |_, (cb, source_slot, target_slot, source, source_offset, target, target_offset, length, _flags): CopyArgs| {
+        let _span = trace_scope!("hal.command_buffer.copy_buffer");
+        let cb = &deref::<HalCommandBuffer>(&cb, command_buffer_type(), "command buffer")?.0;
+        let source = binding(&source, source_slot, source_offset, length)?;
+        let target = binding(&target, target_slot, target_offset, length)?;
+        cb.lock().copy(source, target)
+    })?
+    .export("command_buffer.fill_buffer", "0rrIIiIiI_v", |_, (cb, target, offset, length, slot, pattern, pattern_length, _flags): FillArgs| {
+        let _span = trace_scope!("hal.command_buffer.fill_buffer");
+        let cb = &deref::<HalCommandBuffer>(&cb, command_buffer_type(), "command buffer")?.0;
+        let target = binding(&target, slot, offset, length)?;
+        cb.lock().fill(target, &pattern_bytes(pattern, pattern_length)?)
+    })?
+    .export("command_buffer.update_buffer", "0rrIrIIiI_v", |_, (cb, source, source_offset, target, target_offset, length, slot, _flags): UpdateArgs| {
+        let _span = trace_scope!("hal.command_buffer.update_buffer");
+        let cb = &deref::<HalCommandBuffer>(&cb, command_buffer_type(), "command buffer")?.0;
+        let data = vm_bytes(&source, source_offset, length)?;
+        let target = binding(&target, slot, target_offset, length)?;
+        cb.lock().update(&data, target)
+    })?
+    .export("device.queue.barrier", "0rIrrI_v", |_, (device, _affinity, wait, signal, _flags): (Option<Ref>, i64, Option<Ref>, Option<Ref>, i64)| {
+        let _span = trace_scope!("hal.device.queue.barrier");
+        let device = device_arg(&device)?;
+        device.queue_execute(fence_or_empty(&wait)?, fence_or_empty(&signal)?, None, &[])
+    })?
+    .export("device.queue.dealloca", "0rIrrrI_v", |_, (device, _affinity, wait, signal, buffer, _flags): (Option<Ref>, i64, Option<Ref>, Option<Ref>, Option<Ref>, i64)| {
+        let _span = trace_scope!("hal.device.queue.dealloca");
+        let device = device_arg(&device)?;
+        let buffer = &deref::<HalBuffer>(&buffer, buffer_type(), "buffer")?.0;
+        device.queue_dealloca(fence_or_empty(&wait)?, fence_or_empty(&signal)?, buffer)
+    })?
+    .export("device.queue.execute", "0rIrrrI_v", |_, (device, _affinity, wait, signal, cb, _flags): (Option<Ref>, i64, Option<Ref>, Option<Ref>, Option<Ref>, i64)| {
+        let _span = trace_scope!("hal.device.queue.execute");
+        let device = device_arg(&device)?;
+        let cb = &deref::<HalCommandBuffer>(&cb, command_buffer_type(), "command buffer")?.0;
+        let cb = cb.lock();
+        device.queue_execute(fence_or_empty(&wait)?, fence_or_empty(&signal)?, Some(&cb), &[])
+    })?
+    .export("device.queue.fill", "0rIrrrIIIiI_v", |_, (device, _affinity, wait, signal, target, offset, length, pattern, pattern_length, _flags): QueueFillArgs| {
+        let _span = trace_scope!("hal.device.queue.fill");
+        let device = device_arg(&device)?;
+        let target = deref::<HalBuffer>(&target, buffer_type(), "target buffer")?.0.clone();
+        let pattern = pattern_bytes(pattern, pattern_length)?;
+        let offset = size_arg(offset, "offset")?;
+        queue_transfer(device, &wait, &signal, |cb| {
+            cb.fill(BindingRef::Direct { buffer: target, offset, length: length as u64 }, &pattern)
+        })
+    })?
+    .export("device.queue.copy", "0rIrrrIrIII_v", |_, (device, _affinity, wait, signal, source, source_offset, target, target_offset, length, _flags): QueueCopyArgs| {
+        let _span = trace_scope!("hal.device.queue.copy");
+        let device = device_arg(&device)?;
+        let source = deref::<HalBuffer>(&source, buffer_type(), "source buffer")?.0.clone();
+        let target = deref::<HalBuffer>(&target, buffer_type(), "target buffer")?.0.clone();
+        let (source_offset, target_offset, length) = (size_arg(source_offset, "offset")?, size_arg(target_offset, "offset")?, size_arg(length, "length")?);
+        queue_transfer(device, &wait, &signal, |cb| {
+            cb.copy(
+                BindingRef::Direct { buffer: source, offset: source_offset, length },
+                BindingRef::Direct { buffer: target, offset: target_offset, length },
+            )
+        })
+    })?
+    .export("device.queue.update", "0rIrrrIrIII_v", |_, (device, _affinity, wait, signal, source, source_offset, target, target_offset, length, _flags): QueueCopyArgs| {
+        let _span = trace_scope!("hal.device.queue.update");
+        let device = device_arg(&device)?;
+        let data = vm_bytes(&source, source_offset, length)?;
+        let target = deref::<HalBuffer>(&target, buffer_type(), "target buffer")?.0.clone();
+        let target_offset = size_arg(target_offset, "offset")?;
+        queue_transfer(device, &wait, &signal, |cb| {
+            cb.update(&data, BindingRef::Direct { buffer: target, offset: target_offset, length: data.len() as u64 })
+        })
+    })?
+    .export("ex.file.from_memory", "0rIirIIi_r", |_, (device, _affinity, access, buffer, offset, length, _flags): (Option<Ref>, i64, i32, Option<Ref>, i64, i64, i32)| {
+        device_arg(&device)?;
+        let source: &VmBuffer = deref(&buffer, iree_vm::buffer::buffer_type(), "file source buffer")?;
+        let (offset, length) = (size_arg(offset, "offset")? as usize, size_arg(length, "length")? as usize);
+        if offset.checked_add(length).is_none_or(|end| end > source.len()) {
+            return Err(Status::new(
+                StatusCode::OutOfRange,
+                format!("file range [{offset}, +{length}) out of bounds of the {}-byte source buffer", source.len()),
+            ));
+        }
+        let source = buffer.expect("checked non-null above");
+        Ok(Ref::new(HalFile(MemoryFile { source, offset, length, access: access as u32 })))
+    })?
+    .export("device.queue.read", "0rIrrrIrIII_v", |_, (device, _affinity, wait, signal, file, file_offset, target, target_offset, length, _flags): QueueCopyArgs| {
+        let _span = trace_scope!("hal.device.queue.read");
+        let device = device_arg(&device)?;
+        let file = deref::<HalFile>(&file, file_type(), "source file")?.0.clone();
+        if !MemoryAccess(file.access as u16).contains(MemoryAccess::READ) {
+            return Err(Status::new(StatusCode::PermissionDenied, "file was not opened for reading"));
+        }
+        let target = deref::<HalBuffer>(&target, buffer_type(), "target buffer")?.0.clone();
+        let (target_offset, length) = (size_arg(target_offset, "offset")?, size_arg(length, "length")?);
+        let start = file.window(file_offset, length)?;
+        // Read when the operation runs (after the wait fence), like the
+        // twin `queue.write` below, so earlier queued writes are seen.
+        device.queue_host_call(fence_or_empty(&wait)?, fence_or_empty(&signal)?, Box::new(move || {
+            file.source().read_range(start, length as usize, |data| target.write(target_offset, data))?
+        }))
+    })?
+    .export("device.queue.write", "0rIrrrIrIII_v", |_, (device, _affinity, wait, signal, source, source_offset, file, file_offset, length, _flags): QueueCopyArgs| {
+        let _span = trace_scope!("hal.device.queue.write");
+        let device = device_arg(&device)?;
+        let source = deref::<HalBuffer>(&source, buffer_type(), "source buffer")?.0.clone();
+        let file = deref::<HalFile>(&file, file_type(), "target file")?.0.clone();
+        if !MemoryAccess(file.access as u16).contains(MemoryAccess::WRITE) {
+            return Err(Status::new(StatusCode::PermissionDenied, "file was not opened for writing"));
+        }
+        let (source_offset, length) = (size_arg(source_offset, "offset")?, size_arg(length, "length")?);
+        let start = file.window(file_offset, length)?;
+        device.queue_host_call(fence_or_empty(&wait)?, fence_or_empty(&signal)?, Box::new(move || {
+            source.map_read(source_offset, length, |bytes| file.source().write_bytes(start, bytes))?
+        }))
+    })?
+    .export("device.queue.flush", "0rI_v", |_, (device, _affinity): (Option<Ref>, i64)| device_arg(&device).map(|_| ()))?
+    .export("fence.join", "0ICrD_r", |_, (_flags, fences): (i64, Variadic<(Option<Ref>,)>)| {
+        let fences = fences.0.iter().filter(|(f,)| f.is_some()).map(|(f,)| Ok(deref::<HalFence>(f, fence_type(), "fence")?.0.clone())).collect::<Result<Vec<_>>>()?;
+        // Joining nothing gives a null fence, as upstream's join does.
+        if fences.is_empty() {
+            return Ok(None);
+        }
+        Ok(Some(Ref::new(HalFence(Fence::join(fences.iter())))))
+    })?
+    .export("fence.fail", "0ri_v", |_, (fence, code): (Option<Ref>, i32)| {
+        let fence = &deref::<HalFence>(&fence, fence_type(), "fence")?.0;
+        fence.fail(Status::from_code(StatusCode::from_raw(code as u32)));
+        Ok(())
+    })
+}
+
+fn implemented(b: Builder) -> Result<Builder> {
+    let b = more(b)?;
+    let b = buffer_view_exports(b, |state: &HalModuleState| state.debug_sink.as_ref())?;
+    b.export("buffer.assert", "0rrrIii_v", |_, (buffer, message, allocator, min_len, memory_types, usage): (Option<Ref>, Option<Ref>, Option<Ref>, i64, i32, i32)| {
+        let buffer = &deref::<HalBuffer>(&buffer, buffer_type(), "buffer")?.0;
+        let message = string_arg(&message, "message")?;
+        deref::<HalAllocator>(&allocator, allocator_type(), "allocator")?;
+        let minimum = size_arg(min_len, "minimum length")?;
+        if buffer.byte_length() < minimum {
+            return Err(Status::new(
+                StatusCode::InvalidArgument,
+                format!("{message} buffer byte length {} less than expected minimum {minimum}", buffer.byte_length()),
+            ));
+        }
+        validate_memory_type(buffer.memory_type(), MemoryType(memory_types as u32))
+            .map_err(|e| Status::new(e.code(), format!("{message} {}", e.message())))?;
+        validate_usage(buffer.allowed_usage(), BufferUsage(usage as u32))
+            .map_err(|e| Status::new(e.code(), format!("{message} {}", e.message())))?;
+        Ok(())
+    })?
     .export("command_buffer.create", "0riiIi_r", |_, (device, _modes, _categories, _affinity, capacity): (Option<Ref>, i32, i32, i64, i32)| {
         let _span = trace_scope!("hal.command_buffer.create");
         device_arg(&device)?;
@@ -879,7 +911,7 @@ fn implemented(b: Builder) -> Result<Builder> {
         let ordinal = usize::try_from(function).map_err(|_| Status::new(StatusCode::OutOfRange, format!("invalid function id {function}")))?;
         let constants: Vec<u32> = constants.0.iter().map(|(c,)| *c as u32).collect();
         let bindings = bindings.0.into_iter().map(|(_, slot, buffer, offset, length)| {
-            let (offset, length) = (size(offset, "binding offset")?, length as u64);
+            let (offset, length) = (size_arg(offset, "binding offset")?, length as u64);
             Ok(match buffer {
                 Some(_) => BindingRef::Direct { buffer: deref::<HalBuffer>(&buffer, buffer_type(), "binding")?.0.clone(), offset, length },
                 None => BindingRef::Slot { slot: slot as u32, offset, length },
@@ -912,7 +944,7 @@ fn implemented(b: Builder) -> Result<Builder> {
     .export("allocator.import", "0riIiirII_r", |_, (allocator, try_import, _affinity, memory_types, usage, source, offset, length): (Option<Ref>, i32, i64, i32, i32, Option<Ref>, i64, i64)| {
         let allocator = &deref::<HalAllocator>(&allocator, allocator_type(), "allocator")?.0;
         let source: &VmBuffer = deref(&source, iree_vm::buffer::buffer_type(), "source buffer")?;
-        let (offset, length) = (size(offset, "offset")?, size(length, "length")?);
+        let (offset, length) = (size_arg(offset, "offset")?, size_arg(length, "length")?);
         if offset.checked_add(length).is_none_or(|end| end > source.len() as u64) {
             return Err(Status::new(
                 StatusCode::OutOfRange,
@@ -978,7 +1010,7 @@ fn implemented(b: Builder) -> Result<Builder> {
             return Err(Status::new(StatusCode::Unimplemented, "VM queue allocation pools are not supported"));
         }
         let params = BufferParams { memory_type: MemoryType(memory_types as u32), usage: BufferUsage(usage as u32), ..Default::default() };
-        let buffer = device.queue_alloca(fence_or_empty(&wait)?, fence_or_empty(&signal)?, params, size(length, "allocation size")?)?;
+        let buffer = device.queue_alloca(fence_or_empty(&wait)?, fence_or_empty(&signal)?, params, size_arg(length, "allocation size")?)?;
         Ok(Ref::new(HalBuffer(buffer)))
     })?
     .export("device.queue.execute.indirect", "0rIrrrICrIID_v", |_, (device, _affinity, wait, signal, cb, _flags, table): ExecuteIndirectArgs| {
@@ -987,7 +1019,7 @@ fn implemented(b: Builder) -> Result<Builder> {
         let cb = &deref::<HalCommandBuffer>(&cb, command_buffer_type(), "command buffer")?.0;
         let table = table.0.into_iter().enumerate().map(|(i, (buffer, offset, length))| {
             let buffer = deref::<HalBuffer>(&buffer, buffer_type(), format_args!("binding table slot {i}"))?.0.clone();
-            let offset = size(offset, "binding offset")?;
+            let offset = size_arg(offset, "binding offset")?;
             let length = iree_hal::buffer::calculate_range(buffer.byte_length(), offset, length as u64)?;
             Ok(DispatchBinding { buffer, offset, length })
         }).collect::<Result<Vec<_>>>()?;
@@ -1007,11 +1039,7 @@ fn implemented(b: Builder) -> Result<Builder> {
         Ok(Ref::new(HalExecutable(executable)))
     })?
     .export("executable.lookup.function", "0rr_I", |_, (executable, name): (Option<Ref>, Option<Ref>)| {
-        let executable = &deref::<HalExecutable>(&executable, executable_type(), "executable")?.0;
-        let name = string_arg(&name, "function name")?;
-        executable.lookup_export(&name).map(|i| i as i64).ok_or_else(|| {
-            Status::new(StatusCode::NotFound, format!("executable has no function named '{name}'"))
-        })
+        lookup_function(&executable, &name)
     })?
     .export("fence.create", "0rI_r", |_, (device, _flags): (Option<Ref>, i64)| {
         device_arg(&device)?;

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use iree_base::{Result, ResultExt, Status, StatusCode};
 use iree_hal::{Device, Fence};
 use iree_io_parameters::ParameterProvider;
-use iree_modules_hal::HalFence;
+use iree_modules_hal::{DebugSink, HalFence};
 use iree_vm::{Context, Function, Module, Ref};
 use iree_vm_bytecode::BytecodeModule;
 
@@ -181,8 +181,8 @@ impl Session {
 
     /// The VM context of the loaded modules, built when first needed: the
     /// system modules they depend on (`hal` on this session's device,
-    /// `io_parameters` over the added files), then the modules in load
-    /// order.
+    /// `io_parameters` over the added files; buffer-view traces to stderr),
+    /// then the modules in load order.
     fn context(&mut self) -> Result<&Context> {
         if self.context.is_none() {
             let mut modules = system_modules(
@@ -190,6 +190,8 @@ impl Session {
                 || Ok(self.device.clone()),
                 || iree_io_parameters::providers_from_flags(&self.parameters, file_mode()?),
                 &[],
+                // Traces print to stderr, as upstream's sessions print them.
+                Some(iree_modules_hal::stderr_debug_sink()),
             )?;
             modules.extend(self.modules.iter().cloned());
             let context = Context::with_modules(self.vm.clone(), modules)
@@ -202,18 +204,28 @@ impl Session {
 
 /// The system modules that `modules` depend on and do not provide
 /// themselves, in the order their dependencies are first named (as
-/// upstream resolves them): `hal` on the device `hal_device` returns
-/// (its buffer-view traces printed to stderr),
-/// `io_parameters` over the providers `parameters` returns, and any module
-/// of `provided` (a tool's own, such as `check`) by its name. Each closure
-/// runs only when its module is needed. Dependencies nothing provides are
-/// left for the context to report (or skip, when optional).
+/// upstream resolves them): `hal` on the device `hal_device` returns;
+/// for the inline execution models `hal_inline` (on a host heap allocator)
+/// and `hal_loader` (with the local executable loaders); `io_parameters`
+/// over the providers `parameters` returns; and any module of `provided`
+/// (a tool's own, such as `check`) by its name. Buffer-view traces of
+/// `hal` and `hal_inline` go to `debug_sink` (none: dropped). Each closure
+/// runs only when its module is needed. `hal` and `hal_inline` exclude each
+/// other (FAILED_PRECONDITION, as upstream's tools). Dependencies nothing
+/// provides are left for the context to report (or skip, when optional).
 pub fn system_modules(
     modules: &[Arc<dyn Module>],
     mut hal_device: impl FnMut() -> Result<Arc<dyn Device>>,
     mut parameters: impl FnMut() -> Result<Vec<Arc<dyn ParameterProvider>>>,
     provided: &[Arc<dyn Module>],
+    debug_sink: Option<DebugSink>,
 ) -> Result<Vec<Arc<dyn Module>>> {
+    let inline_conflict = || {
+        Status::new(
+            StatusCode::FailedPrecondition,
+            "inline HAL module cannot be used with other primary HAL module types",
+        )
+    };
     let mut system: Vec<Arc<dyn Module>> = Vec::new();
     let mut resolved: Vec<&str> = Vec::new();
     for dependency in modules.iter().flat_map(|m| m.dependencies()) {
@@ -222,10 +234,18 @@ pub fn system_modules(
             continue;
         }
         match name {
-            // Traces go to stderr, as upstream's tools and sessions print them.
+            "hal" if resolved.contains(&"hal_inline") => return Err(inline_conflict()),
             "hal" => system.push(iree_modules_hal::create_hal_module_with_debug_sink(
                 vec![hal_device()?],
-                Some(iree_modules_hal::stderr_debug_sink()),
+                debug_sink.clone(),
+            )?),
+            "hal_inline" if resolved.contains(&"hal") => return Err(inline_conflict()),
+            "hal_inline" => system.push(iree_modules_hal_inline::create_hal_inline_module(
+                iree_hal::HeapAllocator::new(),
+                debug_sink.clone(),
+            )?),
+            "hal_loader" => system.push(iree_modules_hal_loader::create_hal_loader_module(
+                iree_hal_local::default_loaders(),
             )?),
             "io_parameters" => system.push(iree_io_parameters::create_io_parameters_module(
                 parameters()?,

@@ -191,3 +191,34 @@ fn lists_come_back_as_values() {
     );
     assert!(matches!(mixed[3], Value::Ref(None)));
 }
+
+#[test]
+fn inline_execution_models() {
+    // Modules of the inline models import hal_inline (and hal_loader for
+    // inline-dynamic) instead of hal: the session provides them itself.
+    let instance = Instance::new();
+    for group in ["static_vmvx", "dynamic_llvm_cpu", "dynamic_vmvx"] {
+        for device in DEVICES {
+            let mut session = Session::new(&instance, device).unwrap();
+            session
+                .load_module_file(testdata(&format!("inline/{group}.vmfb")))
+                .unwrap();
+            let a = Tensor::from_slice(&[2, 3], &[1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0]).unwrap();
+            let b = Tensor::from_slice(&[3, 2], &[1.0f32, 0.0, 0.0, 1.0, 1.0, 1.0]).unwrap();
+            let results = session.call("dyn_matmul", &[a.into(), b.into()]).unwrap();
+            let product = Tensor::try_from(results[0].clone()).unwrap();
+            assert_eq!(product.shape(), [2, 2], "{group} on {device}");
+            assert_eq!(
+                product.to_vec::<f32>().unwrap(),
+                [4.0, 5.0, 10.0, 11.0],
+                "{group} on {device}"
+            );
+            // A wrong shape is the module's own check failing, as a status.
+            let wrong = Tensor::from_slice(&[3], &[1i32, 2, 3]).unwrap();
+            let err = session
+                .call("add", &[wrong.clone().into(), wrong.into()])
+                .unwrap_err();
+            assert_eq!(err.code(), StatusCode::InvalidArgument, "{group}: {err}");
+        }
+    }
+}

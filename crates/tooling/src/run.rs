@@ -353,8 +353,10 @@ pub fn load_modules(
 /// the system modules they depend on, created in the order their
 /// dependencies are first named (as upstream resolves them): `hal` on
 /// `device` or, when none is given, on a device created from the first
-/// `--device=`; `io_parameters` from `--parameters=`; and any module of
-/// `provided` (a tool's own, such as `check`) by its name. Returns the
+/// `--device=`; `hal_inline` and `hal_loader` for the inline execution
+/// models (no device); `io_parameters` from `--parameters=`; and any module
+/// of `provided` (a tool's own, such as `check`) by its name. Traces go to
+/// stderr, as upstream's tools print them. Returns the
 /// context and the device serving `hal`, if any module depends on it.
 pub fn create_context(
     instance: Arc<Instance>,
@@ -389,6 +391,7 @@ pub fn create_context(
                 .annotate("creating VM context")
         },
         provided,
+        Some(iree_modules_hal::stderr_debug_sink()),
     )?;
     let device = created;
     system.extend(modules);

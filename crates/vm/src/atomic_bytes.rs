@@ -54,6 +54,11 @@ impl AtomicBytes {
         AtomicBytes { ptr, len }
     }
 
+    /// The first byte's address (dangling when the range is empty).
+    pub(crate) fn as_ptr(&self) -> *mut u8 {
+        self.ptr
+    }
+
     /// True when the two ranges share a byte (both non-empty).
     pub(crate) fn overlaps(&self, other: &AtomicBytes) -> bool {
         let (a, b) = (self.ptr as usize, other.ptr as usize);

@@ -778,6 +778,28 @@ impl Buffer {
         Ok(())
     }
 
+    /// The address of byte `offset` and the `length` bytes from there, for
+    /// code outside Rust that works on the memory in place (the kernels of
+    /// an inline dispatch, which take their bindings as raw pointers).
+    /// `OUT_OF_RANGE` when the range is not within the buffer.
+    ///
+    /// Getting the address is safe; using it is not: the caller must only
+    /// write through it when [`Buffer::is_mutable`] holds, must keep this
+    /// buffer alive while it uses the address, and must not access the bytes
+    /// while another thread accesses them through the buffer (accesses made
+    /// through the buffer are atomic, the caller's in general are not).
+    pub fn host_range(&self, offset: u64, length: u64) -> Result<(*mut u8, usize)> {
+        let range = byte_range(offset as i64, length as i64, self.len)?;
+        let base = match &self.storage {
+            Storage::Shared {
+                bytes,
+                range: window,
+            } => bytes.bytes()[window.clone()].as_ptr().cast_mut(),
+            Storage::Atomic(atomic) => atomic.bytes.as_ptr(),
+        };
+        Ok((base.wrapping_add(range.start), range.len()))
+    }
+
     /// Runs `f` over the whole contents: in place for rodata, over a
     /// snapshot for owned and external bytes.
     pub fn with_bytes<R>(&self, f: impl FnOnce(&[u8]) -> R) -> R {

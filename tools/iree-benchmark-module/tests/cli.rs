@@ -164,6 +164,28 @@ fn hal_module_on_both_cpu_devices() {
     }
 }
 
+#[test]
+fn inline_execution_models() {
+    // hal_inline (+ hal_loader for inline-dynamic): no device, no flags.
+    for group in ["static_vmvx", "dynamic_llvm_cpu", "dynamic_vmvx"] {
+        let module = module_flag(&format!("inline/{group}.vmfb"));
+        let out = bench(&[
+            &module,
+            "--function=matmul",
+            "--input=2x3xf32=[1 2 3][4 5 6]",
+            "--input=3x2xf32=[1 0][0 1][1 1]",
+            "--benchmark_min_time=5x",
+            "--benchmark_format=json",
+        ]);
+        let json = json_of(&out);
+        assert_eq!(
+            json["benchmarks"][0]["name"], "BM_matmul/process_time/real_time",
+            "{group}"
+        );
+        assert_eq!(json["benchmarks"][0]["iterations"], 5, "{group}");
+    }
+}
+
 /// Checks that a failed run printed one line ending in a newline.
 fn assert_one_line_error(out: &Output, needle: &str) {
     let err = String::from_utf8_lossy(&out.stderr);

@@ -3,7 +3,8 @@
 //! through `iree-check-module` on `local-sync` and `local-task`: every test
 //! of every suite must pass. Then the modules of `testdata/e2e/bad`: wrong
 //! expectations fail with the mismatch while other tests still run, and
-//! bad modules fail with a clear error and no panic.
+//! bad modules fail with a clear error and no panic. Also the check
+//! modules of `testdata/inline` (inline execution models).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -196,6 +197,16 @@ fn main() {
             format!("bad/wrong_expectation/{device}"),
             move || wrong_expectation(device),
         ));
+    }
+    // The inline execution models (hal_inline, hal_loader): scalar checks,
+    // `testdata/inline/check_*.mlir`.
+    for group in ["check_static_vmvx", "check_dynamic_llvm_cpu"] {
+        for &device in DEVICES {
+            let module = e2e_dir().join("../inline").join(format!("{group}.vmfb"));
+            trials.push(Trial::test(format!("inline/{group}/{device}"), move || {
+                run_suite(&module, device)
+            }));
+        }
     }
     trials.push(Trial::test("bad/no_exports", || {
         bad_input(
