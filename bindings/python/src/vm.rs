@@ -238,10 +238,32 @@ impl VmModule {
         name: &str,
         minimum_version: u32,
     ) -> PyResult<VmModule> {
-        let _ = (instance, minimum_version);
-        Err(PyRuntimeError::new_err(format!(
-            "Error resolving module dependency '{name}': NOT_FOUND; no registered provider"
-        )))
+        let _ = instance;
+        let module = iree_runtime::inline_system_module(name, None)
+            .ok_or_else(|| {
+                PyRuntimeError::new_err(format!(
+                    "Error resolving module dependency '{name}': NOT_FOUND; no registered provider"
+                ))
+            })?
+            .py_context("Error resolving module dependency")?;
+        if module.version() < minimum_version {
+            return Err(PyRuntimeError::new_err(format!(
+                "Error resolving module dependency '{name}': NOT_FOUND; version {} is older than the required {minimum_version}",
+                module.version()
+            )));
+        }
+        Ok(VmModule::wrap(module))
+    }
+
+    /// `(name, minimum_version, optional)` of every module this one
+    /// imports from, in order.
+    #[getter]
+    fn _dependencies(&self) -> Vec<(String, u32, bool)> {
+        self.module
+            .dependencies()
+            .iter()
+            .map(|d| (d.name.clone(), d.minimum_version, d.optional))
+            .collect()
     }
 
     /// The module name.

@@ -358,3 +358,24 @@ def test_loop_bridge_resolves_futures_as_semaphores_advance():
         bridge.stop()
         bridge.stop()
         loop.close()
+
+
+# --- inline execution models ------------------------------------------------------
+
+INLINE = os.path.join(os.path.dirname(DATA), "..", "..", "..", "testdata", "inline")
+
+
+@pytest.mark.parametrize("name", ["static_vmvx", "dynamic_llvm_cpu", "dynamic_vmvx"])
+def test_inline_modules_get_their_system_modules(name):
+    path = os.path.join(INLINE, f"{name}.vmfb")
+    m = rt.load_vm_flatbuffer_file(path, driver="local-sync")
+    out = m.add(np.array([1, 2, 3, 4], np.float32), np.array([10, 20, 30, 40], np.float32))
+    np.testing.assert_array_equal(out.to_host(), [11, 22, 33, 44])
+    ctx = rt.SystemContext(config=rt.Config("local-task"))
+    ctx.add_vm_module(rt.VmModule.mmap(ctx.instance, path))
+    assert "hal_inline" in ctx.modules
+    np.testing.assert_array_equal(ctx.modules.module.add(np.ones(4, np.float32), np.ones(4, np.float32)).to_host(), [2, 2, 2, 2])
+    instance = rt.VmInstance()
+    assert rt.VmModule.resolve_module_dependency(instance, "hal_loader", 1).name == "hal_loader"
+    with pytest.raises(RuntimeError, match="NOT_FOUND"):
+        rt.VmModule.resolve_module_dependency(instance, "hal_loader", 99)

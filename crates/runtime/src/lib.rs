@@ -34,7 +34,7 @@ pub use element::Element;
 pub use half;
 pub use iree_base::{Result, Status, StatusCode};
 pub use iree_hal::{DriverRegistry, ElementType};
-pub use session::{system_modules, Session};
+pub use session::{inline_system_module, system_modules, Session};
 pub use tensor::Tensor;
 pub use value::Value;
 

@@ -240,13 +240,9 @@ pub fn system_modules(
                 debug_sink.clone(),
             )?),
             "hal_inline" if resolved.contains(&"hal") => return Err(inline_conflict()),
-            "hal_inline" => system.push(iree_modules_hal_inline::create_hal_inline_module(
-                iree_hal::HeapAllocator::new(),
-                debug_sink.clone(),
-            )?),
-            "hal_loader" => system.push(iree_modules_hal_loader::create_hal_loader_module(
-                iree_hal_local::default_loaders(),
-            )?),
+            "hal_inline" | "hal_loader" => system.push(
+                inline_system_module(name, debug_sink.clone()).expect("an inline module name")?,
+            ),
             "io_parameters" => system.push(iree_io_parameters::create_io_parameters_module(
                 parameters()?,
             )?),
@@ -258,6 +254,26 @@ pub fn system_modules(
         resolved.push(name);
     }
     Ok(system)
+}
+
+/// The module of the inline execution models named `name`, which needs
+/// no device: `hal_inline` (buffers on a host heap allocator, traces to
+/// `debug_sink`) or `hal_loader` (the local executable loaders); None for
+/// any other name.
+pub fn inline_system_module(
+    name: &str,
+    debug_sink: Option<iree_modules_hal::DebugSink>,
+) -> Option<Result<Arc<dyn Module>>> {
+    Some(match name {
+        "hal_inline" => iree_modules_hal_inline::create_hal_inline_module(
+            iree_hal::HeapAllocator::new(),
+            debug_sink,
+        ),
+        "hal_loader" => {
+            iree_modules_hal_loader::create_hal_loader_module(iree_hal_local::default_loaders())
+        }
+        _ => return None,
+    })
 }
 
 /// Parameter files are mapped, as `--parameter_mode=file` does.

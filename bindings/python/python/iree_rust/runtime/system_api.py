@@ -132,7 +132,8 @@ class SystemContext:
             self._vm_context.register_modules(defaults)
             registered = defaults
         else:
-            registered = defaults + tuple(vm_modules)
+            vm_modules = tuple(vm_modules)
+            registered = defaults + _inline_dependencies(self._config, defaults, vm_modules) + vm_modules
             self._vm_context = _binding.VmContext(
                 instance=self._config.vm_instance, modules=registered
             )
@@ -174,10 +175,34 @@ class SystemContext:
             if m.name in self._bound_modules:
                 raise ValueError(f"Attempt to register duplicate VmModule: '{m.name}'")
             self._bound_modules[m.name] = BoundModule(self, m)
-        self._vm_context.register_modules(vm_modules)
+        registered = tuple(m.vm_module for m in self._bound_modules.values())
+        inline = _inline_dependencies(self._config, registered, vm_modules)
+        for m in inline:
+            self._bound_modules[m.name] = BoundModule(self, m)
+        self._vm_context.register_modules(inline + tuple(vm_modules))
 
     def add_vm_module(self, vm_module):
         self.add_vm_modules((vm_module,))
+
+
+# The modules of the inline execution models; they need no device, so a
+# context gets them when its modules import them.
+_INLINE_MODULES = ("hal_inline", "hal_loader")
+
+
+def _inline_dependencies(config, registered, vm_modules):
+    """`hal_inline`/`hal_loader` modules that `vm_modules` import and
+    neither they nor `registered` provide, in the order first imported."""
+    have = {m.name for m in registered} | {m.name for m in vm_modules}
+    out = []
+    for m in vm_modules:
+        for name, minimum_version, _optional in getattr(m, "_dependencies", ()):
+            if name in _INLINE_MODULES and name not in have:
+                out.append(
+                    _binding.VmModule.resolve_module_dependency(config.vm_instance, name, minimum_version)
+                )
+                have.add(name)
+    return tuple(out)
 
 
 def load_vm_modules(*vm_modules, config: Optional[Config] = None):
