@@ -34,6 +34,15 @@ pub struct TaskTopologyOptions {
     pub worker_stack_size: usize,
     /// `--task_worker_local_memory` (0: no limit beyond what kernels declare).
     pub worker_local_memory: usize,
+    /// `--task_topology_nodes`: `current`, `numa`, `all` or NUMA node ids
+    /// (`0,2`). Checked; the device has one executor whatever it says.
+    pub nodes: String,
+    /// `--task_topology_performance_level`: `any`, `low`/`efficiency`,
+    /// `high`/`performance`. Checked; every core qualifies.
+    pub performance_level: String,
+    /// `--task_topology_distribution`: `compact` or `scatter`. Checked;
+    /// workers are not placed by cache domain.
+    pub distribution: String,
 }
 
 impl Default for TaskTopologyOptions {
@@ -45,6 +54,9 @@ impl Default for TaskTopologyOptions {
             max_group_count: 64,
             worker_stack_size: 131_072,
             worker_local_memory: 0,
+            nodes: "current".to_string(),
+            performance_level: "any".to_string(),
+            distribution: "scatter".to_string(),
         }
     }
 }
@@ -83,8 +95,41 @@ impl TaskTopology {
 }
 
 impl TaskTopologyOptions {
+    /// Checks the values of the selection flags this runtime accepts but
+    /// does not act on, with upstream's messages and in upstream's order.
+    fn check_selection_flags(&self) -> Result<()> {
+        let nodes = self.nodes.trim();
+        let node_ids = || nodes.split(',').all(|id| id.trim().parse::<u32>().is_ok());
+        if !matches!(nodes, "current" | "numa" | "all") && !node_ids() {
+            bail!(
+                InvalidArgument,
+                "invalid --task_topology_nodes value: '{}'",
+                self.nodes
+            );
+        }
+        if !matches!(
+            self.performance_level.as_str(),
+            "any" | "low" | "efficiency" | "high" | "performance"
+        ) {
+            bail!(
+                InvalidArgument,
+                "unknown value `{}` for performance level; expected one of [any, low/efficiency, high/performance]",
+                self.performance_level
+            );
+        }
+        if !matches!(self.distribution.as_str(), "compact" | "scatter") {
+            bail!(
+                InvalidArgument,
+                "unknown value `{}` for distribution strategy; expected one of [compact, scatter]",
+                self.distribution
+            );
+        }
+        Ok(())
+    }
+
     /// Resolves the flags against this machine.
     pub fn resolve(&self) -> Result<TaskTopology> {
+        self.check_selection_flags()?;
         let mut cpus = if self.group_count > 0 {
             vec![None; self.group_count]
         } else if !self.cpu_ids.is_empty() {
@@ -470,6 +515,32 @@ mod tests {
             lines.iter().filter(|l| l.starts_with("# group[")).count(),
             2
         );
+        for bad in [
+            TaskTopologyOptions {
+                nodes: "north".into(),
+                ..Default::default()
+            },
+            TaskTopologyOptions {
+                performance_level: "turbo".into(),
+                ..Default::default()
+            },
+            TaskTopologyOptions {
+                distribution: "bogus".into(),
+                ..Default::default()
+            },
+        ] {
+            assert_eq!(
+                bad.resolve().unwrap_err().code(),
+                iree_base::StatusCode::InvalidArgument
+            );
+        }
+        let ok = TaskTopologyOptions {
+            nodes: "0,1".into(),
+            performance_level: "efficiency".into(),
+            distribution: "compact".into(),
+            ..Default::default()
+        };
+        assert!(ok.resolve().is_ok());
         let bad = TaskTopologyOptions {
             mode: "bogus".into(),
             ..Default::default()

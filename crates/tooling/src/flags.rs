@@ -97,13 +97,16 @@ pub struct ModuleFlags {
     /// Accepted for compatibility: workers never spin.
     #[arg(long = "task_worker_spin_us", default_value_t = 0)]
     pub task_worker_spin_us: u64,
-    /// Accepted for compatibility: one executor on the current node.
+    /// local-task: `current`, `numa`, `all` or NUMA node ids; checked, and
+    /// the device has one executor whatever it names.
     #[arg(long = "task_topology_nodes", default_value = "current")]
     pub task_topology_nodes: String,
-    /// Accepted for compatibility: every core qualifies.
+    /// local-task: `any`, `low`/`efficiency`, `high`/`performance`;
+    /// checked, and every core qualifies.
     #[arg(long = "task_topology_performance_level", default_value = "any")]
     pub task_topology_performance_level: String,
-    /// Accepted for compatibility.
+    /// local-task: `compact` or `scatter`; checked, and workers are not
+    /// placed by cache domain.
     #[arg(long = "task_topology_distribution", default_value = "scatter")]
     pub task_topology_distribution: String,
     /// Accepted for compatibility.
@@ -165,6 +168,9 @@ impl ModuleFlags {
             max_group_count: self.task_topology_max_group_count,
             worker_stack_size: self.task_worker_stack_size,
             worker_local_memory: self.task_worker_local_memory,
+            nodes: self.task_topology_nodes,
+            performance_level: self.task_topology_performance_level,
+            distribution: self.task_topology_distribution,
         };
         if self.dump_task_topologies {
             return Err(match task_topology.dump_topologies() {
@@ -229,7 +235,11 @@ pub fn parse_args<F: clap::Parser>(
         })
         .collect::<std::result::Result<Vec<String>, String>>()
         .and_then(expand_flagfiles)
-    {
+        .and_then(|args| {
+            let args = args.into_iter().map(crate::compat_flags::unquote).collect();
+            crate::compat_flags::strip_compat_flags(F::command().get_name(), args)
+                .map_err(|status| status.to_string())
+        }) {
         Ok(args) => args,
         Err(message) => {
             eprintln!("{message}");

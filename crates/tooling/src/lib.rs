@@ -4,6 +4,7 @@
 
 pub use iree_base::cformat;
 pub mod compare;
+pub mod compat_flags;
 pub mod flags;
 
 pub mod numpy;

@@ -799,8 +799,22 @@ pub fn run_function(run: &RunContext, options: &RunOptions, out: &mut dyn Write)
     if let Some(device) = &run.device {
         device.allocator().trim();
     }
+    process_outputs(&cconv.results, &outputs, run.device.as_ref(), options, out)
+}
+
+/// What the tools do with a call's results (`outputs`, of types
+/// `result_types`): compare them with `--expected_output=` values and print
+/// upstream's report (exit code 1 when anything differs), else write them
+/// as `--output=` says, or print them all. Returns the exit code.
+pub fn process_outputs(
+    result_types: &[CconvType],
+    outputs: &[Value],
+    device: Option<&Arc<dyn Device>>,
+    options: &RunOptions,
+    out: &mut dyn Write,
+) -> Result<i32> {
     if !options.expected_outputs.is_empty() {
-        return check_expected_outputs(run, &cconv.results, &outputs, options, out)
+        return check_expected_outputs(device, result_types, outputs, options, out)
             .annotate("processing function outputs");
     }
     let budget = options.output_max_element_count;
@@ -814,7 +828,7 @@ pub fn run_function(run: &RunContext, options: &RunOptions, out: &mut dyn Write)
         out.write_all(text.as_bytes()).map_err(output_error)?;
         return Ok(0);
     }
-    write_outputs(&outputs, &options.outputs, budget, out)
+    write_outputs(outputs, &options.outputs, budget, out)
         .annotate("outputting results")
         .annotate("processing function outputs")?;
     Ok(0)
@@ -945,15 +959,14 @@ fn output_array(value: &Value) -> Result<numpy::NdArray> {
 /// Compares results with `--expected_output=` values and prints upstream's
 /// report; the exit code is 1 when anything differs.
 fn check_expected_outputs(
-    run: &RunContext,
+    device: Option<&Arc<dyn Device>>,
     result_types: &[CconvType],
     outputs: &[Value],
     options: &RunOptions,
     out: &mut dyn Write,
 ) -> Result<i32> {
-    let expected =
-        parse_expected_outputs(result_types, &options.expected_outputs, run.device.as_ref())
-            .annotate("parsing expected function outputs")?;
+    let expected = parse_expected_outputs(result_types, &options.expected_outputs, device)
+        .annotate("parsing expected function outputs")?;
     let mut report = String::new();
     let matched = compare_results(&expected, outputs, &options.equality, &mut report)?;
     if matched {

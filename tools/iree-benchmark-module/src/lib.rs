@@ -11,9 +11,10 @@ use clap::Parser;
 use iree_base::{Result, ResultExt, Status, StatusCode};
 use iree_hal::{Device, Fence};
 use iree_modules_hal::HalFence;
+use iree_tooling::compare::Equality;
 use iree_tooling::flags::{parse_args, ModuleFlags};
 use iree_tooling::run::{
-    load_context, parse_inputs, print_device_statistics, LoadedContext, RunOptions,
+    load_context, parse_inputs, print_device_statistics, process_outputs, LoadedContext, RunOptions,
 };
 use iree_vm::{Context, Function, Ref, Value};
 
@@ -55,35 +56,37 @@ struct BenchmarkFlags {
     /// dispatch benchmarks).
     #[arg(long = "time_unit")]
     time_unit: Option<String>,
-    /// Accepted for compatibility (output processing is not implemented):
-    /// `--output` and the `--expected_*` flags have no effect.
+    /// After the benchmarks, calls `--function` once more and handles its
+    /// results as iree-run-module does: checks them against
+    /// `--expected_output` (`[FAILED]` report and exit code 1 on a
+    /// mismatch), writes them per `--output`, or prints them.
     #[arg(long = "enable_output_processing", num_args = 0..=1, default_missing_value = "true")]
     enable_output_processing: Option<String>,
-    /// Accepted for compatibility (see `--enable_output_processing`).
+    /// Used by `--enable_output_processing`, as in iree-run-module.
     #[arg(long = "output", allow_hyphen_values = true)]
     output: Vec<String>,
-    /// Accepted for compatibility (see `--enable_output_processing`).
+    /// Used by `--enable_output_processing`, as in iree-run-module.
     #[arg(long = "output_max_element_count", default_value_t = 1024)]
     output_max_element_count: usize,
-    /// Accepted for compatibility (see `--enable_output_processing`).
+    /// Used by `--enable_output_processing`, as in iree-run-module.
     #[arg(long = "expected_output", allow_hyphen_values = true)]
     expected_output: Vec<String>,
-    /// Accepted for compatibility (see `--enable_output_processing`).
+    /// Used by `--enable_output_processing`, as in iree-run-module.
     #[arg(long = "equality_mode", default_value = "approximate")]
     equality_mode: String,
-    /// Accepted for compatibility (see `--enable_output_processing`).
+    /// Used by `--enable_output_processing`, as in iree-run-module.
     #[arg(long = "expected_f16_threshold", allow_hyphen_values = true)]
     expected_f16_threshold: Option<f32>,
-    /// Accepted for compatibility (see `--enable_output_processing`).
+    /// Used by `--enable_output_processing`, as in iree-run-module.
     #[arg(long = "expected_f32_threshold", allow_hyphen_values = true)]
     expected_f32_threshold: Option<f32>,
-    /// Accepted for compatibility (see `--enable_output_processing`).
+    /// Used by `--enable_output_processing`, as in iree-run-module.
     #[arg(long = "expected_f64_threshold", allow_hyphen_values = true)]
     expected_f64_threshold: Option<f64>,
-    /// Accepted for compatibility (see `--enable_output_processing`).
+    /// Used by `--enable_output_processing`, as in iree-run-module.
     #[arg(long = "expected_bf16_threshold", allow_hyphen_values = true)]
     expected_bf16_threshold: Option<f32>,
-    /// Accepted for compatibility (see `--enable_output_processing`).
+    /// Used by `--enable_output_processing`, as in iree-run-module.
     #[arg(long = "expected_rtol", allow_hyphen_values = true)]
     expected_rtol: Option<f64>,
 }
@@ -117,6 +120,23 @@ impl Benchmark {
             function,
             invocation,
             time_unit: unit.unwrap_or(default_unit),
+        }
+    }
+
+    /// Calls the function once more and returns its results (for
+    /// `--enable_output_processing`).
+    fn call_once(&self, context: &Context) -> Result<Vec<Value>> {
+        match &self.invocation {
+            Invocation::Sync(inputs) => context.invoke(&self.function, inputs),
+            Invocation::Async(inputs) => {
+                let signal = Fence::with_new_semaphore();
+                let mut args = inputs.clone();
+                args.push(Value::from(Ref::new(HalFence(Fence::new()))));
+                args.push(Value::from(Ref::new(HalFence(signal.clone()))));
+                let results = context.invoke(&self.function, &args)?;
+                signal.wait(None)?;
+                Ok(results)
+            }
         }
     }
 
@@ -260,7 +280,7 @@ fn run(
     google: &GoogleBenchmarkFlags,
     options: &RunOptions,
     program: &str,
-) -> Result<()> {
+) -> Result<u8> {
     let settings = google.validate()?;
     let unit = time_unit(flags)?;
     if flags.batch_size < 1 {
@@ -288,19 +308,68 @@ fn run(
     if let Some(profiling) = profiling {
         profiling.finish()?;
     }
-    let device = session.device.clone();
-    drop(session);
     // As upstream: a failed benchmark is reported in the table and makes
     // the tool fail with its status.
     if let Some(first) = failures.into_iter().next() {
         return Err(first);
     }
+    let mut exit_code = 0;
+    if is_set(&flags.enable_output_processing) && !flags.function.is_empty() {
+        if let Some(benchmark) = session.benchmarks.first() {
+            exit_code = process_benchmark_outputs(flags, options, &session, benchmark)?;
+        }
+    }
+    let device = session.device.clone();
+    drop(session);
     if options.print_statistics {
         if let Some(device) = device {
             print_device_statistics(&device);
         }
     }
-    Ok(())
+    Ok(exit_code)
+}
+
+/// Whether an optional boolean flag is set (`--flag`, `--flag=true`).
+fn is_set(flag: &Option<String>) -> bool {
+    flag.as_deref().is_some_and(|v| v != "false" && v != "0")
+}
+
+/// `--enable_output_processing`: one more call, its results handled as
+/// iree-run-module handles them; returns the exit code.
+fn process_benchmark_outputs(
+    flags: &BenchmarkFlags,
+    options: &RunOptions,
+    session: &Session,
+    benchmark: &Benchmark,
+) -> Result<u8> {
+    let defaults = Equality::default();
+    let options = RunOptions {
+        outputs: flags.output.clone(),
+        expected_outputs: flags.expected_output.clone(),
+        output_max_element_count: flags.output_max_element_count,
+        equality: Equality {
+            exact: flags.equality_mode == "exact",
+            f16_atol: flags.expected_f16_threshold.unwrap_or(defaults.f16_atol),
+            bf16_atol: flags.expected_bf16_threshold.unwrap_or(defaults.bf16_atol),
+            f32_atol: flags.expected_f32_threshold.unwrap_or(defaults.f32_atol),
+            f64_atol: flags.expected_f64_threshold.unwrap_or(defaults.f64_atol),
+            rtol: flags.expected_rtol.unwrap_or(defaults.rtol),
+        },
+        ..options.clone()
+    };
+    let results = benchmark.call_once(&session.context)?;
+    let result_types = benchmark.function.cconv()?.results;
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    let code = process_outputs(
+        &result_types,
+        &results,
+        session.device.as_ref(),
+        &options,
+        &mut out,
+    )?;
+    let _ = out.flush();
+    Ok(u8::try_from(code).unwrap_or(1))
 }
 
 /// Runs `iree-benchmark-module` with the command line `args` (the program name
@@ -328,7 +397,7 @@ pub fn main_with_args(args: impl IntoIterator<Item = OsString>) -> u8 {
         Err(code) => return code,
     };
     match run(&benchmark, &google, &options, &program) {
-        Ok(()) => 0,
+        Ok(code) => code,
         Err(status) => {
             let _ = std::io::stdout().flush();
             eprintln!("{status}");
