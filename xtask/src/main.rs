@@ -14,7 +14,7 @@
 //!   against upstream;
 //! * `upstream-python-tests`: upstream's own Python binding tests against
 //!   upstream's wheel and against `iree_rust.runtime` (`upstream_py.rs`);
-//! * `record-cpuinfo`, `dump-diff`: recordings and differentials of the
+//! * `record-cpuinfo`, `record-flags`, `dump-diff`: recordings and differentials of the
 //!   inspection tools (`tools.rs`).
 //!
 //! The test-data format is described in `testdata/README.md` and implemented
@@ -77,6 +77,9 @@ commands:
   e2e [--force]             compile the check suites testdata/e2e/src/*.mlir for
                             llvm-cpu, llvm-cpu-system and vmvx, and testdata/e2e/bad
                             (when stale); cargo test -p iree-check-module runs them
+  record-flags              record the flag listing of upstream's --help for
+                            iree-run-module, iree-benchmark-module and
+                            iree-benchmark-executable under testdata/tools/flags
   record-cpuinfo            record this machine's CPUID answers and upstream's
                             iree-cpuinfo output under testdata/tools/cpuinfo
   dump-diff [--output MODE]... [--record] [-v]
@@ -162,6 +165,7 @@ fn main() -> ExitCode {
         "param-rss" => param_rss::run(&args),
         "e2e" => e2e::run(&args),
         "record-cpuinfo" => tools::record_cpuinfo(),
+        "record-flags" => tools::record_flags(),
         "dump-diff" => tools::dump_diff(&args),
         "upstream-python-tests" => upstream_py::run(&args),
         other => {

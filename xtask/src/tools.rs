@@ -18,6 +18,46 @@ fn tools_testdata(root: &Path) -> std::path::PathBuf {
 }
 
 /// `cargo xtask record-cpuinfo`.
+/// The tools whose flags must all be accepted here (upstream's names).
+pub const FLAG_TOOLS: [&str; 3] = [
+    "iree-run-module",
+    "iree-benchmark-module",
+    "iree-benchmark-executable",
+];
+
+/// Records the flag listing of upstream's `--help` for each of
+/// [`FLAG_TOOLS`] into `testdata/tools/flags/<tool>.flags`: the lines from
+/// the first `# ===` section rule on that are comments, flags or blank,
+/// which upstream's own parser reads as a flagfile. The tools' tests pass
+/// each file as `--flagfile=` and expect every flag to be accepted, and
+/// `docs/flags.md` must list every flag in them.
+pub fn record_flags() -> Result<bool> {
+    let root = repo_root();
+    let venv = venv::ensure(&root)?;
+    let dir = tools_testdata(&root).join("flags");
+    std::fs::create_dir_all(&dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
+    for tool in FLAG_TOOLS {
+        let out = proc::run(
+            &venv.runtime_libs.join(tool),
+            &["--help".to_string()],
+            &root,
+            Duration::from_secs(30),
+        )?;
+        let listing: String = out
+            .stdout
+            .lines()
+            .skip_while(|l| !l.starts_with("# ==="))
+            .filter(|l| l.is_empty() || l.starts_with('#') || l.starts_with("--"))
+            .filter(|l| !l.starts_with("--help"))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        let path = dir.join(format!("{tool}.flags"));
+        std::fs::write(&path, listing).map_err(|e| format!("writing {}: {e}", path.display()))?;
+        println!("wrote {}", path.display());
+    }
+    Ok(true)
+}
+
 pub fn record_cpuinfo() -> Result<bool> {
     let root = repo_root();
     let venv = venv::ensure(&root)?;

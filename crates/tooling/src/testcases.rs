@@ -518,6 +518,41 @@ pub fn compile_flags(source: &str) -> Result<Vec<String>> {
     split_args(flags)
 }
 
+/// Where `cargo xtask record-flags` keeps the flag listing of upstream's
+/// `<tool> --help` (a flagfile of every flag at its default).
+pub fn upstream_flag_listing(repo_root: &Path, tool: &str) -> PathBuf {
+    repo_root
+        .join("testdata")
+        .join("tools")
+        .join("flags")
+        .join(format!("{tool}.flags"))
+}
+
+/// Runs `binary` (our `tool`) with upstream's recorded flag listing as a
+/// flagfile, then `--list_drivers`: Ok when every upstream flag is
+/// accepted, else what the tool printed.
+pub fn check_accepts_upstream_flags(
+    binary: &Path,
+    repo_root: &Path,
+    tool: &str,
+) -> std::result::Result<(), String> {
+    let listing = upstream_flag_listing(repo_root, tool);
+    let output = std::process::Command::new(binary)
+        .arg(format!("--flagfile={}", listing.display()))
+        .arg("--list_drivers")
+        .output()
+        .map_err(|e| format!("running {}: {e}", binary.display()))?;
+    if output.status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{tool} rejected upstream's flags ({}): {}",
+            output.status,
+            String::from_utf8_lossy(&output.stderr)
+        ))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
