@@ -12,6 +12,7 @@
 pub mod bytes;
 pub mod cformat;
 pub mod cnumber;
+pub mod flagfile;
 pub mod json;
 pub mod progress;
 mod status;

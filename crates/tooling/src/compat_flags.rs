@@ -281,19 +281,6 @@ pub fn strip_compat_flags(program: &str, args: Vec<String>) -> Result<Vec<String
     Ok(out)
 }
 
-/// `--name="value"` as upstream's flag parser reads it: the quotes around
-/// a value are dropped (upstream's `--help` output, a flagfile, quotes
-/// its string defaults).
-pub fn unquote(arg: String) -> String {
-    let Some((name, value)) = arg.split_once('=') else {
-        return arg;
-    };
-    match value.strip_prefix('"').and_then(|v| v.strip_suffix('"')) {
-        Some(inner) if name.starts_with("--") => format!("{name}={inner}"),
-        _ => arg,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -340,13 +327,5 @@ mod tests {
         assert_eq!(out, ["t", "--cuda_tracing=2"]);
         let out = strip("iree-benchmark-executable", &["t", "--module_mode=mmap"]).unwrap();
         assert_eq!(out, ["t", "--module_mode=mmap"]);
-    }
-
-    #[test]
-    fn quotes_around_values_are_dropped() {
-        assert_eq!(unquote("--function=\"mul\"".into()), "--function=mul");
-        assert_eq!(unquote("--input=\"2xi32=1 2\"".into()), "--input=2xi32=1 2");
-        assert_eq!(unquote("--x=\"".into()), "--x=\"");
-        assert_eq!(unquote("plain=\"v\"".into()), "plain=\"v\"");
     }
 }

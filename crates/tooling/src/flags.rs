@@ -216,49 +216,80 @@ impl ModuleFlags {
 }
 
 /// Parses a command line (`args`, the program name first, as
-/// `std::env::args_os()` gives it) into `F` after expanding `--flagfile=`.
-/// `--help` prints and gives exit code 0; a bad flag, or an argument that is
-/// not UTF-8, prints one line (clap's first, ending in a newline) and gives
-/// 1, as upstream's flag parser does.
+/// `std::env::args_os()` gives it) into `F` after expanding `--flagfile=`,
+/// unquoting values and taking out upstream's flags this runtime accepts
+/// without a field ([`crate::compat_flags`]). `--help` prints and gives exit
+/// code 0; a bad flag, or an argument that is not UTF-8, prints one line
+/// (clap's first, ending in a newline) and gives 1, as upstream's flag
+/// parser does. Positional arguments of a tool that takes none are ignored,
+/// as upstream ignores them.
 pub fn parse_args<F: clap::Parser>(
     args: impl IntoIterator<Item = std::ffi::OsString>,
 ) -> std::result::Result<F, u8> {
-    let args = match args
-        .into_iter()
-        .map(|arg| {
-            arg.into_string().map_err(|arg| {
-                format!(
-                    "FLAGS ERROR: argument '{}' is not valid UTF-8",
-                    arg.to_string_lossy()
-                )
-            })
-        })
-        .collect::<std::result::Result<Vec<String>, String>>()
-        .and_then(expand_flagfiles)
-        .and_then(|args| {
-            let args = args.into_iter().map(crate::compat_flags::unquote).collect();
-            crate::compat_flags::strip_compat_flags(F::command().get_name(), args)
-                .map_err(|status| status.to_string())
-        }) {
+    let args = match iree_base::flagfile::expand_args(args).and_then(|args| {
+        crate::compat_flags::strip_compat_flags(F::command().get_name(), args)
+            .map_err(|status| status.to_string())
+    }) {
         Ok(args) => args,
         Err(message) => {
             eprintln!("{message}");
             return Err(1);
         }
     };
-    F::try_parse_from(args).map_err(|e| {
-        if e.use_stderr() {
-            // One line, as for any other bad input: clap's first line names
-            // the problem; its usage and tips follow with `--help`.
-            let text = e.render().to_string();
-            let first = text.lines().next().unwrap_or("error: invalid arguments");
-            eprintln!("{first} (see --help)");
-            1
-        } else {
-            let _ = e.print();
-            0
+    // As upstream's parser: only `--` starts a flag, so `-h` and other
+    // words that are not flags' values are positional arguments, which the
+    // tools ignore. Only `--help` prints the help.
+    let args = drop_single_dash_words(args);
+    let mut command = F::command().disable_help_flag(true).arg(
+        clap::Arg::new("help")
+            .long("help")
+            .action(clap::ArgAction::Help)
+            .help("Prints the flags and exits"),
+    );
+    if command.get_positionals().next().is_none() {
+        command = command.arg(
+            clap::Arg::new("ignored positional arguments")
+                .num_args(0..)
+                .action(clap::ArgAction::Append)
+                .hide(true),
+        );
+    }
+    command
+        .try_get_matches_from(args)
+        .and_then(|mut matches| F::from_arg_matches_mut(&mut matches))
+        .map_err(|e| {
+            if e.use_stderr() {
+                // One line, as for any other bad input: clap's first line names
+                // the problem; its usage and tips follow with `--help`.
+                let text = e.render().to_string();
+                let first = text.lines().next().unwrap_or("error: invalid arguments");
+                eprintln!("{first} (see --help)");
+                1
+            } else {
+                let _ = e.print();
+                0
+            }
+        })
+}
+
+/// `args` without the single-dash words (`-h`, `-v`) that do not follow a
+/// `--flag` given without `=` (whose value they may be, `--input -1`).
+fn drop_single_dash_words(args: Vec<String>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::with_capacity(args.len());
+    for arg in args {
+        let single_dash_word = arg.len() > 1
+            && arg.starts_with('-')
+            && !arg.starts_with("--")
+            && arg[1..].starts_with(|c: char| c.is_ascii_alphabetic());
+        let after_bare_flag = out
+            .last()
+            .is_some_and(|prev| prev.starts_with("--") && !prev.contains('='));
+        if single_dash_word && !after_bare_flag && !out.is_empty() {
+            continue;
         }
-    })
+        out.push(arg);
+    }
+    out
 }
 
 /// Parses one `--task_topology_cpu_ids` value (`0,1,2`).
@@ -391,25 +422,4 @@ pub fn dump_devices(only: &str, out: &mut impl Write) -> iree_base::Result<()> {
 
 /// Replaces `--flagfile=PATH` arguments with the flags listed in the file
 /// (one per line; blank lines and `#` comments skipped).
-pub fn expand_flagfiles(args: Vec<String>) -> std::result::Result<Vec<String>, String> {
-    let mut out = Vec::with_capacity(args.len());
-    for arg in args {
-        match arg.strip_prefix("--flagfile=") {
-            Some(path) => match std::fs::read_to_string(path) {
-                Ok(text) => out.extend(
-                    text.lines()
-                        .map(str::trim)
-                        .filter(|l| !l.is_empty() && !l.starts_with('#'))
-                        .map(String::from),
-                ),
-                Err(e) => {
-                    return Err(format!(
-                        "FLAGS ERROR: failed to read flagfile '{path}': {e}"
-                    ))
-                }
-            },
-            None => out.push(arg),
-        }
-    }
-    Ok(out)
-}
+pub use iree_base::flagfile::expand_flagfiles;

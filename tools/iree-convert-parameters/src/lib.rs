@@ -181,6 +181,14 @@ fn run(flags: &Flags) -> Result<String> {
 /// running afterwards flushes stdout (as the process exit would).
 pub fn main_with_args(args: impl IntoIterator<Item = OsString>) -> u8 {
     iree_base::tool_setup::init();
+    // `--flagfile=` and quoted values, as every tool reads them.
+    let args = match iree_base::flagfile::expand_args(args) {
+        Ok(args) => args,
+        Err(message) => {
+            eprintln!("{message}");
+            return 1;
+        }
+    };
     let flags = match Flags::try_parse_from(args) {
         Ok(flags) => flags,
         Err(e) => {

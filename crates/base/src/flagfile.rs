@@ -1,0 +1,102 @@
+//! Command lines as upstream's flag parser reads them: `--flagfile=PATH`
+//! expands in place to the flags in the file (one a line; blank lines and
+//! `#` comments skipped, so a tool's `--help` listing is a flagfile), and
+//! a quoted value (`--flag="v"`, as `--help` prints string defaults) loses
+//! its quotes. Every tool reads its arguments through [`expand_args`].
+
+use std::ffi::OsString;
+
+/// The program name and arguments of `args` as strings, flagfiles
+/// expanded and values unquoted; Err is the one-line message to print
+/// (exit code 1), for an argument that is not UTF-8 or a flagfile that
+/// cannot be read.
+pub fn expand_args(args: impl IntoIterator<Item = OsString>) -> Result<Vec<String>, String> {
+    let args = args
+        .into_iter()
+        .map(|arg| {
+            arg.into_string().map_err(|arg| {
+                format!(
+                    "FLAGS ERROR: argument '{}' is not valid UTF-8",
+                    arg.to_string_lossy()
+                )
+            })
+        })
+        .collect::<Result<Vec<String>, String>>()?;
+    Ok(expand_flagfiles(args)?.into_iter().map(unquote).collect())
+}
+
+/// Replaces `--flagfile=PATH` arguments with the flags listed in the file
+/// (one per line; blank lines and `#` comments skipped).
+pub fn expand_flagfiles(args: Vec<String>) -> Result<Vec<String>, String> {
+    let mut out = Vec::with_capacity(args.len());
+    for arg in args {
+        match arg.strip_prefix("--flagfile=") {
+            Some(path) => match std::fs::read_to_string(path) {
+                Ok(text) => out.extend(
+                    text.lines()
+                        .map(str::trim)
+                        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+                        .map(String::from),
+                ),
+                Err(e) => {
+                    return Err(format!(
+                        "FLAGS ERROR: failed to read flagfile '{path}': {e}"
+                    ))
+                }
+            },
+            None => out.push(arg),
+        }
+    }
+    Ok(out)
+}
+
+/// `--name="value"` as `--name=value`; anything else unchanged.
+pub fn unquote(arg: String) -> String {
+    let Some((name, value)) = arg.split_once('=') else {
+        return arg;
+    };
+    match value.strip_prefix('"').and_then(|v| v.strip_suffix('"')) {
+        Some(inner) if name.starts_with("--") => format!("{name}={inner}"),
+        _ => arg,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quotes_around_values_are_dropped() {
+        assert_eq!(unquote("--function=\"mul\"".into()), "--function=mul");
+        assert_eq!(unquote("--input=\"2xi32=1 2\"".into()), "--input=2xi32=1 2");
+        assert_eq!(unquote("--x=\"".into()), "--x=\"");
+        assert_eq!(unquote("plain=\"v\"".into()), "plain=\"v\"");
+    }
+
+    #[test]
+    fn flagfiles_expand_in_place() {
+        let path = std::env::temp_dir().join(format!("iree-flagfile-{}.txt", std::process::id()));
+        std::fs::write(&path, "# a comment\n\n  --b=\"2\"  \n--c\n").unwrap();
+        let args = expand_args(
+            [
+                "tool",
+                "--a=1",
+                &format!("--flagfile={}", path.display()),
+                "--d",
+            ]
+            .iter()
+            .map(OsString::from),
+        )
+        .unwrap();
+        std::fs::remove_file(&path).unwrap();
+        assert_eq!(args, ["tool", "--a=1", "--b=2", "--c", "--d"]);
+        let missing = expand_args(
+            ["tool", "--flagfile=/nonexistent/x"]
+                .iter()
+                .map(OsString::from),
+        );
+        assert!(missing
+            .unwrap_err()
+            .starts_with("FLAGS ERROR: failed to read flagfile"));
+    }
+}
