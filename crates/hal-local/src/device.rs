@@ -261,7 +261,10 @@ impl Device for LocalDevice {
         // Host memory is taken now (the buffer must not be used before
         // `signal` anyway), reusing that of earlier transients; the queue
         // orders only the signal.
-        let buffer = match self.allocator.allocate_transient(params, size) {
+        // As upstream: `local-task` takes queue allocations from pools its
+        // allocator statistics do not count; `local-sync` from its allocator.
+        let counted = self.id != "local-task";
+        let buffer = match self.allocator.allocate_transient(params, size, counted) {
             Ok(buffer) => buffer,
             Err(status) => {
                 signal.fail(status.clone());

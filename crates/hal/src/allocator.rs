@@ -287,12 +287,22 @@ impl HeapAllocator {
 
     /// A fresh zeroed heap buffer for `params` (already [`Self::allocatable`]).
     fn heap_buffer(&self, params: BufferParams, allocation_size: u64) -> Result<Buffer> {
+        self.heap_buffer_counted(params, allocation_size, true)
+    }
+
+    /// A heap buffer, recorded in the allocator's statistics when `counted`.
+    fn heap_buffer_counted(
+        &self,
+        params: BufferParams,
+        allocation_size: u64,
+        counted: bool,
+    ) -> Result<Buffer> {
         Buffer::allocate_host_tracked(
             allocation_size,
             params.memory_type,
             params.usage,
             params.access,
-            Some(self.statistics.clone()),
+            counted.then(|| self.statistics.clone()),
         )
     }
 
@@ -301,8 +311,16 @@ impl HeapAllocator {
     /// transient buffer dropped earlier (of up to twice the size), so
     /// steady-state calls neither map nor fault in fresh pages (buffers of
     /// under 256 KiB come straight from the heap). Its contents are
-    /// unspecified (zeros, or bytes an earlier buffer left).
-    pub fn allocate_transient(&self, params: BufferParams, allocation_size: u64) -> Result<Buffer> {
+    /// unspecified (zeros, or bytes an earlier buffer left). `counted`
+    /// says whether it shows in the allocator's statistics: upstream's
+    /// `local-task` serves queue allocations from pools its statistics do
+    /// not count, `local-sync` from its allocator.
+    pub fn allocate_transient(
+        &self,
+        params: BufferParams,
+        allocation_size: u64,
+        counted: bool,
+    ) -> Result<Buffer> {
         let params = self.allocatable(params, allocation_size)?;
         let size = usize::try_from(allocation_size).map_err(|_| {
             Status::new(
@@ -311,7 +329,7 @@ impl HeapAllocator {
             )
         })?;
         if size < TRANSIENT_CACHE_MIN {
-            return self.heap_buffer(params, allocation_size);
+            return self.heap_buffer_counted(params, allocation_size, counted);
         }
         let block = match self.transients.take(size) {
             Some(block) => block,
@@ -334,7 +352,7 @@ impl HeapAllocator {
             params.memory_type,
             params.usage,
             params.access,
-            Some(self.statistics.clone()),
+            counted.then(|| self.statistics.clone()),
         ))
     }
 }
@@ -481,23 +499,27 @@ mod tests {
             ..Default::default()
         };
         let address = |b: &Buffer| b.begin_device_access().unwrap().base_ptr() as usize;
-        let first = allocator.allocate_transient(params, 1_000_000).unwrap();
+        let first = allocator
+            .allocate_transient(params, 1_000_000, true)
+            .unwrap();
         let held = first.subspan(0, 16).unwrap();
         let a = address(&first);
         drop(first);
-        let second = allocator.allocate_transient(params, 900_000).unwrap();
+        let second = allocator.allocate_transient(params, 900_000, true).unwrap();
         assert_ne!(address(&second), a, "still held by a subspan");
         drop(held);
         drop(second);
         // Both blocks are cached now; a fitting request reuses one of them.
-        let third = allocator.allocate_transient(params, 1_000_000).unwrap();
+        let third = allocator
+            .allocate_transient(params, 1_000_000, true)
+            .unwrap();
         assert_eq!(address(&third), a);
         assert_eq!(third.byte_length(), 1_000_000);
         third.write(0, &[1, 2, 3]).unwrap();
         drop(third);
         // More than twice the request is not reused; the miss empties the
         // cache rather than keeping blocks nobody asks for.
-        let small = allocator.allocate_transient(params, 300_000).unwrap();
+        let small = allocator.allocate_transient(params, 300_000, true).unwrap();
         assert_ne!(address(&small), a);
         drop(small);
         assert!(allocator

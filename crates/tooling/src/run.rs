@@ -759,7 +759,7 @@ pub fn run(options: &RunOptions, out: &mut dyn Write) -> Result<i32> {
 /// does at exit.
 pub fn print_device_statistics(device: &Arc<dyn Device>) {
     eprint!(
-        "Device: {}\n{}",
+        "Device: {}\n{}\n",
         device.id(),
         device.allocator().statistics().format()
     );
@@ -796,10 +796,60 @@ pub fn run_function(run: &RunContext, options: &RunOptions, out: &mut dyn Write)
     }
     // One call per run: memory kept for the next call's transients would
     // only add to the peak while results are checked and printed.
+    let mut outputs = outputs;
     if let Some(device) = &run.device {
         device.allocator().trim();
+        transfer_outputs_to_host(&mut outputs, device.as_ref())
+            .annotate("transferring outputs to the host")?;
     }
-    process_outputs(&cconv.results, &outputs, run.device.as_ref(), options, out)
+    process_outputs(&cconv.results, &outputs, options, out)
+}
+
+/// Moves result buffers that are not host-local, device-visible and
+/// mappable into new buffers that are, as upstream's tools do before
+/// processing results: the copies are what upstream's `--print_statistics`
+/// counts as host memory. Nothing is copied when every result already is.
+pub fn transfer_outputs_to_host(outputs: &mut [Value], device: &dyn Device) -> Result<()> {
+    let target = BufferParams {
+        memory_type: MemoryType::HOST_LOCAL | MemoryType::DEVICE_VISIBLE,
+        usage: BufferUsage::TRANSFER | BufferUsage::MAPPING,
+        ..Default::default()
+    };
+    let needs_transfer = |buffer: &iree_hal::Buffer| {
+        !buffer.memory_type().contains(target.memory_type)
+            || !buffer.allowed_usage().contains(target.usage)
+    };
+    let view_of = |value: &Value| match value {
+        Value::Ref(Some(r)) => r.downcast::<HalBufferView>().map(|v| v.0.clone()),
+        _ => None,
+    };
+    if !outputs
+        .iter()
+        .filter_map(view_of)
+        .any(|view| needs_transfer(view.buffer()))
+    {
+        return Ok(());
+    }
+    let allocator = device.allocator();
+    for value in outputs.iter_mut() {
+        let Some(view) = view_of(value) else { continue };
+        let source = view.buffer();
+        if !needs_transfer(source) {
+            continue;
+        }
+        // As upstream: the copy is as large as the source's whole
+        // allocation (results packed into one allocation each get one).
+        let length = source.byte_length();
+        let copy = allocator.allocate_buffer(target, source.allocation_size())?;
+        source.map_read(0, length, |bytes| copy.write(0, bytes))??;
+        *value = Value::from(Ref::new(HalBufferView(iree_hal::BufferView::new(
+            copy,
+            view.shape().to_vec(),
+            view.element_type(),
+            view.encoding(),
+        ))));
+    }
+    Ok(())
 }
 
 /// What the tools do with a call's results (`outputs`, of types
@@ -809,12 +859,11 @@ pub fn run_function(run: &RunContext, options: &RunOptions, out: &mut dyn Write)
 pub fn process_outputs(
     result_types: &[CconvType],
     outputs: &[Value],
-    device: Option<&Arc<dyn Device>>,
     options: &RunOptions,
     out: &mut dyn Write,
 ) -> Result<i32> {
     if !options.expected_outputs.is_empty() {
-        return check_expected_outputs(device, result_types, outputs, options, out)
+        return check_expected_outputs(result_types, outputs, options, out)
             .annotate("processing function outputs");
     }
     let budget = options.output_max_element_count;
@@ -959,13 +1008,14 @@ fn output_array(value: &Value) -> Result<numpy::NdArray> {
 /// Compares results with `--expected_output=` values and prints upstream's
 /// report; the exit code is 1 when anything differs.
 fn check_expected_outputs(
-    device: Option<&Arc<dyn Device>>,
     result_types: &[CconvType],
     outputs: &[Value],
     options: &RunOptions,
     out: &mut dyn Write,
 ) -> Result<i32> {
-    let expected = parse_expected_outputs(result_types, &options.expected_outputs, device)
+    // Expected values live in host heap memory, outside the device
+    // allocator's statistics, as upstream parses them.
+    let expected = parse_expected_outputs(result_types, &options.expected_outputs, None)
         .annotate("parsing expected function outputs")?;
     let mut report = String::new();
     let matched = compare_results(&expected, outputs, &options.equality, &mut report)?;

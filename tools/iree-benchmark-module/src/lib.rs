@@ -361,13 +361,7 @@ fn process_benchmark_outputs(
     let result_types = benchmark.function.cconv()?.results;
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
-    let code = process_outputs(
-        &result_types,
-        &results,
-        session.device.as_ref(),
-        &options,
-        &mut out,
-    )?;
+    let code = process_outputs(&result_types, &results, &options, &mut out)?;
     let _ = out.flush();
     Ok(u8::try_from(code).unwrap_or(1))
 }
