@@ -238,8 +238,12 @@ pub fn parse_args<F: clap::Parser>(
     };
     // As upstream's parser: only `--` starts a flag, so `-h` and other
     // words that are not flags' values are positional arguments, which the
-    // tools ignore. Only `--help` prints the help.
+    // tools ignore. Only `--help` prints the help, in upstream's layout.
     let args = drop_single_dash_words(args);
+    if args.iter().skip(1).any(|a| a == "--help") {
+        print!("{}", crate::help::upstream_layout_help(&F::command()));
+        return Err(0);
+    }
     let mut command = F::command().disable_help_flag(true).arg(
         clap::Arg::new("help")
             .long("help")

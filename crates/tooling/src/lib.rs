@@ -6,6 +6,7 @@ pub use iree_base::cformat;
 pub mod compare;
 pub mod compat_flags;
 pub mod flags;
+pub mod help;
 
 pub mod numpy;
 pub mod profiling;

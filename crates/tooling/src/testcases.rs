@@ -553,6 +553,46 @@ pub fn check_accepts_upstream_flags(
     }
 }
 
+/// Runs `binary --help`, then `binary` with that output as its flagfile
+/// and `--list_drivers`: Ok when the help is a flagfile the tool accepts,
+/// as upstream's is.
+pub fn check_help_is_a_flagfile(binary: &Path) -> std::result::Result<(), String> {
+    let run = |args: &[String]| {
+        std::process::Command::new(binary)
+            .args(args)
+            .output()
+            .map_err(|e| format!("running {}: {e}", binary.display()))
+    };
+    let help = run(&["--help".to_string()])?;
+    if !help.status.success() {
+        return Err(format!("--help failed ({})", help.status));
+    }
+    let path = std::env::temp_dir().join(format!(
+        "iree-help-{}-{}.flags",
+        binary
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or("tool"),
+        std::process::id()
+    ));
+    fs::write(&path, &help.stdout).map_err(|e| io_status(e, &path).to_string())?;
+    let output = run(&[
+        format!("--flagfile={}", path.display()),
+        "--list_drivers".to_string(),
+    ]);
+    let _ = fs::remove_file(&path);
+    let output = output?;
+    if output.status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "the tool rejected its own --help as a flagfile ({}): {}",
+            output.status,
+            String::from_utf8_lossy(&output.stderr)
+        ))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -15,3 +15,11 @@ fn accepts_every_upstream_flag() {
         panic!("{message}");
     }
 }
+
+#[test]
+fn help_is_a_flagfile() {
+    let binary = Path::new(env!("CARGO_BIN_EXE_iree-benchmark-module"));
+    if let Err(message) = iree_tooling::testcases::check_help_is_a_flagfile(binary) {
+        panic!("{message}");
+    }
+}
