@@ -93,7 +93,15 @@ pub struct Benchmark<'a> {
     pub items_per_iteration: u64,
     /// Runs one batch of `batch_size` iterations.
     pub iterate: Box<dyn FnMut() -> Result<()> + 'a>,
+    /// `--dispatch_statistics`: runs the given number of iterations again,
+    /// untimed, and returns the time spent in each dispatched function.
+    /// Called once before the table (to size the name column) and once per
+    /// measured repetition.
+    pub dispatch_statistics: Option<DispatchStatisticsFn<'a>>,
 }
+
+/// See [`Benchmark::dispatch_statistics`].
+pub type DispatchStatisticsFn<'a> = Box<dyn FnMut(u64) -> Result<Vec<report::DispatchTime>> + 'a>;
 
 /// [`GoogleBenchmarkFlags`] checked and parsed, from
 /// [`GoogleBenchmarkFlags::validate`]: what [`run_benchmarks`] runs with.
@@ -211,8 +219,24 @@ pub fn run_benchmarks(
     }
     let machine = MachineContext::collect(executable);
     let repetitions = flags.benchmark_repetitions.max(1);
+    // Dispatch rows take part in the name column (they get no aggregate
+    // rows): one untimed iteration names the dispatched functions.
+    let mut dispatch_names: Vec<String> = Vec::new();
+    for benchmark in &mut selected {
+        if let Some(dispatches) = &mut benchmark.dispatch_statistics {
+            if let Ok(times) = dispatches(batch_size) {
+                dispatch_names.extend(
+                    times
+                        .iter()
+                        .map(|t| report::dispatch_row_name(&benchmark.name, &t.name)),
+                );
+            }
+        }
+    }
     let name_width =
-        report::name_column_width(selected.iter().map(|b| b.name.as_str()), repetitions > 1);
+        report::name_column_width(selected.iter().map(|b| b.name.as_str()), repetitions > 1).max(
+            report::name_column_width(dispatch_names.iter().map(String::as_str), false),
+        );
     if !settings.json {
         eprint!("{}", report::console_context(&machine));
     }
@@ -266,6 +290,45 @@ pub fn run_benchmarks(
         for row in results.rows(report_aggregates_only) {
             file_console.push_str(&report::console_row(&row, name_width));
             all_rows.push(row);
+        }
+        if let (Some(dispatches), None) = (&mut benchmark.dispatch_statistics, &results.error) {
+            let mut times: Vec<report::DispatchTime> = Vec::new();
+            let mut iterations = 0;
+            for run in &results.runs {
+                match dispatches(run.iterations) {
+                    Ok(pass) => {
+                        iterations += run.iterations;
+                        for t in pass {
+                            match times.iter_mut().find(|s| s.name == t.name) {
+                                Some(s) => {
+                                    s.calls += t.calls;
+                                    s.total_ns += t.total_ns;
+                                }
+                                None => times.push(t),
+                            }
+                        }
+                    }
+                    Err(status) => {
+                        eprintln!(
+                            "warning: no dispatch statistics for {}: {status}",
+                            benchmark.name
+                        );
+                        iterations = 0;
+                        break;
+                    }
+                }
+            }
+            if iterations > 0 {
+                for row in results.dispatch_rows(&times, iterations) {
+                    let line = report::console_row(&row, name_width);
+                    if !settings.json {
+                        write!(stdout, "{line}").map_err(write_error)?;
+                    }
+                    file_console.push_str(&line);
+                    all_rows.push(row);
+                }
+                stdout.flush().map_err(write_error)?;
+            }
         }
     }
     if settings.json {

@@ -99,6 +99,9 @@ pub struct Row {
     pub time_unit: TimeUnit,
     /// Items per second of wall time (a fraction for cv).
     pub items_per_second: f64,
+    /// User counters reported instead of `items_per_second` (a dispatch
+    /// row's `calls` and `percent`); empty for benchmark rows.
+    pub counters: Vec<(&'static str, f64)>,
     /// Why the benchmark stopped (Google Benchmark's `SkipWithError`):
     /// the row then has no times.
     pub error: Option<String>,
@@ -125,6 +128,7 @@ impl BenchmarkRuns {
             cpu_time: 0.0,
             time_unit: self.time_unit,
             items_per_second: 0.0,
+            counters: Vec::new(),
             error: None,
         };
         let mut rows = Vec::new();
@@ -174,6 +178,70 @@ impl BenchmarkRuns {
             }
         }
         rows
+    }
+}
+
+/// Time spent in one dispatched function over some benchmark iterations
+/// (`--dispatch_statistics`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DispatchTime {
+    /// The dispatched function's name.
+    pub name: String,
+    /// Dispatches of it.
+    pub calls: u64,
+    /// Their total duration in nanoseconds.
+    pub total_ns: u64,
+}
+
+/// The name of the row for dispatched function `dispatch` of benchmark
+/// `benchmark` (`BM_main/process_time/real_time`): `BM_main/<dispatch>`.
+pub fn dispatch_row_name(benchmark: &str, dispatch: &str) -> String {
+    let family = benchmark.split('/').next().unwrap_or(benchmark);
+    format!("{family}/{dispatch}")
+}
+
+impl BenchmarkRuns {
+    /// One row per dispatched function (`--dispatch_statistics`), from
+    /// `times` gathered over `iterations` iterations (all repetitions):
+    /// the time per iteration spent in it, its calls per iteration and its
+    /// share of all dispatch time, most time first.
+    pub fn dispatch_rows(&self, times: &[DispatchTime], iterations: u64) -> Vec<Row> {
+        let scale = self.time_unit.per_second() / 1e9;
+        let per_iteration = |v: u64| v as f64 / iterations.max(1) as f64;
+        let all_ns: u64 = times.iter().map(|t| t.total_ns).sum();
+        let mut times = times.to_vec();
+        times.sort_by(|a, b| b.total_ns.cmp(&a.total_ns).then(a.name.cmp(&b.name)));
+        times
+            .iter()
+            .map(|t| {
+                let name = dispatch_row_name(&self.name, &t.name);
+                Row {
+                    name: name.clone(),
+                    run_name: name,
+                    family_index: self.family_index,
+                    aggregate: None,
+                    repetitions: 1,
+                    repetition_index: 0,
+                    iterations,
+                    real_time: per_iteration(t.total_ns) * scale,
+                    cpu_time: per_iteration(t.total_ns) * scale,
+                    time_unit: self.time_unit,
+                    items_per_second: 0.0,
+                    counters: vec![
+                        ("calls", per_iteration(t.calls)),
+                        (
+                            "percent",
+                            if all_ns == 0 {
+                                100.0 / times.len() as f64
+                            } else {
+                                100.0 * t.total_ns as f64 / all_ns as f64
+                            },
+                        ),
+                    ],
+                    error: None,
+                }
+            })
+            .collect()
     }
 }
 
@@ -277,7 +345,11 @@ pub fn console_row(row: &Row, name_width: usize) -> String {
         );
     }
     let _ = write!(line, "{:>10}", row.iterations);
-    if percentage {
+    if !row.counters.is_empty() {
+        for (name, value) in &row.counters {
+            let _ = write!(line, " {name}={}", human_readable(*value));
+        }
+    } else if percentage {
         let _ = write!(
             line,
             " items_per_second={}%",
@@ -460,7 +532,11 @@ fn json_row(row: &Row) -> String {
     fields.push(format!("\"real_time\": {}", json_double(row.real_time)));
     fields.push(format!("\"cpu_time\": {}", json_double(row.cpu_time)));
     fields.push(format!("\"time_unit\": \"{}\"", row.time_unit.name()));
-    if row.error.is_none() {
+    if !row.counters.is_empty() {
+        for (name, value) in &row.counters {
+            fields.push(format!("\"{name}\": {}", json_double(*value)));
+        }
+    } else if row.error.is_none() {
         fields.push(format!(
             "\"items_per_second\": {}",
             json_double(row.items_per_second)
@@ -503,6 +579,7 @@ mod tests {
             cpu_time: 0.00019,
             time_unit: TimeUnit::Millisecond,
             items_per_second: 5.25052e6,
+            counters: Vec::new(),
             error: None,
         };
         let width = name_column_width(std::iter::once(row.name.as_str()), false);
@@ -512,5 +589,36 @@ mod tests {
         );
         let header = console_header(width, true);
         assert_eq!(header.lines().next().unwrap().len(), 94);
+    }
+
+    #[test]
+    fn dispatch_rows_have_calls_and_percent() {
+        let runs = BenchmarkRuns {
+            name: "BM_mul/process_time/real_time".into(),
+            family_index: 0,
+            time_unit: TimeUnit::Millisecond,
+            items_per_iteration: 1,
+            runs: Vec::new(),
+            error: None,
+        };
+        let times = [
+            DispatchTime {
+                name: "small".into(),
+                calls: 40,
+                total_ns: 1000,
+            },
+            DispatchTime {
+                name: "big".into(),
+                calls: 20,
+                total_ns: 3000,
+            },
+        ];
+        let rows = runs.dispatch_rows(&times, 20);
+        assert_eq!(rows[0].name, "BM_mul/big");
+        assert_eq!(rows[0].counters, vec![("calls", 1.0), ("percent", 75.0)]);
+        assert_eq!(rows[1].counters, vec![("calls", 2.0), ("percent", 25.0)]);
+        assert!((rows[0].real_time - 150e-6).abs() < 1e-12);
+        let width = name_column_width(rows.iter().map(|r| r.name.as_str()), false);
+        assert!(console_row(&rows[1], width).ends_with("20 calls=2 percent=25\n"));
     }
 }

@@ -213,11 +213,6 @@ pub const COMPAT_FLAGS: &[CompatFlag] = &[
         Handling::DefaultOnly(""),
     ),
     flag(
-        "dispatch_statistics",
-        Tools::BENCHMARK_MODULE,
-        Handling::DefaultOnly("false"),
-    ),
-    flag(
         "v",
         Tools::BENCHMARK_MODULE,
         Handling::Ignored("Google Benchmark's log verbosity; nothing is logged at any level"),

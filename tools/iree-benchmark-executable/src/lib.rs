@@ -295,6 +295,7 @@ fn run(
             time_unit: TimeUnit::Nanosecond,
             items_per_iteration: u64::from(x) * u64::from(y) * u64::from(z),
             iterate: Box::new(iterate),
+            dispatch_statistics: None,
         });
     }
     // As upstream: a failed dispatch is reported in the table (an error

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use clap::Parser;
 use iree_base::{Result, ResultExt, Status, StatusCode};
-use iree_hal::{Device, Fence};
+use iree_hal::{Device, Fence, ProfilingMode};
 use iree_modules_hal::HalFence;
 use iree_tooling::compare::Equality;
 use iree_tooling::flags::{parse_args, ModuleFlags};
@@ -18,7 +18,7 @@ use iree_tooling::run::{
 };
 use iree_vm::{Context, Function, Ref, Value};
 
-use iree_benchmark::report::TimeUnit;
+use iree_benchmark::report::{DispatchTime, TimeUnit};
 use iree_benchmark::{run_benchmarks, GoogleBenchmarkFlags};
 
 /// Command-line flags, spelled as upstream spells them (`--flag=value`).
@@ -89,6 +89,12 @@ struct BenchmarkFlags {
     /// Used by `--enable_output_processing`, as in iree-run-module.
     #[arg(long = "expected_rtol", allow_hyphen_values = true)]
     expected_rtol: Option<f64>,
+    /// Adds a row per dispatched function under each benchmark result: the
+    /// time spent in it per iteration (`calls` per iteration, `percent` of
+    /// all dispatch time), from an untimed rerun of each measured
+    /// repetition under a dispatch profile.
+    #[arg(long = "dispatch_statistics", num_args = 0..=1, default_missing_value = "true")]
+    dispatch_statistics: Option<String>,
 }
 
 /// How a benchmark calls its function.
@@ -294,14 +300,37 @@ fn run(
     // `--device_profiling_*` / `--print_device_statistics`: over every run.
     let profiling = options.profiling.begin(session.device.as_ref())?;
     let context = &session.context;
+    let dispatch_device = if is_set(&flags.dispatch_statistics) {
+        if profiling.is_some() {
+            return Err(Status::new(
+                StatusCode::InvalidArgument,
+                "--dispatch_statistics cannot be combined with --device_profiling_mode or --print_device_statistics",
+            ));
+        }
+        session.device.clone()
+    } else {
+        None
+    };
     let benchmarks = session
         .benchmarks
         .iter()
-        .map(|benchmark| iree_benchmark::Benchmark {
-            name: benchmark.name.clone(),
-            time_unit: benchmark.time_unit,
-            items_per_iteration: 1,
-            iterate: Box::new(move || benchmark.iterate(context, batch_size)),
+        .map(|benchmark| {
+            let device = dispatch_device.clone();
+            iree_benchmark::Benchmark {
+                name: benchmark.name.clone(),
+                time_unit: benchmark.time_unit,
+                items_per_iteration: 1,
+                iterate: Box::new(move || benchmark.iterate(context, batch_size)),
+                dispatch_statistics: device.map(
+                    |device| -> iree_benchmark::DispatchStatisticsFn<'_> {
+                        Box::new(move |iterations| {
+                            dispatch_times(device.as_ref(), iterations / batch_size as u64, || {
+                                benchmark.iterate(context, batch_size)
+                            })
+                        })
+                    },
+                ),
+            }
         })
         .collect();
     let failures = run_benchmarks(&settings, benchmarks, batch_size as u64, program)?;
@@ -327,6 +356,35 @@ fn run(
         }
     }
     Ok(exit_code)
+}
+
+/// Runs `iterate` `batches` times under a dispatch-only profiling session
+/// on `device` and returns the time each dispatched function took
+/// (`--dispatch_statistics`).
+fn dispatch_times(
+    device: &dyn Device,
+    batches: u64,
+    mut iterate: impl FnMut() -> Result<()>,
+) -> Result<Vec<DispatchTime>> {
+    device.profiling_begin(ProfilingMode::parse("dispatch-events")?)?;
+    let mut result = Ok(());
+    for _ in 0..batches.max(1) {
+        result = iterate();
+        if result.is_err() {
+            break;
+        }
+    }
+    let capture = device.profiling_end()?;
+    result?;
+    Ok(capture
+        .dispatch_statistics()
+        .into_iter()
+        .map(|s| DispatchTime {
+            name: s.name,
+            calls: s.count,
+            total_ns: s.total_ns,
+        })
+        .collect())
 }
 
 /// Whether an optional boolean flag is set (`--flag`, `--flag=true`).

@@ -234,3 +234,64 @@ fn a_failing_call_is_an_error_row_and_fails_the_tool() {
     let stderr = String::from_utf8(out.stderr).unwrap();
     assert!(stderr.ends_with("running benchmark 'BM_mul/process_time/real_time'\n"));
 }
+
+#[test]
+fn dispatch_statistics_add_a_row_per_dispatched_function() {
+    for device in ["local-sync", "local-task"] {
+        let out = bench(&[
+            &format!("--device={device}"),
+            &module_flag("llvm-cpu/expected_output.vmfb"),
+            "--function=mul",
+            "--input=4xf32=1",
+            "--input=4xf32=2",
+            "--benchmark_min_time=5x",
+            "--benchmark_repetitions=2",
+            "--dispatch_statistics",
+            "--benchmark_format=json",
+        ]);
+        let json = json_of(&out);
+        let rows = json["benchmarks"].as_array().unwrap();
+        let dispatch = rows
+            .iter()
+            .find(|r| r["name"] == "BM_mul/mul_dispatch_0_elementwise_4_f32")
+            .unwrap_or_else(|| panic!("no dispatch row on {device}: {rows:?}"));
+        // Both repetitions' iterations, one call each, all the dispatch time.
+        assert_eq!(dispatch["iterations"], 10);
+        assert_eq!(dispatch["calls"], 1.0);
+        assert_eq!(dispatch["percent"], 100.0);
+        assert!(dispatch.get("items_per_second").is_none());
+    }
+    let out = bench(&[
+        "--device=local-task",
+        &module_flag("llvm-cpu/expected_output.vmfb"),
+        "--function=mul",
+        "--input=4xf32=1",
+        "--input=4xf32=2",
+        "--dispatch_statistics",
+        "--print_device_statistics",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+}
+
+#[test]
+fn output_processing_checks_expected_outputs() {
+    let run = |expected: &str| {
+        bench(&[
+            "--device=local-sync",
+            &module_flag("llvm-cpu/expected_output.vmfb"),
+            "--function=mul",
+            "--input=4xf32=1",
+            "--input=4xf32=2",
+            "--benchmark_min_time=1x",
+            "--enable_output_processing",
+            &format!("--expected_output={expected}"),
+        ])
+    };
+    let good = run("4xf32=2 2 2 2");
+    assert_eq!(good.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&good.stdout)
+        .contains("[SUCCESS] all function outputs matched their expected values."));
+    let bad = run("4xf32=3 2 2 2");
+    assert_eq!(bad.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&bad.stdout).contains("[FAILED] result[0]"));
+}
