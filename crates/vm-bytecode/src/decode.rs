@@ -497,12 +497,9 @@ impl<'a, 'm> Decoder<'a, 'm> {
                             }
                         }
                     }
+                    // As upstream's verifier, a segment size given for a
+                    // non-variadic argument is ignored (the compiler emits 1).
                     _ => {
-                        if let Some(s) = &segments {
-                            if s.get(segment_index).copied().unwrap_or(0xFFFF) != 0xFFFF {
-                                return Err(err("segment size given for a non-variadic argument"));
-                            }
-                        }
                         take(self, ty, &mut args)?;
                     }
                 }
