@@ -81,3 +81,52 @@ fn misaligned_i64_result() {
     assert_eq!(code, StatusCode::InvalidArgument, "{message}");
     assert!(message.contains("not 8-byte aligned"), "{message}");
 }
+
+/// Reads a little-endian u32 / u16 / i32 of `b` at `o`.
+fn u32_at(b: &[u8], o: usize) -> usize {
+    u32::from_le_bytes(b[o..o + 4].try_into().unwrap()) as usize
+}
+fn u16_at(b: &[u8], o: usize) -> usize {
+    u16::from_le_bytes(b[o..o + 2].try_into().unwrap()) as usize
+}
+
+/// The absolute position of field `vt` (vtable offset) of the table at `t`.
+fn field(b: &[u8], t: usize, vt: usize) -> usize {
+    let vtable = (t as i64 - i32::from_le_bytes(b[t..t + 4].try_into().unwrap()) as i64) as usize;
+    assert!(vt < u16_at(b, vtable));
+    let off = u16_at(b, vtable + vt);
+    assert_ne!(off, 0);
+    t + off
+}
+
+/// The position of `debug_database.location_table_type`'s first element in
+/// a ZIP-wrapped 3.13 `.vmfb` (BytecodeModuleDef field 15 is the debug
+/// database; its fields 0 and 1 the location type and table vectors).
+fn first_location_type(b: &[u8]) -> usize {
+    let start = 30 + u16_at(b, 26) + u16_at(b, 28) + 4;
+    let root = start + u32_at(b, start);
+    let db_field = field(b, root, 34);
+    let db = db_field + u32_at(b, db_field);
+    let types_field = field(b, db, 4);
+    let types = types_field + u32_at(b, types_field);
+    assert!(u32_at(b, types) > 0);
+    types + 4
+}
+
+/// A location table entry tagged NONE but holding a table: upstream
+/// INVALID_ARGUMENT "FlatBuffer verification failed: union element present
+/// with type NONE".
+#[test]
+fn union_element_present_with_type_none() {
+    let mut bytes = include_bytes!("../../../testdata/vm/arith_i32.vmfb").to_vec();
+    let at = first_location_type(&bytes);
+    assert_eq!(bytes[at], 2, "a FileLineColLocDef");
+    load_code(bytes.clone()).unwrap();
+    bytes[at] = 0;
+    let (code, message) = load_code(bytes).unwrap_err();
+    assert_eq!(code, StatusCode::InvalidArgument, "{message}");
+    assert!(
+        message.contains("union element present with type NONE"),
+        "{message}"
+    );
+}
