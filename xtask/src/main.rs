@@ -14,6 +14,8 @@
 //!   against upstream;
 //! * `upstream-python-tests`: upstream's own Python binding tests against
 //!   upstream's wheel and against `iree_rust.runtime` (`upstream_py.rs`);
+//! * `vm-suite`: upstream's VM test suite (`vm/test/*.vmasm`) in process
+//!   (`vm_suite.rs`);
 //! * `record-cpuinfo`, `record-flags`, `dump-diff`: recordings and differentials of the
 //!   inspection tools (`tools.rs`).
 //!
@@ -33,6 +35,7 @@ mod testdata;
 mod tools;
 mod upstream_py;
 mod venv;
+mod vm_suite;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -99,6 +102,10 @@ commands:
                             target/upstream-py); prints per-file counts and
                             `N passed, N failed` over the tests upstream passes
                             (tokenizer_test.py only with --all)
+  vm-suite DIR [-v]         assemble upstream's VM test suite (DIR: runtime/src/iree/
+                            vm/test of an iree-org/iree checkout matching 3.13) with
+                            the pinned iree-as-module and run every export in process
+                            (fail_* must fail, the rest succeed; none skipped)
   loom                      model-check semaphores, fences, the device queue and the
                             worker pool with loom (RUSTFLAGS=--cfg loom, own target dir)
 ";
@@ -168,6 +175,7 @@ fn main() -> ExitCode {
         "record-flags" => tools::record_flags(),
         "dump-diff" => tools::dump_diff(&args),
         "upstream-python-tests" => upstream_py::run(&args),
+        "vm-suite" => vm_suite::run(&args),
         other => {
             eprint!("unknown command `{other}`\n\n{USAGE}");
             return ExitCode::from(2);

@@ -52,7 +52,7 @@ impl LocalTaskDriver {
     }
 }
 
-/// The one device each local driver offers: `driver://` (or `driver://0`).
+/// The one device each local driver offers: `driver://`.
 fn default_devices() -> Vec<DeviceInfo> {
     vec![DeviceInfo {
         path: String::new(),
@@ -60,13 +60,16 @@ fn default_devices() -> Vec<DeviceInfo> {
     }]
 }
 
+/// Checks a local driver's device path: as upstream's `sync_driver.c` and
+/// `task_driver.c`, only the empty path (the default device) exists; any
+/// other (`local-sync://0` included) is NOT_FOUND.
 fn check_default_path(driver: &str, path: &str) -> Result<()> {
-    if path.is_empty() || path == "0" {
+    if path.is_empty() {
         Ok(())
     } else {
         Err(Status::new(
             StatusCode::NotFound,
-            format!("{driver} has no device '{path}'"),
+            format!("device paths not yet implemented; creating device '{driver}://{path}'"),
         ))
     }
 }

@@ -840,3 +840,30 @@ fn executable_cache_negotiates_formats_with_the_device() {
         assert!(executable.export_count() >= 1);
     }
 }
+
+/// Issue #31: header tables with the wrong entity sizes, or without section
+/// headers, fail as upstream's `iree_elf_module_verify_ehdr` fails them:
+/// FAILED_PRECONDITION "ELF entity size mismatch" / "invalid mandatory shdr
+/// table" (checked against upstream 3.13 on the same patched kernels).
+#[test]
+fn header_table_entity_sizes_and_counts_are_verified() {
+    let good = data("simple_mul_x86.so");
+    // (field offset, value, message)
+    let cases: [(usize, u16, &str); 5] = [
+        (0x3A, 40, "entity size mismatch"),        // e_shentsize
+        (0x36, 32, "entity size mismatch"),        // e_phentsize
+        (0x34, 52, "entity size mismatch"),        // e_ehsize
+        (0x3C, 0, "invalid mandatory shdr table"), // e_shnum
+        (0x38, 0, "invalid mandatory phdr table"), // e_phnum
+    ];
+    for (offset, value, message) in cases {
+        let mut bytes = good.clone();
+        bytes[offset..offset + 2].copy_from_slice(&value.to_le_bytes());
+        let err = match ElfModule::load(&bytes) {
+            Ok(_) => panic!("patched header at {offset:#x} loaded"),
+            Err(e) => e,
+        };
+        assert_eq!(err.code(), StatusCode::FailedPrecondition, "{err}");
+        assert!(err.message().contains(message), "{err}");
+    }
+}

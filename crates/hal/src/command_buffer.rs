@@ -11,7 +11,7 @@
 use std::sync::Arc;
 
 use crate::event::Event;
-use iree_base::{Result, Status, StatusCode};
+use iree_base::{Result, ResultExt, Status, StatusCode};
 
 use crate::buffer::{calculate_range, validate_usage, Buffer, BufferUsage};
 
@@ -219,6 +219,8 @@ pub enum Command {
 pub struct CommandBuffer {
     commands: Vec<Command>,
     binding_capacity: u32,
+    /// The usage each binding table slot's commands require (by slot).
+    slot_usage: Vec<BufferUsage>,
     finalized: bool,
 }
 
@@ -229,6 +231,7 @@ impl CommandBuffer {
         CommandBuffer {
             commands: Vec::new(),
             binding_capacity,
+            slot_usage: Vec::new(),
             finalized: false,
         }
     }
@@ -258,7 +261,32 @@ impl CommandBuffer {
         Ok(())
     }
 
-    fn check_binding(&self, binding: &BindingRef, usage: BufferUsage) -> Result<()> {
+    /// Checks the binding table given at submission against what the
+    /// recorded commands require of each slot, as upstream's
+    /// `iree_hal_command_buffer_submission_validation`: every used slot
+    /// provided, its buffer allowing the commands' usage (else
+    /// PERMISSION_DENIED, as for direct bindings at recording).
+    pub fn validate_binding_table(&self, table: &[DispatchBinding]) -> Result<()> {
+        for (slot, &usage) in self.slot_usage.iter().enumerate() {
+            if usage.0 == 0 {
+                continue;
+            }
+            let Some(entry) = table.get(slot) else {
+                return Err(Status::new(
+                    StatusCode::InvalidArgument,
+                    format!(
+                        "binding table slot {slot} is used but the table has {} entries",
+                        table.len()
+                    ),
+                ));
+            };
+            validate_usage(entry.buffer.allowed_usage(), usage)
+                .annotate_with(|| format!("binding table slot {slot}"))?;
+        }
+        Ok(())
+    }
+
+    fn check_binding(&mut self, binding: &BindingRef, usage: BufferUsage) -> Result<()> {
         match binding {
             BindingRef::Direct {
                 buffer,
@@ -275,7 +303,14 @@ impl CommandBuffer {
                     self.binding_capacity
                 ),
             )),
-            BindingRef::Slot { .. } => Ok(()),
+            BindingRef::Slot { slot, .. } => {
+                let slot = *slot as usize;
+                if self.slot_usage.len() <= slot {
+                    self.slot_usage.resize(slot + 1, BufferUsage(0));
+                }
+                self.slot_usage[slot] = BufferUsage(self.slot_usage[slot].0 | usage.0);
+                Ok(())
+            }
         }
     }
 
@@ -611,6 +646,64 @@ mod tests {
             .chunks_exact(4)
             .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
             .collect()
+    }
+
+    /// Issue #31: a binding table entry whose buffer lacks the usage its
+    /// slot's commands need fails at submission with PERMISSION_DENIED (as
+    /// upstream's submission validation), as a direct binding fails at
+    /// recording; a missing entry is INVALID_ARGUMENT.
+    #[test]
+    fn binding_table_usage_is_validated_at_submission() {
+        let transfer_only = HeapAllocator::new()
+            .allocate_buffer(
+                BufferParams {
+                    memory_type: MemoryType::DEVICE_LOCAL,
+                    usage: BufferUsage::TRANSFER,
+                    ..Default::default()
+                },
+                16,
+            )
+            .unwrap();
+        let slot = |slot| BindingRef::Slot {
+            slot,
+            offset: 0,
+            length: 16,
+        };
+        let mut cb = CommandBuffer::new(3);
+        let kernel: Arc<dyn Executable> = Arc::new(AddKernel);
+        cb.dispatch(kernel, 0, [4, 1, 1], &[], vec![slot(0), slot(1), slot(2)])
+            .unwrap();
+        cb.finalize().unwrap();
+        let entry = |buffer: &Buffer| DispatchBinding {
+            buffer: buffer.clone(),
+            offset: 0,
+            length: 16,
+        };
+        let (a, b) = (buffer(16), buffer(16));
+        cb.validate_binding_table(&[entry(&a), entry(&b), entry(&a)])
+            .unwrap();
+        let err = cb
+            .validate_binding_table(&[entry(&a), entry(&transfer_only), entry(&b)])
+            .unwrap_err();
+        assert_eq!(err.code(), StatusCode::PermissionDenied, "{err}");
+        let err = cb.validate_binding_table(&[entry(&a)]).unwrap_err();
+        assert_eq!(err.code(), StatusCode::InvalidArgument, "{err}");
+        // Direct bindings are checked when recorded.
+        let mut cb = CommandBuffer::new(0);
+        let err = cb
+            .dispatch(
+                Arc::new(AddKernel),
+                0,
+                [4, 1, 1],
+                &[],
+                vec![BindingRef::Direct {
+                    buffer: transfer_only,
+                    offset: 0,
+                    length: 16,
+                }],
+            )
+            .unwrap_err();
+        assert_eq!(err.code(), StatusCode::PermissionDenied, "{err}");
     }
 
     #[test]

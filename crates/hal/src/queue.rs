@@ -211,6 +211,9 @@ impl Queue {
     where
         F: FnOnce(&CommandBuffer, &[DispatchBinding]) -> Result<()> + Send + 'static,
     {
+        if let Some(cb) = command_buffer {
+            cb.validate_binding_table(binding_table)?;
+        }
         let mut execute = Some(execute);
         let run_now = || match command_buffer {
             Some(cb) => (execute.take().expect("runs at most once"))(cb, binding_table),

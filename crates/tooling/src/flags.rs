@@ -240,6 +240,22 @@ pub fn parse_args<F: clap::Parser>(
     // words that are not flags' values are positional arguments, which the
     // tools ignore. Only `--help` prints the help, in upstream's layout.
     let args = drop_single_dash_words(args);
+    // As upstream's parser, a lone `--` (or `--=value`) is a flag with an
+    // empty name, not the end of the flags.
+    if args
+        .iter()
+        .skip(1)
+        .any(|a| a == "--" || a.starts_with("--="))
+    {
+        eprintln!(
+            "{}",
+            iree_base::Status::new(
+                iree_base::StatusCode::InvalidArgument,
+                "flag '' not recognized"
+            )
+        );
+        return Err(1);
+    }
     if args.iter().skip(1).any(|a| a == "--help") {
         print!("{}", crate::help::upstream_layout_help(&F::command()));
         return Err(0);

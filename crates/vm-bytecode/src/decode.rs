@@ -202,7 +202,11 @@ impl<'a> Reader<'a> {
 struct Decoder<'a, 'm> {
     r: Reader<'a>,
     m: &'m ModuleView<'m>,
+    /// The i32 bank's storage: the bound of ordinary operands.
     i32_count: u32,
+    /// The declared i32 count rounded to a power of two: the bound of the
+    /// registers of call and return lists (upstream's verifier).
+    i32_limit: u32,
     ref_count: u32,
     lists: Vec<Box<[u16]>>,
     branches: Vec<Branch>,
@@ -497,12 +501,9 @@ impl<'a, 'm> Decoder<'a, 'm> {
                             }
                         }
                     }
+                    // As upstream's verifier, a segment size given for a
+                    // non-variadic argument is ignored (the compiler emits 1).
                     _ => {
-                        if let Some(s) = &segments {
-                            if s.get(segment_index).copied().unwrap_or(0xFFFF) != 0xFFFF {
-                                return Err(err("segment size given for a non-variadic argument"));
-                            }
-                        }
                         take(self, ty, &mut args)?;
                     }
                 }
@@ -559,13 +560,44 @@ impl<'a, 'm> Decoder<'a, 'm> {
         Ok((self.calls.len() - 1) as u32)
     }
 
+    /// Checks a register of a call's or return's register list against the
+    /// cconv type it carries, as upstream's
+    /// `iree_vm_bytecode_function_verify_cconv_register`: in range of the
+    /// declared count rounded to a power of two, and i64/f64 pairs aligned.
     fn check_value_reg(&self, reg: u16, ty: &CconvType) -> Result<()> {
-        match ty {
-            CconvType::I32 | CconvType::F32 => self.check_i32(reg),
-            CconvType::I64 | CconvType::F64 => self.check_i64(reg),
-            CconvType::Ref => self.check_ref(reg),
-            CconvType::Variadic(_) => Err(err("unexpected variadic type")),
+        let wide = match ty {
+            CconvType::I32 | CconvType::F32 => false,
+            CconvType::I64 | CconvType::F64 => true,
+            CconvType::Ref => return self.check_ref(reg),
+            CconvType::Variadic(_) => return Err(err("unexpected variadic type")),
+        };
+        if reg & REF_BIT != 0 {
+            return Err(err(format!(
+                "register {reg:#x} is a ref register where an i32/i64 register is required"
+            )));
         }
+        if u32::from(reg) >= self.i32_limit {
+            return Err(Status::new(
+                StatusCode::OutOfRange,
+                format!("i32 register ordinal {reg} out of range {}", self.i32_limit),
+            ));
+        }
+        if wide && reg & 1 != 0 {
+            return Err(err(format!(
+                "i64/f64 register ordinal {reg} not 8-byte aligned"
+            )));
+        }
+        let last = u32::from(reg) + u32::from(wide);
+        if last >= self.i32_limit {
+            return Err(Status::new(
+                StatusCode::OutOfRange,
+                format!(
+                    "i64/f64 register ordinal {reg}:{last} out of range {}",
+                    self.i32_limit
+                ),
+            ));
+        }
+        Ok(())
     }
 }
 
@@ -575,9 +607,10 @@ pub fn round_count(count: u16) -> u32 {
 }
 
 /// The i32-bank storage of a frame: the rounded count padded to 16 bytes, as
-/// upstream lays frames out. Register pairs are checked against this padded
-/// size (the 3.13 compiler encodes `global.load.indirect.f32` with the f64
-/// opcode, whose pair result may use the padding).
+/// upstream lays frames out. Registers are checked against the rounded count
+/// (as upstream's verifier); the padding keeps the 8-byte access of
+/// `global.load.indirect.f64`, which the 3.13 compiler also emits for
+/// `global.load.indirect.f32`, inside the frame.
 pub fn i32_storage_count(count: u16) -> u32 {
     (round_count(count) + 3) & !3
 }
@@ -646,18 +679,26 @@ fn decode_inner(m: &ModuleView<'_>, file: &[u8], ordinal: usize) -> Result<Funct
     if i32_count > 0x7FFF || ref_count > 0x3FFF + 1 {
         return Err(err("function uses too many registers"));
     }
-    // The entry ABI must fit the frame.
+    // Registers are checked, as upstream's verifier checks them, against the
+    // declared count rounded up to a power of two; the frame holds
+    // `i32_count` (that, padded to 16 bytes).
+    let i32_limit = round_count(desc.i32_register_count);
+    // The entry ABI must fit the registers (upstream's
+    // `iree_vm_bytecode_function_verify_arguments`).
     let (mut i32_next, mut ref_next) = (0u32, 0u32);
     for ty in &cconv.args {
         let (slot, r) = abi_slot(ty, &mut i32_next, &mut ref_next)?;
-        if (slot == Slot::Ref && r >= ref_count) || (slot != Slot::Ref && i32_next > i32_count) {
-            return Err(err("function arguments exceed its registers"));
+        if (slot == Slot::Ref && r >= ref_count) || (slot != Slot::Ref && i32_next > i32_limit) {
+            return Err(err(
+                "insufficient register storage for function arguments/results",
+            ));
         }
     }
     let mut d = Decoder {
         r: Reader { code, pc: 0 },
         m,
         i32_count,
+        i32_limit,
         ref_count,
         lists: Vec::new(),
         branches: Vec::new(),
@@ -730,6 +771,27 @@ fn decode_inner(m: &ModuleView<'_>, file: &[u8], ordinal: usize) -> Result<Funct
         )
     ) {
         return Err(err("function does not end in a terminator"));
+    }
+    // Each return's registers carry the results' types (upstream verifies
+    // `vm.return` against the result cconv).
+    for (op, &offset) in ops.iter().zip(&op_offsets) {
+        if let Op::Return { list } = *op {
+            let regs = &d.lists[list as usize];
+            if regs.len() < cconv.results.len() {
+                return Err(Status::new(
+                    StatusCode::OutOfRange,
+                    format!(
+                        "return at bytecode offset {offset} has {} registers; the function returns {}",
+                        regs.len(),
+                        cconv.results.len()
+                    ),
+                ));
+            }
+            for (&reg, ty) in regs.iter().zip(&cconv.results) {
+                d.check_value_reg(reg, ty)
+                    .annotate_with(|| format!("return at bytecode offset {offset}"))?;
+            }
+        }
     }
     // Resolve branch targets to op indices; each must land on a block marker.
     for (branch, &target) in d.branches.iter_mut().zip(&d.branch_targets) {

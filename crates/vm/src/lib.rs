@@ -16,6 +16,7 @@ pub mod list;
 pub mod module;
 pub mod native;
 pub mod refs;
+pub mod testing;
 pub mod types;
 pub mod value;
 

@@ -241,6 +241,52 @@ fn align_up(x: u64, a: u64) -> Option<u64> {
     Some(x.checked_add(a - 1)? & !(a - 1))
 }
 
+/// Upstream's `iree_elf_module_verify_ehdr` checks of the header's tables:
+/// entity sizes those of ELF64 (else FAILED_PRECONDITION "ELF entity size
+/// mismatch"), and non-empty program and section header tables inside the
+/// file (else FAILED_PRECONDITION "invalid mandatory phdr/shdr table").
+fn verify_header_tables(
+    header: &elf::FileHeader64<Endianness>,
+    endian: Endianness,
+    file_len: usize,
+) -> Result<()> {
+    let ehsize = header.e_ehsize.get(endian);
+    let phentsize = header.e_phentsize.get(endian);
+    let shentsize = header.e_shentsize.get(endian);
+    if usize::from(ehsize) != std::mem::size_of::<elf::FileHeader64<Endianness>>()
+        || usize::from(phentsize) != std::mem::size_of::<elf::ProgramHeader64<Endianness>>()
+        || usize::from(shentsize) != std::mem::size_of::<elf::SectionHeader64<Endianness>>()
+    {
+        bail!(
+            FailedPrecondition,
+            "ELF entity size mismatch (header {ehsize}, program header {phentsize}, section header {shentsize}; ELF64 has 64, 56 and 64)"
+        );
+    }
+    let table_fits = |offset: u64, count: u16, entsize: u16| {
+        offset != 0
+            && count != 0
+            && u64::from(count)
+                .checked_mul(u64::from(entsize))
+                .and_then(|n| n.checked_add(offset))
+                .is_some_and(|end| end <= file_len as u64)
+    };
+    if !table_fits(
+        header.e_phoff.get(endian),
+        header.e_phnum.get(endian),
+        phentsize,
+    ) {
+        bail!(FailedPrecondition, "invalid mandatory phdr table");
+    }
+    if !table_fits(
+        header.e_shoff.get(endian),
+        header.e_shnum.get(endian),
+        shentsize,
+    ) {
+        bail!(FailedPrecondition, "invalid mandatory shdr table");
+    }
+    Ok(())
+}
+
 fn load(bytes: &[u8]) -> Result<ElfModule> {
     let header = elf::FileHeader64::<Endianness>::parse(bytes).map_err(|e| {
         // A 32-bit ELF fails `parse` for the 64-bit header type too.
@@ -265,6 +311,7 @@ fn load(bytes: &[u8]) -> Result<ElfModule> {
     if endian != Endianness::Little {
         bail!(Unimplemented, "big-endian ELF files are not supported");
     }
+    verify_header_tables(header, endian, bytes.len())?;
     let machine = Machine::from_e_machine(header.e_machine(endian))?;
     let e_type = header.e_type(endian);
     if e_type != elf::ET_DYN {

@@ -91,6 +91,18 @@ pub(super) fn read_location_table<'a>(
                 // SAFETY: see above.
                 Location::Name(unsafe { NameLocDef::init_from_table(entry._tab) })
             }
+            // As flatcc's union vector verifier: an entry whose tag is NONE
+            // must have no value; unknown tags are skipped.
+            LocationTypeDef::NONE => {
+                let raw = values.bytes().get(index * 4..index * 4 + 4);
+                if raw.is_some_and(|r| r != [0; 4]) {
+                    bail!(
+                        InvalidArgument,
+                        "FlatBuffer verification failed: union element present with type NONE (debug_database.location_table[{index}])"
+                    );
+                }
+                Location::None
+            }
             _ => Location::None,
         };
         table.push(location);

@@ -478,6 +478,12 @@ pub fn parse_module(file: &[u8]) -> Result<ModuleMetadata> {
         rodata_external.reserve(segments.len());
         for (i, segment) in segments.iter().enumerate() {
             let compression = segment.compression_type_type();
+            if compression == CompressionTypeDef::NONE && segment.compression_type().is_some() {
+                bail!(
+                    InvalidArgument,
+                    "FlatBuffer verification failed: union value field present with type NONE (rodata[{i}].compression_type)"
+                );
+            }
             if compression != CompressionTypeDef::NONE
                 && compression != CompressionTypeDef::UncompressedDataDef
             {
