@@ -357,8 +357,9 @@ impl Collective {
                 (Some(bytes), Some(bytes))
             }
             Broadcast => {
+                // The root's receive range gets a copy (as NCCL's does).
                 if self.param_rank(count)? == rank {
-                    (Some(bytes), None)
+                    (Some(bytes), Some(bytes))
                 } else {
                     (None, Some(bytes))
                 }
