@@ -229,7 +229,7 @@ fn check_all(device: &LocalDevice) -> usize {
         // all_gather
         let expected: Vec<f64> = (0..n * c).map(|k| u(k / c, k % c)).collect();
         let o = op(CollectiveKind::AllGather, Reduction::None, ty);
-        check(device, &channel, ty, o, 0, c, &mine_u, n * c, &expected);
+        check(device, &channel, ty, o, 0, n * c, &mine_u, n * c, &expected);
         // all_to_all: part j of rank r's result is part r of rank j's data.
         let part = c / n;
         let expected: Vec<f64> = (0..c).map(|k| u(k / part, r * part + k % part)).collect();

@@ -109,7 +109,8 @@ pub trait Channel: Send + Sync {
 /// `iree_hal_collective_kind_t`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CollectiveKind {
-    /// Concatenates `element_count` elements from every rank.
+    /// Concatenates `element_count / count` elements from every rank into
+    /// `element_count` (the compiler counts the gathered result).
     AllGather = 0,
     /// Reduces `element_count` elements, the result on every rank.
     AllReduce = 1,
@@ -342,18 +343,15 @@ impl Collective {
             })?;
         use CollectiveKind::*;
         Ok(match self.op.kind {
-            AllGather => (Some(bytes), Some(bytes * n)),
+            // As the compiler emits it, the count of an all_gather is the
+            // gathered (received) element count; each rank sends 1/count.
+            AllGather => {
+                self.divides(count, "all_gather")?;
+                (Some(bytes / n), Some(bytes))
+            }
             AllReduce => (Some(bytes), Some(bytes)),
             AllToAll => {
-                if self.element_count % n != 0 {
-                    return Err(Status::new(
-                        StatusCode::InvalidArgument,
-                        format!(
-                            "all_to_all of {} elements does not divide among {count} ranks",
-                            self.element_count
-                        ),
-                    ));
-                }
+                self.divides(count, "all_to_all")?;
                 (Some(bytes), Some(bytes))
             }
             Broadcast => {
@@ -383,6 +381,20 @@ impl Collective {
                 (target.map(|_| bytes), Some(bytes))
             }
         })
+    }
+
+    /// Checks that the element count divides among `count` ranks.
+    fn divides(&self, count: i32, what: &str) -> Result<()> {
+        if self.element_count.is_multiple_of(count as u64) {
+            return Ok(());
+        }
+        Err(Status::new(
+            StatusCode::InvalidArgument,
+            format!(
+                "{what} of {} elements does not divide among {count} ranks",
+                self.element_count
+            ),
+        ))
     }
 
     /// Bytes of `element_count` elements.

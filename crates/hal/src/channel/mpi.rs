@@ -762,7 +762,7 @@ impl Channel for MpiChannel {
         let recv_ptr = io.recv().map_or(std::ptr::null_mut(), |r| r.ptr());
         let average = collective.op.reduction == Reduction::Average;
         match kind {
-            CollectiveKind::AllGather => self.allgather(send_ptr, recv_ptr, bytes),
+            CollectiveKind::AllGather => self.allgather(send_ptr, recv_ptr, bytes / n),
             CollectiveKind::AllReduce if half => {
                 let out = self.reduce_halves(collective, send_ptr, bytes, None)?;
                 io.write_recv(0, &out)
