@@ -567,6 +567,15 @@ impl<B: Backend> Stream<B> {
                 // waits are implied; event states are published after the
                 // stream is idle.
                 Command::Barrier | Command::WaitEvents(_) => {}
+                Command::Collective { .. } => {
+                    return Err(Status::new(
+                        StatusCode::Unimplemented,
+                        format!(
+                            "collectives are not implemented by the {} device",
+                            B::DRIVER
+                        ),
+                    ))
+                }
                 Command::SignalEvent(event) => events.push((event.clone(), true)),
                 Command::ResetEvent(event) => events.push((event.clone(), false)),
             }

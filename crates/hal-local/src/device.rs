@@ -208,6 +208,15 @@ impl Device for LocalDevice {
         self.id
     }
 
+    /// An MPI channel under an MPI launcher (or with MPI initialised),
+    /// rank 0 of 1 otherwise; see [`iree_hal::channel`].
+    fn create_channel(
+        &self,
+        params: &iree_hal::ChannelParams,
+    ) -> Result<Arc<dyn iree_hal::Channel>> {
+        iree_hal::channel::create_host_channel(params)
+    }
+
     fn allocator(&self) -> Arc<dyn Allocator> {
         self.allocator.clone()
     }

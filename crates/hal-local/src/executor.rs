@@ -90,6 +90,9 @@ impl Runner {
         while start < commands.len() {
             match &commands[start] {
                 Command::Barrier => {}
+                // Collectives run on their own, in order: everything before
+                // them has finished, nothing after has started.
+                Command::Collective { .. } => commands[start].run_collective(table)?,
                 Command::SignalEvent(event) => event.signal(),
                 Command::ResetEvent(event) => event.reset(),
                 Command::WaitEvents(events) => {
@@ -423,6 +426,7 @@ fn ends_region(command: &Command) -> bool {
     matches!(
         command,
         Command::Barrier
+            | Command::Collective { .. }
             | Command::SignalEvent(_)
             | Command::ResetEvent(_)
             | Command::WaitEvents(_)
@@ -536,12 +540,13 @@ impl<'c> Resolved<'c> {
                 Resolved::Copy { source, target }
             }
             Command::Barrier
+            | Command::Collective { .. }
             | Command::SignalEvent(_)
             | Command::ResetEvent(_)
             | Command::WaitEvents(_) => {
                 return Err(Status::new(
                     StatusCode::Internal,
-                    "barriers and events end regions and run on their own",
+                    "barriers, collectives and events end regions and run on their own",
                 ))
             }
         })

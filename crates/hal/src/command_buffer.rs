@@ -10,6 +10,7 @@
 
 use std::sync::Arc;
 
+use crate::channel::{run_collective, Channel, Collective};
 use crate::event::Event;
 use iree_base::{Result, ResultExt, Status, StatusCode};
 
@@ -204,6 +205,18 @@ pub enum Command {
         /// The range written.
         target: BindingRef,
     },
+    /// A collective operation over a channel: runs on its own, after the
+    /// commands before it and before those after it.
+    Collective {
+        /// The channel.
+        channel: Arc<dyn Channel>,
+        /// The op, parameter and element count.
+        collective: Collective,
+        /// The range sent (absent where the op sends nothing).
+        send: Option<BindingRef>,
+        /// The range received into (absent where the op receives nothing).
+        recv: Option<BindingRef>,
+    },
     /// An execution barrier.
     Barrier,
     /// Signals an event.
@@ -212,6 +225,34 @@ pub enum Command {
     ResetEvent(Arc<Event>),
     /// Waits for events.
     WaitEvents(Vec<Arc<Event>>),
+}
+
+impl Command {
+    /// Runs a [`Command::Collective`], resolving its ranges through
+    /// `binding_table`; other commands are an INTERNAL error.
+    pub fn run_collective(&self, binding_table: &[DispatchBinding]) -> Result<()> {
+        let Command::Collective {
+            channel,
+            collective,
+            send,
+            recv,
+        } = self
+        else {
+            return Err(Status::new(
+                StatusCode::Internal,
+                "not a collective command",
+            ));
+        };
+        let send = send
+            .as_ref()
+            .map(|b| resolve(b, binding_table))
+            .transpose()?;
+        let recv = recv
+            .as_ref()
+            .map(|b| resolve(b, binding_table))
+            .transpose()?;
+        run_collective(&**channel, collective, send, recv)
+    }
 }
 
 /// Recorded work for a queue (`iree_hal_command_buffer_t`).
@@ -435,6 +476,32 @@ impl CommandBuffer {
         Ok(())
     }
 
+    /// Records a collective over `channel`. Send and receive ranges are
+    /// checked against their buffers now and against what the op uses on
+    /// this rank when it runs.
+    pub fn collective(
+        &mut self,
+        channel: Arc<dyn Channel>,
+        collective: Collective,
+        send: Option<BindingRef>,
+        recv: Option<BindingRef>,
+    ) -> Result<()> {
+        self.check_recording()?;
+        if let Some(send) = &send {
+            self.check_binding(send, BufferUsage::DISPATCH_STORAGE_READ)?;
+        }
+        if let Some(recv) = &recv {
+            self.check_binding(recv, BufferUsage::DISPATCH_STORAGE_WRITE)?;
+        }
+        self.commands.push(Command::Collective {
+            channel,
+            collective,
+            send,
+            recv,
+        });
+        Ok(())
+    }
+
     /// Records signaling `event` once earlier commands complete.
     pub fn signal_event(&mut self, event: Arc<Event>) -> Result<()> {
         self.check_recording()?;
@@ -534,6 +601,7 @@ impl CommandBuffer {
                     }
                     t.buffer.copy_from(t.offset, s.buffer, s.offset, s.length)?;
                 }
+                Command::Collective { .. } => command.run_collective(binding_table)?,
                 Command::Barrier => {}
                 Command::SignalEvent(event) => event.signal(),
                 Command::ResetEvent(event) => event.reset(),

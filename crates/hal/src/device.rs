@@ -14,6 +14,7 @@ use iree_base::{Result, Status, StatusCode};
 
 use crate::allocator::{Allocator, BufferParams};
 use crate::buffer::Buffer;
+use crate::channel::{Channel, ChannelParams};
 use crate::command_buffer::{CommandBuffer, DispatchBinding, Executable};
 use crate::profiling::{ProfileCapture, ProfileRecorder, ProfilingMode};
 use crate::semaphore::Fence;
@@ -65,6 +66,20 @@ pub trait Device: Send + Sync {
         op: Box<dyn FnOnce() -> Result<()> + Send>,
     ) -> Result<()> {
         run_queue_op(wait, signal, op)
+    }
+
+    /// Creates a collective channel (`hal.channel.create`). Drivers without
+    /// collectives answer UNIMPLEMENTED; host-memory devices offer
+    /// [`crate::channel::create_host_channel`].
+    fn create_channel(&self, params: &ChannelParams) -> Result<Arc<dyn Channel>> {
+        let _ = params;
+        Err(Status::new(
+            StatusCode::Unimplemented,
+            format!(
+                "collectives are not implemented by the {} device",
+                self.id()
+            ),
+        ))
     }
 
     /// The device's profiling sink, when the driver feeds one; drivers

@@ -3,12 +3,14 @@
 //! conversions upstream uses, the text form of buffer views
 //! (`2x2xf32=[1 2][3 4]`) exactly as upstream's tools read and print it, and
 //! buffers (memory types, usage, access, host allocations, subspans) with
-//! buffer views over them, and timeline semaphores and fences. See `docs/hal-plan.md` for what comes next.
+//! buffer views over them, timeline semaphores and fences, and collective
+//! channels ([`channel`]: one rank, or MPI). See `docs/hal-plan.md` for what comes next.
 
 pub mod allocator;
 pub mod buffer;
 pub mod buffer_view;
 pub mod buffer_view_text;
+pub mod channel;
 pub mod command_buffer;
 pub mod device;
 pub mod element_compare;
@@ -35,6 +37,10 @@ pub use buffer_view_text::{
     format_shape_and_element_type, parse_buffer_elements, parse_buffer_view_header,
     parse_buffer_view_text, parse_element, parse_shape, parse_shape_and_element_type,
     BufferViewLiteral,
+};
+pub use channel::{
+    Channel, ChannelParams, Collective, CollectiveElementType, CollectiveKind, CollectiveOp,
+    LocalChannel, Reduction,
 };
 pub use command_buffer::{
     BindingRef, BufferBinding, Command, CommandBuffer, DispatchBinding, Executable, WorkgroupCount,

@@ -26,14 +26,17 @@ pub mod dynamic;
 
 use iree_base::{Result, Status, StatusCode};
 use iree_hal::buffer::{validate_memory_type, validate_usage};
+use iree_hal::channel::{Collective, CollectiveKind, CollectiveOp};
 use iree_hal::{
     Allocator, BindingRef, Buffer, BufferCompatibility, BufferParams, BufferUsage, BufferView,
-    CommandBuffer, Device, DispatchBinding, ElementType, EncodingType, Executable,
-    ExternalHostMemory, Fence, MemoryAccess, MemoryType,
+    Channel, ChannelParams, CommandBuffer, Device, DispatchBinding, ElementType, EncodingType,
+    Executable, ExternalHostMemory, Fence, MemoryAccess, MemoryType,
 };
 use iree_vm::buffer::Buffer as VmBuffer;
 use iree_vm::native::{NativeModuleBuilder, Variadic};
-use iree_vm::{Instance, Module, Ref, RefObject, RefType, RefTypeDescriptor, StaticRefObject};
+use iree_vm::{
+    Instance, Module, Ref, RefObject, RefType, RefTypeDescriptor, StaticRefObject, Value,
+};
 use parking_lot::Mutex;
 
 /// Usage bits that let dispatches or transfers write a buffer.
@@ -87,7 +90,6 @@ macro_rules! ref_types {
             $(instance.register_type($fn())?;)+
             instance.register_type(semaphore_type())?;
             instance.register_type(event_type())?;
-            instance.register_type(channel_type())?;
             Ok(())
         }
     };
@@ -102,6 +104,7 @@ ref_types! {
     HalExecutable(Arc<dyn Executable>) = "hal.executable", EXECUTABLE_TYPE, executable_type;
     HalFence(Fence) = "hal.fence", FENCE_TYPE, fence_type;
     HalFile(MemoryFile) = "hal.file", FILE_TYPE, file_type;
+    HalChannel(Arc<dyn Channel>) = "hal.channel", CHANNEL_TYPE, channel_type;
 }
 
 /// A `hal.file` over a window of a VM byte buffer (`hal.ex.file.from_memory`):
@@ -162,7 +165,6 @@ macro_rules! opaque_types {
 opaque_types! {
     "hal.semaphore", SEMAPHORE_TYPE, semaphore_type;
     "hal.event", EVENT_TYPE, event_type;
-    "hal.channel", CHANNEL_TYPE, channel_type;
 }
 
 /// Borrows a `T` out of a ref argument, failing as upstream's `check_deref`.
@@ -452,7 +454,170 @@ const IMPLEMENTED: &[&str] = &[
     "ex.file.from_memory",
     "device.queue.read",
     "device.queue.write",
+    "channel.create",
+    "channel.rank_and_count",
+    "channel.split",
+    "command_buffer.collective",
 ];
+
+/// `channel.create` arguments.
+type ChannelCreateArgs = (Option<Ref>, i64, i64, Option<Ref>, Option<Ref>, i32, i32);
+/// `command_buffer.collective` arguments.
+type CollectiveArgs = (
+    Option<Ref>,
+    Option<Ref>,
+    i32,
+    i32,
+    i32,
+    i32,
+    Option<Ref>,
+    Option<Ref>,
+    i64,
+    i64,
+    i64,
+    i64,
+    i64,
+);
+
+/// The channel and collective exports.
+fn channel_exports(b: Builder) -> Result<Builder> {
+    b.export(
+        "channel.create",
+        "0rIIrrii_r",
+        |_, (device, _affinity, flags, id, group, rank, count): ChannelCreateArgs| {
+            let _span = trace_scope!("hal.channel.create");
+            let device = device_arg(&device)?;
+            let id = match &id {
+                Some(_) => vm_bytes_all(&id, "channel id")?,
+                None => Vec::new(),
+            };
+            let group = match &group {
+                Some(_) => Some(string_arg(&group, "channel group")?),
+                None => None,
+            };
+            let params = ChannelParams {
+                flags: flags as u64,
+                id,
+                group,
+                rank,
+                count,
+            };
+            Ok(Ref::new(HalChannel(device.create_channel(&params)?)))
+        },
+    )?
+    .export(
+        "channel.split",
+        "0riiI_r",
+        |_, (channel, color, key, flags): (Option<Ref>, i32, i32, i64)| {
+            let _span = trace_scope!("hal.channel.split");
+            let channel = &deref::<HalChannel>(&channel, channel_type(), "channel")?.0;
+            Ok(channel
+                .split(color, key, flags as u64)?
+                .map(|c| Ref::new(HalChannel(c))))
+        },
+    )?
+    .export(
+        "channel.rank_and_count",
+        "0r_ii",
+        |_, (channel,): (Option<Ref>,)| {
+            let channel = &deref::<HalChannel>(&channel, channel_type(), "channel")?.0;
+            Ok((channel.rank(), channel.count()))
+        },
+    )?
+    // Thirteen arguments: more than the typed export tuples take.
+    .export_raw(
+        "command_buffer.collective",
+        "0rriiiirrIIIII_v",
+        |_, args, _| {
+            let _span = trace_scope!("hal.command_buffer.collective");
+            let (
+                cb,
+                channel,
+                op,
+                param,
+                send_slot,
+                recv_slot,
+                send,
+                recv,
+                send_offset,
+                send_length,
+                recv_offset,
+                recv_length,
+                element_count,
+            ) = collective_args(args)?;
+            let cb = &deref::<HalCommandBuffer>(&cb, command_buffer_type(), "command buffer")?.0;
+            let channel = deref::<HalChannel>(&channel, channel_type(), "channel")?
+                .0
+                .clone();
+            let op = CollectiveOp::from_packed(op as u32)?;
+            let element_count = size_arg(element_count, "element count")?;
+            // Upstream's table: sends read no receive range and receives no
+            // send range; every other kind names both.
+            let send = match op.kind {
+                CollectiveKind::Recv => None,
+                _ => Some(binding(&send, send_slot, send_offset, send_length)?),
+            };
+            let recv = match op.kind {
+                CollectiveKind::Send => None,
+                _ => Some(binding(&recv, recv_slot, recv_offset, recv_length)?),
+            };
+            let collective = Collective {
+                op,
+                param: param as u32,
+                element_count,
+            };
+            let result = cb.lock().collective(channel, collective, send, recv);
+            result
+        },
+    )
+}
+
+/// Reads `command_buffer.collective`'s arguments (already checked against
+/// its cconv by the VM).
+fn collective_args(args: &mut [Value]) -> Result<CollectiveArgs> {
+    let bad = || {
+        Status::new(
+            StatusCode::InvalidArgument,
+            "command_buffer.collective: malformed arguments",
+        )
+    };
+    let r = |v: &mut Value| match v {
+        Value::Ref(r) => Ok(r.take()),
+        _ => Err(bad()),
+    };
+    let i = |v: &Value| match v {
+        Value::I32(x) => Ok(*x),
+        _ => Err(bad()),
+    };
+    let l = |v: &Value| match v {
+        Value::I64(x) => Ok(*x),
+        _ => Err(bad()),
+    };
+    let [a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12] = args else {
+        return Err(bad());
+    };
+    Ok((
+        r(a0)?,
+        r(a1)?,
+        i(a2)?,
+        i(a3)?,
+        i(a4)?,
+        i(a5)?,
+        r(a6)?,
+        r(a7)?,
+        l(a8)?,
+        l(a9)?,
+        l(a10)?,
+        l(a11)?,
+        l(a12)?,
+    ))
+}
+
+/// All bytes of a `vm.buffer` argument.
+fn vm_bytes_all(buffer: &Option<Ref>, what: &str) -> Result<Vec<u8>> {
+    let buffer: &VmBuffer = deref(buffer, iree_vm::buffer::buffer_type(), what)?;
+    Ok(buffer.with_bytes(|bytes| bytes.to_vec()))
+}
 
 /// A dispatch binding tuple: (reserved, table slot, buffer or null, offset, length).
 type Binding = (i32, i32, Option<Ref>, i64, i64);
@@ -873,6 +1038,7 @@ fn more(b: Builder) -> Result<Builder> {
 
 fn implemented(b: Builder) -> Result<Builder> {
     let b = more(b)?;
+    let b = channel_exports(b)?;
     let b = buffer_view_exports(b, |state: &HalModuleState| state.debug_sink.as_ref())?;
     b.export("buffer.assert", "0rrrIii_v", |_, (buffer, message, allocator, min_len, memory_types, usage): (Option<Ref>, Option<Ref>, Option<Ref>, i64, i32, i32)| {
         let buffer = &deref::<HalBuffer>(&buffer, buffer_type(), "buffer")?.0;

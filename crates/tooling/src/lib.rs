@@ -13,3 +13,14 @@ pub mod profiling;
 pub mod run;
 pub mod scalar;
 pub mod testcases;
+
+/// A tool's exit code, after ending the whole MPI job when this process is
+/// one failing rank of several (its error is already printed): peers
+/// blocked in collectives would otherwise wait for it forever. Codes of
+/// success, and processes outside MPI jobs, pass through unchanged.
+pub fn finish_distributed(code: u8) -> u8 {
+    if code != 0 {
+        iree_hal::channel::mpi::abort_job(i32::from(code));
+    }
+    code
+}

@@ -79,6 +79,11 @@ struct Flags {
 /// Output goes to this process's stdout and stderr; a caller that keeps
 /// running afterwards flushes stdout (as the process exit would).
 pub fn main_with_args(args: impl IntoIterator<Item = OsString>) -> u8 {
+    iree_tooling::finish_distributed(main_inner(args))
+}
+
+/// The tool, without the MPI job's ending on failure.
+fn main_inner(args: impl IntoIterator<Item = OsString>) -> u8 {
     iree_base::tool_setup::init();
     let flags: Flags = match parse_args(args) {
         Ok(flags) => flags,
