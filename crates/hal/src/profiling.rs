@@ -477,39 +477,117 @@ impl ProfileCapture {
         rows
     }
 
-    /// The `--print_device_statistics` table: one row per dispatched
-    /// export (count, total, mean, min, max), by total time, and a line
-    /// with the dispatch count and total.
-    pub fn format_dispatch_statistics(&self) -> String {
-        let rows = self.dispatch_statistics();
-        let width = rows.iter().map(|r| r.name.len()).max().unwrap_or(0).max(8);
-        let mut out = String::from("IREE HAL device statistics (dispatches):\n");
+    /// The `--print_device_statistics` block in upstream's layout: a blank
+    /// line, `IREE HAL device statistics:`, the totals, then one aggregate
+    /// row per queue operation kind (`host_execute_queue p=0 q=0 <op>`,
+    /// dispatches included) and per dispatched function (`host_execute
+    /// <name>`), in the order each first finished. Only what this runtime
+    /// measures is printed: CPU devices have no device-side timestamps
+    /// (upstream prints 0 ns for those totals too), and queue submission
+    /// to readiness is not timed, so upstream's `host_queue` rows are
+    /// absent.
+    pub fn format_device_statistics(&self) -> String {
+        struct Aggregate {
+            label: String,
+            /// When its first operation finished.
+            first_ns: u64,
+            count: u64,
+            total_ns: u64,
+            tiles: u64,
+            tile_ns: u64,
+            is_function: bool,
+        }
+        let mut rows: Vec<Aggregate> = Vec::new();
+        let mut add =
+            |label: String, start: u64, duration: u64, tiles: u64, is_function: bool| match rows
+                .iter_mut()
+                .find(|r| r.label == label)
+            {
+                Some(r) => {
+                    r.first_ns = r.first_ns.min(start + duration);
+                    r.count += 1;
+                    r.total_ns += duration;
+                    r.tiles += tiles;
+                    r.tile_ns += duration;
+                }
+                None => rows.push(Aggregate {
+                    label,
+                    first_ns: start + duration,
+                    count: 1,
+                    total_ns: duration,
+                    tiles,
+                    tile_ns: duration,
+                    is_function,
+                }),
+            };
+        let (mut function_total, mut queue_total) = (0u64, 0u64);
+        for event in &self.events {
+            let queue = match event.track {
+                Track::Queue(q) | Track::Dispatches { queue: q, .. } => q,
+                Track::Worker(_) => 0,
+            };
+            match &event.kind {
+                EventKind::Queue => {
+                    queue_total += event.duration_ns;
+                    add(
+                        format!("host_execute_queue p=0 q={queue} {}", &*event.name),
+                        event.start_ns,
+                        event.duration_ns,
+                        0,
+                        false,
+                    );
+                }
+                EventKind::Dispatch { .. } => {
+                    function_total += event.duration_ns;
+                    queue_total += event.duration_ns;
+                    add(
+                        format!("host_execute_queue p=0 q={queue} dispatch"),
+                        event.start_ns,
+                        event.duration_ns,
+                        1,
+                        true,
+                    );
+                    add(
+                        format!("host_execute {}", &*event.name),
+                        event.start_ns,
+                        event.duration_ns,
+                        1,
+                        true,
+                    );
+                }
+                EventKind::WorkerSlice { .. } => {}
+            }
+        }
+        rows.sort_by_key(|r| r.first_ns);
+        let mut out = String::from("\nIREE HAL device statistics:\n");
+        let _ = writeln!(out, "  aggregate_rows={}", rows.len());
+        let _ = writeln!(out, "  dispatch_function_total=0 ns");
         let _ = writeln!(
             out,
-            "  {:<width$}  {:>8}  {:>12}  {:>12}  {:>12}  {:>12}",
-            "dispatch", "count", "total", "mean", "min", "max"
+            "  host_execution_function_total={}",
+            format_ns(function_total)
         );
-        let (mut count, mut total) = (0u64, 0u64);
+        let _ = writeln!(
+            out,
+            "  host_execution_queue_total={}",
+            format_ns(queue_total)
+        );
+        let _ = writeln!(out, "  device_queue_total=0 ns");
         for r in &rows {
-            count += r.count;
-            total += r.total_ns;
-            let _ = writeln!(
+            let _ = write!(
                 out,
-                "  {:<width$}  {:>8}  {:>12}  {:>12}  {:>12}  {:>12}",
-                r.name,
+                "  {}  count={} total={} avg={}",
+                r.label,
                 r.count,
                 format_ns(r.total_ns),
-                format_ns(r.mean_ns()),
-                format_ns(r.min_ns),
-                format_ns(r.max_ns)
+                format_ns(r.total_ns / r.count.max(1))
             );
+            if r.is_function {
+                let _ = writeln!(out, " tiles={} tile_sum={}", r.tiles, format_ns(r.tile_ns));
+            } else {
+                let _ = writeln!(out, " operations={}", r.count);
+            }
         }
-        let _ = writeln!(
-            out,
-            "  dispatches={count} total={} capture={}",
-            format_ns(total),
-            format_ns(self.duration_ns)
-        );
         out
     }
 
@@ -726,8 +804,16 @@ mod tests {
             ("a", 2, 1000, 3000)
         );
         assert_eq!(stats[1].mean_ns(), 2000);
-        let table = capture.format_dispatch_statistics();
-        assert!(table.contains("dispatches=3"), "{table}");
+        let table = capture.format_device_statistics();
+        assert!(
+            table.starts_with("\nIREE HAL device statistics:\n"),
+            "{table}"
+        );
+        assert!(table.contains("host_execute a  count=2 "), "{table}");
+        assert!(
+            table.contains("host_execute_queue p=0 q=0 dispatch  count=3 "),
+            "{table}"
+        );
         let json = capture.to_chrome_trace_json("local-sync \"x\"");
         assert_eq!(json.matches("\"ph\":\"X\"").count(), 3);
         assert!(json.contains("\"workgroup_count\":[2,1,1]"));

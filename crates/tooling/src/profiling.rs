@@ -51,7 +51,7 @@ impl ProfilingOptions {
             ));
         }
         if print_statistics {
-            parsed = parsed | ProfilingMode::DISPATCH;
+            parsed = parsed | ProfilingMode::DISPATCH | ProfilingMode::QUEUE;
         }
         if !has_mode && !print_statistics {
             // An output without a mode records nothing, as upstream.
@@ -119,7 +119,7 @@ impl ProfilingSession {
             })?;
         }
         if self.options.print_statistics {
-            eprint!("{}", capture.format_dispatch_statistics());
+            eprint!("{}", capture.format_device_statistics());
         }
         Ok(capture)
     }
