@@ -39,11 +39,13 @@ fn temp_path(name: &str) -> PathBuf {
     std::env::temp_dir().join(format!("iree-rs-profiling-{}-{name}", std::process::id()))
 }
 
-/// The number after `dispatches=` in the statistics table.
+/// The dispatch count of the statistics block: the `count=` of its
+/// `host_execute_queue ... dispatch` row.
 fn reported_dispatches(stderr: &str) -> usize {
     stderr
-        .split_whitespace()
-        .find_map(|w| w.strip_prefix("dispatches="))
+        .lines()
+        .find(|l| l.trim_start().starts_with("host_execute_queue") && l.contains(" dispatch "))
+        .and_then(|l| l.split_whitespace().find_map(|w| w.strip_prefix("count=")))
         .and_then(|n| n.parse().ok())
         .unwrap_or_else(|| panic!("no dispatch count in:\n{stderr}"))
 }
