@@ -90,7 +90,26 @@ impl HalDriver {
                 None => String::new(),
             }
         } else {
-            device_id.extract::<i64>()?.to_string()
+            // A device id is an index into `query_available_devices`; the
+            // device is made from that entry's path.
+            let id = device_id.extract::<i64>()?;
+            let devices = self.driver.devices().py()?;
+            match usize::try_from(id).ok().and_then(|i| devices.get(i)) {
+                Some(info) => info.path.clone(),
+                None => {
+                    let available: Vec<String> = devices
+                        .iter()
+                        .enumerate()
+                        .map(|(i, d)| {
+                            format!("{{ device_id:{i}, path:'{}', name:'{}'}}", d.path, d.name)
+                        })
+                        .collect();
+                    return Err(PyValueError::new_err(format!(
+                        "Device id {id} not found. Available devices: [{}]",
+                        available.join(", ")
+                    )));
+                }
+            }
         };
         let driver = self.driver.clone();
         let device = py
