@@ -379,3 +379,15 @@ def test_inline_modules_get_their_system_modules(name):
     assert rt.VmModule.resolve_module_dependency(instance, "hal_loader", 1).name == "hal_loader"
     with pytest.raises(RuntimeError, match="NOT_FOUND"):
         rt.VmModule.resolve_module_dependency(instance, "hal_loader", 99)
+
+
+def test_devices_by_id_info_and_uri():
+    driver = rt.get_driver("local-sync")
+    infos = driver.query_available_devices()
+    assert infos == [{"device_id": 0, "path": "", "name": "default"}]
+    driver.create_device(infos[0]["device_id"])
+    driver.create_device(infos[0])
+    with pytest.raises(ValueError, match="Device id 5555 not found"):
+        driver.create_device(5555)
+    with pytest.raises(ValueError, match="device paths not yet implemented"):
+        driver.create_device_by_uri("local-sync://0")
