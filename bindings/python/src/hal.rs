@@ -13,7 +13,7 @@ use iree_vm::Ref;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::sync::GILOnceCell;
-use pyo3::types::{PyByteArray, PyDict, PyTuple};
+use pyo3::types::{PyByteArray, PyDict, PyList, PyTuple};
 use pyo3::IntoPyObjectExt;
 
 use crate::errors::IntoPyResult;
@@ -90,7 +90,21 @@ impl HalDriver {
                 None => String::new(),
             }
         } else {
-            device_id.extract::<i64>()?.to_string()
+            // As upstream's `HalDriver::CreateDevice`: an id is one of the
+            // `device_id`s `query_available_devices` lists (the index of
+            // that device here), never a path.
+            let id = device_id.extract::<i64>()?;
+            let devices = self.driver.devices().py()?;
+            match usize::try_from(id).ok().and_then(|i| devices.get(i)) {
+                Some(info) => info.path.clone(),
+                None => {
+                    let listed = self.query_available_devices(py)?;
+                    let repr = PyList::new(py, listed)?.repr()?;
+                    return Err(PyValueError::new_err(format!(
+                        "Device id {id} not found. Available devices: {repr}"
+                    )));
+                }
+            }
         };
         let driver = self.driver.clone();
         let device = py
