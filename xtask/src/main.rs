@@ -14,6 +14,9 @@
 //!   against upstream;
 //! * `upstream-python-tests`: upstream's own Python binding tests against
 //!   upstream's wheel and against `iree_rust.runtime` (`upstream_py.rs`);
+//! * `upstream-collectives-tests`: upstream's collectives tests
+//!   (`tests/e2e/collectives`) against `iree_rust.runtime` under `mpirun`
+//!   (`upstream_collectives.rs`);
 //! * `vm-suite`: upstream's VM test suite (`vm/test/*.vmasm`) in process
 //!   (`vm_suite.rs`);
 //! * `record-cpuinfo`, `record-flags`, `dump-diff`: recordings and differentials of the
@@ -33,6 +36,7 @@ mod param_rss;
 mod proc;
 mod testdata;
 mod tools;
+mod upstream_collectives;
 mod upstream_py;
 mod venv;
 mod vm_suite;
@@ -102,6 +106,12 @@ commands:
                             target/upstream-py); prints per-file counts and
                             `N passed, N failed` over the tests upstream passes
                             (tokenizer_test.py only with --all)
+  upstream-collectives-tests --iree-src DIR [--release] [-v]
+                            run upstream's tests/e2e/collectives (1, 2 and 4 ranks
+                            under mpirun, local-task, llvm-cpu) against
+                            iree_rust.runtime, import swapped (venv with mpi4py
+                            under target/upstream-collectives); prints each test
+                            and `N passed, N failed`
   vm-suite DIR [-v]         assemble upstream's VM test suite (DIR: runtime/src/iree/
                             vm/test of an iree-org/iree checkout matching 3.13) with
                             the pinned iree-as-module and run every export in process
@@ -175,6 +185,7 @@ fn main() -> ExitCode {
         "record-flags" => tools::record_flags(),
         "dump-diff" => tools::dump_diff(&args),
         "upstream-python-tests" => upstream_py::run(&args),
+        "upstream-collectives-tests" => upstream_collectives::run(&args),
         "vm-suite" => vm_suite::run(&args),
         other => {
             eprint!("unknown command `{other}`\n\n{USAGE}");

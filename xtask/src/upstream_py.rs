@@ -135,7 +135,12 @@ fn ensure_venv(dir: &Path) -> Result<PathBuf> {
 }
 
 /// Builds `bindings/python` into a wheel and installs it into the venv.
-fn install_our_wheel(root: &Path, work: &Path, python: &Path, release: bool) -> Result<()> {
+pub(crate) fn install_our_wheel(
+    root: &Path,
+    work: &Path,
+    python: &Path,
+    release: bool,
+) -> Result<()> {
     let wheels = work.join("wheels");
     let _ = std::fs::remove_dir_all(&wheels);
     let maturin = python.with_file_name("maturin");
@@ -168,7 +173,7 @@ fn install_our_wheel(root: &Path, work: &Path, python: &Path, release: bool) -> 
 }
 
 /// Rewrites a test file's imports of `iree.runtime` to `iree_rust.runtime`.
-fn swap_import(source: &str) -> String {
+pub(crate) fn swap_import(source: &str) -> String {
     let mut out = String::with_capacity(source.len() + 64);
     let mut rest = source;
     while let Some(i) = rest.find("iree.runtime") {

@@ -283,6 +283,16 @@ def test_drivers_and_devices():
     d = rt.get_driver("local-task")
     assert d.query_available_devices()
     assert repr(d.create_default_device()) == "local-task"
+    # As upstream: a device id is one `query_available_devices` lists (the
+    # default device's is 0), and the dict itself works too.
+    info = d.query_available_devices()[0]
+    assert info["device_id"] == 0
+    assert repr(d.create_device(info["device_id"])) == "local-task"
+    assert repr(d.create_device(info)) == "local-task"
+    with pytest.raises(ValueError, match="Device id 7 not found"):
+        d.create_device(7)
+    with pytest.raises(ValueError, match="not found"):
+        d.create_device(-1)
 
 
 def test_async_functions_through_the_invoker():
