@@ -182,7 +182,7 @@ fn aarch64_loads_and_relocates_but_never_runs() {
             assert!(!m.is_code(query));
             let err = EmbeddedElfLibrary::load(&elf).unwrap_err();
             assert_eq!(err.code(), StatusCode::Unimplemented, "{err}");
-            let err = EmbeddedElfLibrary::from_module(m, Default::default()).unwrap_err();
+            let err = EmbeddedElfLibrary::from_module(m, Default::default(), &[]).unwrap_err();
             assert_eq!(err.code(), StatusCode::Unimplemented, "{err}");
         }
     }
@@ -749,7 +749,7 @@ fn local_sync_device_runs_simple_mul_in_fence_order() {
     );
     assert_eq!(
         device
-            .create_executable("cuda-nvptx-fb", &[])
+            .create_executable("cuda-nvptx-fb", &[], &[])
             .err()
             .map(|e| e.code())
             .unwrap(),
@@ -758,7 +758,7 @@ fn local_sync_device_runs_simple_mul_in_fence_order() {
     // An empty VMVX payload is not a module.
     assert_eq!(
         device
-            .create_executable("vmvx-bytecode-fb", &[])
+            .create_executable("vmvx-bytecode-fb", &[], &[])
             .err()
             .map(|e| e.code())
             .unwrap(),
@@ -766,7 +766,7 @@ fn local_sync_device_runs_simple_mul_in_fence_order() {
     );
 
     let executable = device
-        .create_executable(host_embedded_elf_format(), &data("simple_mul_x86.so"))
+        .create_executable(host_embedded_elf_format(), &data("simple_mul_x86.so"), &[])
         .unwrap();
     let params = BufferParams {
         memory_type: MemoryType::DEVICE_LOCAL,
@@ -829,13 +829,13 @@ fn executable_cache_negotiates_formats_with_the_device() {
     assert!(cache.can_prepare("vmvx-bytecode-fb"));
     assert!(!cache.can_prepare("cuda-nvptx-fb"));
     let err = cache
-        .prepare("cuda-nvptx-fb", &[])
+        .prepare("cuda-nvptx-fb", &[], &[])
         .err()
         .expect("unsupported format");
     assert_eq!(err.code(), StatusCode::NotFound, "{err}");
     if cfg!(target_arch = "x86_64") {
         let executable = cache
-            .prepare(host_embedded_elf_format(), &data("matmul_x86.so"))
+            .prepare(host_embedded_elf_format(), &data("matmul_x86.so"), &[])
             .unwrap();
         assert!(executable.export_count() >= 1);
     }
