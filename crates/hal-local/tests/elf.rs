@@ -867,3 +867,72 @@ fn header_table_entity_sizes_and_counts_are_verified() {
         assert!(err.message().contains(message), "{err}");
     }
 }
+
+/// `exec_constants_x86.so`: the library of
+/// `testdata/llvm-cpu/executable_constants.mlir` (out[i] = in[i] * scale +
+/// offset, both executable constants) with its `constants.count` patched
+/// from the 0 iree-compile 3.13 writes to 2 (byte 1368). The constants reach
+/// the kernel through the environment; any other count is
+/// FAILED_PRECONDITION, as upstream.
+#[test]
+fn executable_constants_reach_the_kernel_and_their_count_is_checked() {
+    use iree_hal::{Allocator, BufferParams, BufferUsage, HeapAllocator, MemoryType};
+    use iree_hal_local::library::ProcessorV0;
+    use iree_hal_local::{dispatch_grid, BufferBinding};
+
+    let elf = data("exec_constants_x86.so");
+    for provided in [&[][..], &[7], &[7, 100, 1]] {
+        let Err(err) =
+            EmbeddedElfLibrary::load_with_constants(&elf, ProcessorV0::default(), provided)
+        else {
+            panic!("{} constants accepted", provided.len());
+        };
+        assert_eq!(err.code(), StatusCode::FailedPrecondition);
+        assert!(
+            err.to_string().contains(&format!(
+                "executable requires 2 constants but caller provided {}; must match",
+                provided.len()
+            )),
+            "{err}"
+        );
+    }
+
+    let lib =
+        EmbeddedElfLibrary::load_with_constants(&elf, ProcessorV0::default(), &[7, 100]).unwrap();
+    assert_eq!(lib.info().constant_count, 2);
+    let allocator = HeapAllocator::new();
+    let params = BufferParams {
+        memory_type: MemoryType::DEVICE_LOCAL,
+        usage: BufferUsage::DISPATCH_STORAGE,
+        ..Default::default()
+    };
+    let input = allocator.allocate_buffer(params, 16).unwrap();
+    let values: Vec<u8> = [1i32, 2, 3, -4].iter().flat_map(|v| v.to_le_bytes()).collect();
+    input.write(0, &values).unwrap();
+    let out = allocator.allocate_buffer(params, 16).unwrap();
+    let bindings = [
+        BufferBinding {
+            buffer: &input,
+            offset: 0,
+            length: 16,
+        },
+        BufferBinding {
+            buffer: &out,
+            offset: 0,
+            length: 16,
+        },
+    ];
+    dispatch_grid(&lib, 0, &[], &bindings, [1, 1, 1]).unwrap();
+    let mut result = [0u8; 16];
+    out.read(0, &mut result).unwrap();
+    let result: Vec<i32> = result
+        .chunks_exact(4)
+        .map(|c| i32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    assert_eq!(result, [107, 114, 121, 72]);
+
+    // The unpatched library (count 0) with no constants still loads.
+    let mut unpatched = elf.clone();
+    unpatched[1368..1372].copy_from_slice(&0u32.to_le_bytes());
+    assert!(EmbeddedElfLibrary::load(&unpatched).is_ok());
+}
