@@ -604,7 +604,15 @@ impl<B: Backend> Device for GpuDevice<B> {
         }
     }
 
-    fn create_executable(&self, format: &str, data: &[u8]) -> Result<Arc<dyn Executable>> {
+    /// Executable-level constants are accepted and ignored: the CUDA and
+    /// HIP executable formats have no place for them (as upstream's
+    /// drivers).
+    fn create_executable(
+        &self,
+        format: &str,
+        data: &[u8],
+        _constants: &[u32],
+    ) -> Result<Arc<dyn Executable>> {
         if format != B::FORMAT {
             return Err(Status::new(
                 StatusCode::Unimplemented,

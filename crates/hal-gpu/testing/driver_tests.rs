@@ -211,7 +211,7 @@ pub fn transfers_and_a_kernel_in_both_modes<A: GpuApi>(target: &Target) {
         a.write(0, &f32s(&[1.0, 2.0, 3.0, 4.0])).unwrap();
         b.write(0, &f32s(&[5.0, 6.0, 7.0, 8.0])).unwrap();
         let executable = device
-            .create_executable(target.format, &executable(target))
+            .create_executable(target.format, &executable(target), &[])
             .unwrap();
         let whole = |buffer: &iree_hal::Buffer| BindingRef::Direct {
             buffer: buffer.clone(),

@@ -235,7 +235,12 @@ impl Device for LocalDevice {
         }
     }
 
-    fn create_executable(&self, format: &str, data: &[u8]) -> Result<Arc<dyn Executable>> {
+    fn create_executable(
+        &self,
+        format: &str,
+        data: &[u8],
+        constants: &[u32],
+    ) -> Result<Arc<dyn Executable>> {
         let Some(loader) = self.loader_for(format) else {
             let supported: Vec<String> = self.loaders.iter().flat_map(|l| l.formats()).collect();
             return Err(Status::new(
@@ -248,7 +253,7 @@ impl Device for LocalDevice {
             ));
         };
         let inner = loader
-            .load(format, data)
+            .load(format, data, constants)
             .map_err(|e| e.annotate(format!("while loading a '{format}' executable")))?;
         let label = self.runner.profiler().executable_label(format);
         tracing::debug!(

@@ -50,8 +50,16 @@ pub trait ExecutableLoader: Send + Sync {
     /// The formats this loader accepts on this host, for error messages.
     fn formats(&self) -> Vec<String>;
 
-    /// Loads `data`, an executable of `format`.
-    fn load(&self, format: &str, data: &[u8]) -> Result<Arc<dyn WorkgroupExecutable>>;
+    /// Loads `data`, an executable of `format`, with its executable-level
+    /// `constants` (`hal.executable.create`'s constants buffer). Library-ABI
+    /// loaders require exactly the count the library declares
+    /// ([`crate::library::check_executable_constant_count`]).
+    fn load(
+        &self,
+        format: &str,
+        data: &[u8],
+        constants: &[u32],
+    ) -> Result<Arc<dyn WorkgroupExecutable>>;
 }
 
 /// Loads `embedded-elf-<host arch>` executables with the crate's own ELF
@@ -72,8 +80,17 @@ impl ExecutableLoader for EmbeddedElfLoader {
         vec![crate::device::host_embedded_elf_format().to_string()]
     }
 
-    fn load(&self, _format: &str, data: &[u8]) -> Result<Arc<dyn WorkgroupExecutable>> {
-        Ok(Arc::new(crate::EmbeddedElfLibrary::load(data)?))
+    fn load(
+        &self,
+        _format: &str,
+        data: &[u8],
+        constants: &[u32],
+    ) -> Result<Arc<dyn WorkgroupExecutable>> {
+        Ok(Arc::new(crate::EmbeddedElfLibrary::load_with_constants(
+            data,
+            crate::library::ProcessorV0::default(),
+            constants,
+        )?))
     }
 }
 

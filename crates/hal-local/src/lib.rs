@@ -103,12 +103,29 @@ impl EmbeddedElfLibrary {
 
     /// [`load`](Self::load) with explicit processor feature data.
     pub fn load_with_processor(bytes: &[u8], processor: ProcessorV0) -> Result<EmbeddedElfLibrary> {
-        let module = ElfModule::load(bytes)?;
-        Self::from_module(module, processor)
+        Self::load_with_constants(bytes, processor, &[])
     }
 
-    /// Runs `module`'s initializers and queries its library.
-    pub fn from_module(module: ElfModule, processor: ProcessorV0) -> Result<EmbeddedElfLibrary> {
+    /// [`load_with_processor`](Self::load_with_processor) with the
+    /// executable-level constants (`hal.executable.create`'s constants) the
+    /// library's environment carries; their count must be the library's
+    /// ([`library::check_executable_constant_count`]).
+    pub fn load_with_constants(
+        bytes: &[u8],
+        processor: ProcessorV0,
+        constants: &[u32],
+    ) -> Result<EmbeddedElfLibrary> {
+        let module = ElfModule::load(bytes)?;
+        Self::from_module(module, processor, constants)
+    }
+
+    /// Runs `module`'s initializers and queries its library with
+    /// `constants` as its executable-level constants.
+    pub fn from_module(
+        module: ElfModule,
+        processor: ProcessorV0,
+        constants: &[u32],
+    ) -> Result<EmbeddedElfLibrary> {
         // Executing is limited to x86_64 hosts: an aarch64 host would also
         // need an instruction-cache flush after relocation.
         if !(cfg!(target_arch = "x86_64") && module.is_host_machine()) {
@@ -135,7 +152,7 @@ impl EmbeddedElfLibrary {
         // initializers have run; `query` is its query symbol (checked to be
         // code by `QueriedLibrary::query`); the result is stored next to
         // `module` and dropped first.
-        let library = unsafe { QueriedLibrary::query(&module, query, processor)? };
+        let library = unsafe { QueriedLibrary::query(&module, query, processor, constants)? };
         Ok(EmbeddedElfLibrary { library, module })
     }
 

@@ -623,6 +623,22 @@ pub fn read_library(mem: &dyn ImageMemory, library: u64) -> Result<LibraryInfo> 
     })
 }
 
+/// Checks that a caller provided exactly the executable-level constants a
+/// library declares (its `constants.count`), as every loader of the library
+/// ABI does before handing the values to the library's environment.
+///
+/// A mismatch fails with FAILED_PRECONDITION, worded as upstream's
+/// `iree_hal_executable_library_verify`.
+pub fn check_executable_constant_count(required: u32, provided: usize) -> Result<()> {
+    if usize::try_from(required).ok() != Some(provided) {
+        bail!(
+            FailedPrecondition,
+            "executable requires {required} constants but caller provided {provided}; must match"
+        );
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

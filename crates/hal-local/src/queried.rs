@@ -92,9 +92,11 @@ unsafe fn call_query(query: u64, max_version: u32, env: &EnvironmentV0) -> u64 {
 impl QueriedLibrary {
     /// Checks that `query` lies in `mem`'s code, calls it for version
     /// [`LIBRARY_VERSION_LATEST`] with an environment carrying `processor`,
-    /// reads and validates the library it returns through `mem`, and checks
-    /// that every import it requires is available (none are provided:
-    /// optional imports stay null).
+    /// and a copy of `constants`, reads and validates the library it returns
+    /// through `mem`, checks that every import it requires is available
+    /// (none are provided: optional imports stay null), then that
+    /// `constants` has exactly the library's executable-level constant count
+    /// ([`library::check_executable_constant_count`]; upstream's order).
     ///
     /// # Safety
     ///
@@ -108,6 +110,7 @@ impl QueriedLibrary {
         mem: &dyn ImageMemory,
         query: u64,
         processor: ProcessorV0,
+        constants: &[u32],
     ) -> Result<QueriedLibrary> {
         if !mem.is_code(query) {
             bail!(
@@ -116,8 +119,15 @@ impl QueriedLibrary {
                 library::QUERY_SYMBOL_NAME
             );
         }
+        // The library sees its constants from the query on, as upstream's
+        // loaders set them before querying.
+        let constants: Box<[u32]> = constants.into();
         let mut environment = Box::new(EnvironmentV0 {
-            constants: std::ptr::null(),
+            constants: if constants.is_empty() {
+                std::ptr::null()
+            } else {
+                constants.as_ptr()
+            },
             import_thunk: Some(import_thunk),
             import_funcs: std::ptr::null(),
             import_contexts: std::ptr::null(),
@@ -142,10 +152,9 @@ impl QueriedLibrary {
                 "executable library import '{required}' is not available"
             );
         }
-        let constants = vec![0u32; info.constant_count as usize].into_boxed_slice();
+        library::check_executable_constant_count(info.constant_count, constants.len())?;
         let import_funcs = vec![None; info.imports.len()].into_boxed_slice();
         let import_contexts = vec![std::ptr::null(); info.imports.len()].into_boxed_slice();
-        environment.constants = constants.as_ptr();
         environment.import_funcs = import_funcs.as_ptr();
         environment.import_contexts = import_contexts.as_ptr();
         Ok(QueriedLibrary {

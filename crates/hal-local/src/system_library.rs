@@ -1092,6 +1092,18 @@ impl SystemLibrary {
 
     /// [`load`](Self::load) with explicit processor feature data.
     pub fn load_with_processor(data: &[u8], processor: ProcessorV0) -> Result<SystemLibrary> {
+        Self::load_with_constants(data, processor, &[])
+    }
+
+    /// [`load_with_processor`](Self::load_with_processor) with the
+    /// executable-level constants the library's environment carries; their
+    /// count must be the library's
+    /// ([`crate::library::check_executable_constant_count`]).
+    pub fn load_with_constants(
+        data: &[u8],
+        processor: ProcessorV0,
+        constants: &[u32],
+    ) -> Result<SystemLibrary> {
         let layout = check_system_library(data)?;
         if host_system_elf_format().is_none() {
             bail!(
@@ -1134,7 +1146,7 @@ impl SystemLibrary {
         // `image` describes its PT_LOAD segments at the load base found from
         // the query symbol, whose address `QueriedLibrary::query` checks to be
         // in its code; the architecture is the host's (checked above).
-        let library = unsafe { QueriedLibrary::query(&image, query, processor)? };
+        let library = unsafe { QueriedLibrary::query(&image, query, processor, constants)? };
         Ok(SystemLibrary {
             library,
             image,
@@ -1240,8 +1252,17 @@ impl ExecutableLoader for SystemLibraryLoader {
             .collect()
     }
 
-    fn load(&self, _format: &str, data: &[u8]) -> Result<Arc<dyn WorkgroupExecutable>> {
-        Ok(Arc::new(SystemLibrary::load(data)?))
+    fn load(
+        &self,
+        _format: &str,
+        data: &[u8],
+        constants: &[u32],
+    ) -> Result<Arc<dyn WorkgroupExecutable>> {
+        Ok(Arc::new(SystemLibrary::load_with_constants(
+            data,
+            ProcessorV0::default(),
+            constants,
+        )?))
     }
 }
 

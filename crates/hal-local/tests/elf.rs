@@ -182,7 +182,7 @@ fn aarch64_loads_and_relocates_but_never_runs() {
             assert!(!m.is_code(query));
             let err = EmbeddedElfLibrary::load(&elf).unwrap_err();
             assert_eq!(err.code(), StatusCode::Unimplemented, "{err}");
-            let err = EmbeddedElfLibrary::from_module(m, Default::default()).unwrap_err();
+            let err = EmbeddedElfLibrary::from_module(m, Default::default(), &[]).unwrap_err();
             assert_eq!(err.code(), StatusCode::Unimplemented, "{err}");
         }
     }
@@ -749,7 +749,7 @@ fn local_sync_device_runs_simple_mul_in_fence_order() {
     );
     assert_eq!(
         device
-            .create_executable("cuda-nvptx-fb", &[])
+            .create_executable("cuda-nvptx-fb", &[], &[])
             .err()
             .map(|e| e.code())
             .unwrap(),
@@ -758,7 +758,7 @@ fn local_sync_device_runs_simple_mul_in_fence_order() {
     // An empty VMVX payload is not a module.
     assert_eq!(
         device
-            .create_executable("vmvx-bytecode-fb", &[])
+            .create_executable("vmvx-bytecode-fb", &[], &[])
             .err()
             .map(|e| e.code())
             .unwrap(),
@@ -766,7 +766,7 @@ fn local_sync_device_runs_simple_mul_in_fence_order() {
     );
 
     let executable = device
-        .create_executable(host_embedded_elf_format(), &data("simple_mul_x86.so"))
+        .create_executable(host_embedded_elf_format(), &data("simple_mul_x86.so"), &[])
         .unwrap();
     let params = BufferParams {
         memory_type: MemoryType::DEVICE_LOCAL,
@@ -829,13 +829,13 @@ fn executable_cache_negotiates_formats_with_the_device() {
     assert!(cache.can_prepare("vmvx-bytecode-fb"));
     assert!(!cache.can_prepare("cuda-nvptx-fb"));
     let err = cache
-        .prepare("cuda-nvptx-fb", &[])
+        .prepare("cuda-nvptx-fb", &[], &[])
         .err()
         .expect("unsupported format");
     assert_eq!(err.code(), StatusCode::NotFound, "{err}");
     if cfg!(target_arch = "x86_64") {
         let executable = cache
-            .prepare(host_embedded_elf_format(), &data("matmul_x86.so"))
+            .prepare(host_embedded_elf_format(), &data("matmul_x86.so"), &[])
             .unwrap();
         assert!(executable.export_count() >= 1);
     }
@@ -866,4 +866,73 @@ fn header_table_entity_sizes_and_counts_are_verified() {
         assert_eq!(err.code(), StatusCode::FailedPrecondition, "{err}");
         assert!(err.message().contains(message), "{err}");
     }
+}
+
+/// `exec_constants_x86.so`: the library of
+/// `testdata/llvm-cpu/executable_constants.mlir` (out[i] = in[i] * scale +
+/// offset, both executable constants) with its `constants.count` patched
+/// from the 0 iree-compile 3.13 writes to 2 (byte 1368). The constants reach
+/// the kernel through the environment; any other count is
+/// FAILED_PRECONDITION, as upstream.
+#[test]
+fn executable_constants_reach_the_kernel_and_their_count_is_checked() {
+    use iree_hal::{Allocator, BufferParams, BufferUsage, HeapAllocator, MemoryType};
+    use iree_hal_local::library::ProcessorV0;
+    use iree_hal_local::{dispatch_grid, BufferBinding};
+
+    let elf = data("exec_constants_x86.so");
+    for provided in [&[][..], &[7], &[7, 100, 1]] {
+        let Err(err) =
+            EmbeddedElfLibrary::load_with_constants(&elf, ProcessorV0::default(), provided)
+        else {
+            panic!("{} constants accepted", provided.len());
+        };
+        assert_eq!(err.code(), StatusCode::FailedPrecondition);
+        assert!(
+            err.to_string().contains(&format!(
+                "executable requires 2 constants but caller provided {}; must match",
+                provided.len()
+            )),
+            "{err}"
+        );
+    }
+
+    let lib =
+        EmbeddedElfLibrary::load_with_constants(&elf, ProcessorV0::default(), &[7, 100]).unwrap();
+    assert_eq!(lib.info().constant_count, 2);
+    let allocator = HeapAllocator::new();
+    let params = BufferParams {
+        memory_type: MemoryType::DEVICE_LOCAL,
+        usage: BufferUsage::DISPATCH_STORAGE,
+        ..Default::default()
+    };
+    let input = allocator.allocate_buffer(params, 16).unwrap();
+    let values: Vec<u8> = [1i32, 2, 3, -4].iter().flat_map(|v| v.to_le_bytes()).collect();
+    input.write(0, &values).unwrap();
+    let out = allocator.allocate_buffer(params, 16).unwrap();
+    let bindings = [
+        BufferBinding {
+            buffer: &input,
+            offset: 0,
+            length: 16,
+        },
+        BufferBinding {
+            buffer: &out,
+            offset: 0,
+            length: 16,
+        },
+    ];
+    dispatch_grid(&lib, 0, &[], &bindings, [1, 1, 1]).unwrap();
+    let mut result = [0u8; 16];
+    out.read(0, &mut result).unwrap();
+    let result: Vec<i32> = result
+        .chunks_exact(4)
+        .map(|c| i32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    assert_eq!(result, [107, 114, 121, 72]);
+
+    // The unpatched library (count 0) with no constants still loads.
+    let mut unpatched = elf.clone();
+    unpatched[1368..1372].copy_from_slice(&0u32.to_le_bytes());
+    assert!(EmbeddedElfLibrary::load(&unpatched).is_ok());
 }

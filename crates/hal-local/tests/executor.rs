@@ -145,7 +145,12 @@ impl ExecutableLoader for ProbeLoader {
     fn formats(&self) -> Vec<String> {
         vec!["probe".into()]
     }
-    fn load(&self, _format: &str, _data: &[u8]) -> iree_base::Result<Arc<dyn WorkgroupExecutable>> {
+    fn load(
+        &self,
+        _format: &str,
+        _data: &[u8],
+        _constants: &[u32],
+    ) -> iree_base::Result<Arc<dyn WorkgroupExecutable>> {
         Ok(Arc::new(Probe {
             exports: vec![
                 export("phase", 2, 0),
@@ -178,7 +183,7 @@ fn setup(workers: usize, regions: usize, flags: usize) -> Setup {
         "local-sync"
     };
     let device = LocalDevice::with_loaders(id, workers, vec![Arc::new(ProbeLoader(state.clone()))]);
-    let probe = device.create_executable("probe", &[]).unwrap();
+    let probe = device.create_executable("probe", &[], &[]).unwrap();
     Setup {
         device,
         probe,

@@ -253,7 +253,7 @@ mod x86_64_linux {
         assert!(!loader.supports("embedded-elf-x86_64"));
         assert_eq!(loader.formats(), ["system-elf-x86_64"]);
         let exe = loader
-            .load("system-elf-x86_64", &data("simple_mul_system_x86.so"))
+            .load("system-elf-x86_64", &data("simple_mul_system_x86.so"), &[])
             .unwrap();
         assert_eq!(exe.exports().len(), 1);
 
@@ -271,13 +271,13 @@ mod x86_64_linux {
             1
         );
         let exe = device
-            .create_executable("system-elf-x86_64", &data("matmul_system_x86.so"))
+            .create_executable("system-elf-x86_64", &data("matmul_system_x86.so"), &[])
             .unwrap();
         assert_eq!(
             exe.export_name(0),
             Some("matmul_dispatch_0_matmul_16x16x16_f32")
         );
-        let Err(err) = device.create_executable("system-elf-x86_64", b"garbage") else {
+        let Err(err) = device.create_executable("system-elf-x86_64", b"garbage", &[]) else {
             panic!("garbage loaded");
         };
         assert_eq!(err.code(), StatusCode::InvalidArgument, "{err}");

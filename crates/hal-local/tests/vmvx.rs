@@ -22,7 +22,7 @@ use iree_vm::{Context, Instance, Ref, Value};
 
 fn load(name: &str) -> Arc<dyn WorkgroupExecutable> {
     VmvxLoader::new()
-        .load("vmvx-bytecode-fb", &data(name))
+        .load("vmvx-bytecode-fb", &data(name), &[])
         .unwrap()
 }
 
@@ -116,8 +116,8 @@ fn loader_accepts_only_vmvx_bytecode() {
         .iter()
         .any(|l| l.supports("vmvx-bytecode-fb")));
     // Not a VMFB at all.
-    assert!(loader.load("vmvx-bytecode-fb", b"garbage").is_err());
-    assert!(loader.load("vmvx-bytecode-fb", &[]).is_err());
+    assert!(loader.load("vmvx-bytecode-fb", b"garbage", &[]).is_err());
+    assert!(loader.load("vmvx-bytecode-fb", &[], &[]).is_err());
 }
 
 #[test]
@@ -139,7 +139,8 @@ fn exports_are_described_by_reflection_attributes() {
 
 #[test]
 fn exports_without_the_kernel_calling_convention_are_rejected() {
-    let Err(err) = VmvxLoader::new().load("vmvx-bytecode-fb", &data("vmvx_bad_cconv.vmfb")) else {
+    let Err(err) = VmvxLoader::new().load("vmvx-bytecode-fb", &data("vmvx_bad_cconv.vmfb"), &[])
+    else {
         panic!("a module without kernel exports loaded");
     };
     assert_eq!(err.code(), StatusCode::InvalidArgument);
@@ -149,7 +150,8 @@ fn exports_without_the_kernel_calling_convention_are_rejected() {
 
 #[test]
 fn imports_are_resolved_when_the_executable_loads() {
-    let Err(err) = VmvxLoader::new().load("vmvx-bytecode-fb", &data("vmvx_bad_import.vmfb")) else {
+    let Err(err) = VmvxLoader::new().load("vmvx-bytecode-fb", &data("vmvx_bad_import.vmfb"), &[])
+    else {
         panic!("a module with a mismatched vmvx import loaded");
     };
     assert_eq!(err.code(), StatusCode::Internal, "{err}");

@@ -30,8 +30,17 @@ pub trait Device: Send + Sync {
     /// Answers `hal.device.query.i64`; NOT_FOUND for unknown keys.
     fn query_i64(&self, category: &str, key: &str) -> Result<i64>;
 
-    /// Prepares an executable from a format string and its payload.
-    fn create_executable(&self, format: &str, data: &[u8]) -> Result<Arc<dyn Executable>>;
+    /// Prepares an executable from a format string, its payload and its
+    /// executable-level `constants` (`hal.executable.create`'s constants
+    /// buffer, `hal.executable.constant.load` values). Drivers whose
+    /// executables take such constants check the count against what the
+    /// executable declares; others accept and ignore them.
+    fn create_executable(
+        &self,
+        format: &str,
+        data: &[u8],
+        constants: &[u32],
+    ) -> Result<Arc<dyn Executable>>;
 
     /// Allocates a buffer once `wait` is reached, then signals `signal`.
     fn queue_alloca(

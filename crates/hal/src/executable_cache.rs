@@ -29,9 +29,15 @@ impl ExecutableCache {
         )
     }
 
-    /// Loads an executable of `format` from `data`; an unsupported format
-    /// fails with NOT_FOUND before the device sees the bytes.
-    pub fn prepare(&self, format: &str, data: &[u8]) -> Result<Arc<dyn Executable>> {
+    /// Loads an executable of `format` from `data` with its executable-level
+    /// `constants`; an unsupported format fails with NOT_FOUND before the
+    /// device sees the bytes.
+    pub fn prepare(
+        &self,
+        format: &str,
+        data: &[u8],
+        constants: &[u32],
+    ) -> Result<Arc<dyn Executable>> {
         if !self.can_prepare(format) {
             return Err(Status::new(
                 StatusCode::NotFound,
@@ -41,6 +47,6 @@ impl ExecutableCache {
                 ),
             ));
         }
-        self.device.create_executable(format, data)
+        self.device.create_executable(format, data, constants)
     }
 }

@@ -18,7 +18,8 @@ use iree_base::{Result, Status, StatusCode};
 use iree_hal::{BufferBinding, Executable};
 use iree_hal_local::{ExecutableLoader, WorkgroupExecutable};
 use iree_modules_hal::{
-    deref, executable_type, lookup_function, size_arg, string_arg, HalExecutable,
+    deref, executable_constants_arg, executable_type, lookup_function, size_arg, string_arg,
+    HalExecutable,
 };
 use iree_vm::buffer::{buffer_type as vm_buffer_type, Buffer as VmBuffer};
 use iree_vm::native::{NativeModuleBuilder, Variadic};
@@ -107,11 +108,12 @@ pub fn create_hal_loader_module(
              (format, data, constants): (Option<Ref>, Option<Ref>, Option<Ref>)| {
                 let format = string_arg(&format, "executable format")?;
                 let data: &VmBuffer = deref(&data, vm_buffer_type(), "executable data")?;
-                check_constants(&constants)?;
+                let constants = executable_constants_arg(&constants)?;
                 Ok(Ref::new(HalExecutable(load(
                     &state.loaders,
                     &format,
                     data,
+                    &constants,
                 )?)))
             },
         )?
@@ -134,30 +136,13 @@ pub fn create_hal_loader_module(
     }))
 }
 
-/// Checks the optional executable constants: null, or a `!vm.buffer` of
-/// 4-byte values. (Executables of the local formats take their constants
-/// at dispatch; load-time constants are accepted and not used.)
-fn check_constants(constants: &Option<Ref>) -> Result<()> {
-    let Some(buffer) = constants.as_ref().and_then(|r| r.downcast::<VmBuffer>()) else {
-        return Ok(());
-    };
-    if buffer.len() % 4 != 0 {
-        return Err(Status::new(
-            StatusCode::InvalidArgument,
-            format!(
-                "constant buffer data must contain 4-byte elements but data length is {}",
-                buffer.len()
-            ),
-        ));
-    }
-    Ok(())
-}
-
-/// Loads `data` with the first loader of `format` that takes it.
+/// Loads `data` with the first loader of `format` that takes it, with the
+/// executable-level `constants`.
 fn load(
     loaders: &[Arc<dyn ExecutableLoader>],
     format: &str,
     data: &VmBuffer,
+    constants: &[u32],
 ) -> Result<Arc<dyn Executable>> {
     let Some(loader) = loaders.iter().find(|l| l.supports(format)) else {
         return Err(Status::new(
@@ -166,7 +151,7 @@ fn load(
         ));
     };
     let inner = data
-        .with_bytes(|bytes| loader.load(format, bytes))
+        .with_bytes(|bytes| loader.load(format, bytes, constants))
         .map_err(|e| e.annotate(format!("while loading a '{format}' executable")))?;
     Ok(Arc::new(InlineExecutable { inner }))
 }

@@ -212,6 +212,31 @@ pub fn string_arg(value: &Option<Ref>, what: &str) -> Result<String> {
     Ok(buffer.with_bytes(|bytes| String::from_utf8_lossy(bytes).into_owned()))
 }
 
+/// The executable-level constants of `hal.executable.create` and
+/// `hal_loader.executable.load`: none when the argument is null (or not a
+/// `!vm.buffer`, as upstream), else the buffer's 4-byte values in native
+/// byte order; a length that is not a multiple of 4 is INVALID_ARGUMENT.
+pub fn executable_constants_arg(value: &Option<Ref>) -> Result<Vec<u32>> {
+    let Some(buffer) = value.as_ref().and_then(|r| r.downcast::<VmBuffer>()) else {
+        return Ok(Vec::new());
+    };
+    buffer.with_bytes(|bytes| {
+        if bytes.len() % 4 != 0 {
+            return Err(Status::new(
+                StatusCode::InvalidArgument,
+                format!(
+                    "constant buffer data must contain 4-byte elements but data length is {}",
+                    bytes.len()
+                ),
+            ));
+        }
+        Ok(bytes
+            .chunks_exact(4)
+            .map(|c| u32::from_ne_bytes([c[0], c[1], c[2], c[3]]))
+            .collect())
+    })
+}
+
 /// The device behind a `!hal.device` argument (INVALID_ARGUMENT if null or
 /// of another type).
 /// Borrowed, not cloned: HAL calls are hot and the ref outlives the call.
@@ -1196,12 +1221,13 @@ fn implemented(b: Builder) -> Result<Builder> {
     .export("devices.get", "0i_r", |state: &HalModuleState, (index,): (i32,)| {
         Ok(state.devices.get(index as u32 as usize).map(|d| Ref::new(HalDevice(d.clone()))))
     })?
-    .export("executable.create", "0rIrrr_r", |_, (device, _affinity, format, data, _constants): (Option<Ref>, i64, Option<Ref>, Option<Ref>, Option<Ref>)| {
+    .export("executable.create", "0rIrrr_r", |_, (device, _affinity, format, data, constants): (Option<Ref>, i64, Option<Ref>, Option<Ref>, Option<Ref>)| {
         let _span = tracing::debug_span!("hal.executable.create").entered();
         let device = device_arg(&device)?;
         let format = string_arg(&format, "executable format")?;
         let data: &VmBuffer = deref(&data, iree_vm::buffer::buffer_type(), "executable data")?;
-        let executable = data.with_bytes(|bytes| device.create_executable(&format, bytes))?;
+        let constants = executable_constants_arg(&constants)?;
+        let executable = data.with_bytes(|bytes| device.create_executable(&format, bytes, &constants))?;
         Ok(Ref::new(HalExecutable(executable)))
     })?
     .export("executable.lookup.function", "0rr_I", |_, (executable, name): (Option<Ref>, Option<Ref>)| {

@@ -501,7 +501,7 @@ fn pending_waits_do_not_block_the_submitter() {
     for (options, pools) in all_options() {
         let device = GpuDevice::new(Fake::new(pools), options);
         let executable = device
-            .create_executable("cuda-nvptx-fb", &cuda_executable())
+            .create_executable("cuda-nvptx-fb", &cuda_executable(), &[])
             .unwrap();
         let allocator = device.allocator();
         let params = BufferParams {

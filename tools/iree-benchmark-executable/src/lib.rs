@@ -249,14 +249,8 @@ fn run(
     let device = driver_registry_with(options).create_device(uri)?;
     let bindings = parse_bindings(&flags.binding, &device).annotate("parsing --binding= flags")?;
     let data = read_executable(&flags.executable_file)?;
-    if !executable_constants.is_empty() {
-        return Err(Status::new(
-            StatusCode::Unimplemented,
-            "executable constants (--executable_constant=) are not supported by this runtime's executable loaders",
-        ));
-    }
     let executable = device
-        .create_executable(&flags.executable_format, &data)
+        .create_executable(&flags.executable_format, &data, &executable_constants)
         .annotate_with(|| format!("preparing executable '{}'", flags.executable_file))?;
     // Checked when the dispatch runs (a bad ordinal is that benchmark's
     // error row, as upstream reports it); a negative one wraps as there.

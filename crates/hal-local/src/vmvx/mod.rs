@@ -99,11 +99,17 @@ impl ExecutableLoader for VmvxLoader {
         vec![VMVX_FORMAT.to_string()]
     }
 
-    fn load(&self, _format: &str, data: &[u8]) -> Result<Arc<dyn WorkgroupExecutable>> {
-        Ok(Arc::new(VmvxExecutable::load(
+    fn load(
+        &self,
+        _format: &str,
+        data: &[u8],
+        constants: &[u32],
+    ) -> Result<Arc<dyn WorkgroupExecutable>> {
+        Ok(Arc::new(VmvxExecutable::load_with_constants(
             self.instance.clone(),
             self.vmvx.clone(),
             data,
+            constants,
         )?))
     }
 }
@@ -152,11 +158,26 @@ impl VmvxExecutable {
     ///
     /// Fails with INVALID_ARGUMENT when an export does not have the kernel
     /// calling convention or the module needs executable-level constants
-    /// (`__set_constants`; the HAL provides none).
+    /// (`__set_constants`; none are provided).
     pub fn load(
         instance: Arc<Instance>,
         vmvx: Arc<dyn Module>,
         data: &[u8],
+    ) -> Result<VmvxExecutable> {
+        Self::load_with_constants(instance, vmvx, data, &[])
+    }
+
+    /// [`load`](Self::load) given executable-level `constants`. As
+    /// upstream's VMVX loader, a module without `__set_constants` given
+    /// some fails with INVALID_ARGUMENT; a module with it fails the export
+    /// calling-convention check (upstream verifies every export, that
+    /// function included, before it would call it), so constants never
+    /// reach a VMVX kernel.
+    pub fn load_with_constants(
+        instance: Arc<Instance>,
+        vmvx: Arc<dyn Module>,
+        data: &[u8],
+        constants: &[u32],
     ) -> Result<VmvxExecutable> {
         let module = BytecodeModule::from_vec(&instance, data.to_vec())?;
         let mut exports = Vec::new();
@@ -193,6 +214,13 @@ impl VmvxExecutable {
             bail!(
                 InvalidArgument,
                 "executable requires executable-level constants but none were provided"
+            );
+        }
+        if !constants.is_empty() {
+            bail!(
+                InvalidArgument,
+                "executable has no executable-level constants but {} constants were provided",
+                constants.len()
             );
         }
         let mut executable = VmvxExecutable {
