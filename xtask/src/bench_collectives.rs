@@ -12,7 +12,9 @@
 //! separate send and receive buffers. Neither includes process start-up.
 //! For each transport and size the two alternate `--runs` times (which one
 //! goes first alternates too); the table gives the median per-call time of
-//! each (the slower rank of each run) and the ratio ours/raw.
+//! each (the slower rank of each run), the ratio ours/raw of the medians and
+//! that of the fastest runs (on a shared 2-core VM the medians move by tens
+//! of percent from one invocation to the next; the fastest runs less).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -132,7 +134,7 @@ pub fn run(args: &[String]) -> Result<bool> {
                 continue;
             }
             let n = iterations(bytes);
-            let mut base: Vec<String> = ["-n", "2", "--oversubscribe"]
+            let mut base: Vec<String> = ["-n", "2", "--oversubscribe", "--tag-output"]
                 .iter()
                 .chain(extra.iter())
                 .map(|s| s.to_string())
@@ -145,6 +147,10 @@ pub fn run(args: &[String]) -> Result<bool> {
                 format!("--function=all_reduce_{name}"),
                 format!("--input={}xf32=1", bytes / 4),
                 format!("--benchmark_min_time={n}x"),
+                // The first repetition pays for MPI_Init, the channel's
+                // communicator and first-touch of the output; the second is
+                // the one timed (the raw side makes one untimed call).
+                "--benchmark_repetitions=2".into(),
             ]);
             base.extend([raw.display().to_string(), bytes.to_string(), n.to_string()]);
             let raw_args = base;
@@ -177,6 +183,9 @@ pub fn run(args: &[String]) -> Result<bool> {
                 continue;
             }
             let (a, b) = (median(&mut ours_ns), median(&mut raw_ns));
+            // Sorted by `median`: the fastest runs, least disturbed by
+            // whatever else the machine was doing.
+            let (a_min, b_min) = (ours_ns[0], raw_ns[0]);
             eprintln!(
                 "{transport:>13} {name:>4}: ours {} raw {} ({:.3}x, {n} calls x {} runs)",
                 show(a),
@@ -184,7 +193,7 @@ pub fn run(args: &[String]) -> Result<bool> {
                 a / b,
                 o.runs
             );
-            rows.push((transport, bytes, a, b));
+            rows.push((transport, bytes, a, b, a_min / b_min));
         }
     }
     println!();
@@ -233,25 +242,40 @@ fn build_raw(root: &Path) -> Result<PathBuf> {
     Ok(bin)
 }
 
-/// Per-call nanoseconds of each rank from `iree-benchmark-module`'s console
-/// lines (`BM_<fn>/process_time/real_time  4.96 ms  1.39 ms  200 ...`).
+/// The rank and the line of one `mpirun --tag-output` stdout line
+/// (`[1,0]<stdout>:text`).
+fn tagged(line: &str) -> Option<(u32, &str)> {
+    let (tag, text) = line.split_once("]<stdout>:")?;
+    Some((tag.rsplit_once(',')?.1.parse().ok()?, text))
+}
+
+/// Per-call nanoseconds of each rank's last repetition from
+/// `iree-benchmark-module`'s console lines
+/// (`BM_<fn>/process_time/real_time  4.96 ms  1.39 ms  200 ...`; the
+/// aggregates, `real_time_mean` and so on, are skipped).
 fn parse_ours(stdout: &str) -> Vec<f64> {
-    stdout
-        .lines()
-        .filter(|l| l.starts_with("BM_"))
-        .filter_map(|l| {
-            let mut words = l.split_whitespace().skip(1);
-            let value: f64 = words.next()?.parse().ok()?;
-            let scale = match words.next()? {
-                "ns" => 1.0,
-                "us" => 1e3,
-                "ms" => 1e6,
-                "s" => 1e9,
-                _ => return None,
-            };
-            Some(value * scale)
-        })
-        .collect()
+    let mut last = std::collections::BTreeMap::new();
+    for (rank, text) in stdout.lines().filter_map(tagged) {
+        let mut words = text.split_whitespace();
+        if !words
+            .next()
+            .is_some_and(|n| n.starts_with("BM_") && n.ends_with("/real_time"))
+        {
+            continue;
+        }
+        let Some(value) = words.next().and_then(|v| v.parse::<f64>().ok()) else {
+            continue;
+        };
+        let scale = match words.next() {
+            Some("ns") => 1.0,
+            Some("us") => 1e3,
+            Some("ms") => 1e6,
+            Some("s") => 1e9,
+            _ => continue,
+        };
+        last.insert(rank, value * scale);
+    }
+    last.into_values().collect()
 }
 
 /// Per-call nanoseconds of each rank from `allreduce_raw`
@@ -259,8 +283,9 @@ fn parse_ours(stdout: &str) -> Vec<f64> {
 fn parse_raw(stdout: &str) -> Vec<f64> {
     stdout
         .lines()
-        .filter(|l| l.starts_with("raw_allreduce "))
-        .filter_map(|l| l.rsplit_once("ns_per_call=")?.1.trim().parse().ok())
+        .filter_map(tagged)
+        .filter(|(_, l)| l.starts_with("raw_allreduce "))
+        .filter_map(|(_, l)| l.rsplit_once("ns_per_call=")?.1.trim().parse().ok())
         .collect()
 }
 
@@ -298,10 +323,14 @@ mod tests {
 
     #[test]
     fn reads_both_outputs() {
-        let ours = "BM_all_reduce_1m/process_time/real_time       4.96 ms         1.39 ms          200 items_per_second=201.637/s\n\
-                    BM_all_reduce_1m/process_time/real_time        543 us         1.97 ms          200 x\n";
-        assert_eq!(parse_ours(ours), vec![4.96e6, 543e3]);
-        let raw = "raw_allreduce rank=1 bytes=4096 iterations=20 ns_per_call=4556.8\n";
+        let ours = "[1,1]<stdout>:BM_all_reduce_1m/process_time/real_time  4.96 ms  1.39 ms  200 items_per_second=201.637/s\n\
+                    [1,0]<stdout>:BM_all_reduce_1m/process_time/real_time  5.0 ms  1.39 ms  200 x\n\
+                    [1,1]<stdout>:BM_all_reduce_1m/process_time/real_time  543 us  1.97 ms  200 x\n\
+                    [1,0]<stdout>:BM_all_reduce_1m/process_time/real_time  0.5 ms  1.39 ms  200 x\n\
+                    [1,0]<stdout>:BM_all_reduce_1m/process_time/real_time_mean  2.75 ms  1.39 ms  2 x\n";
+        assert_eq!(parse_ours(ours), vec![0.5e6, 543e3]);
+        let raw =
+            "[1,1]<stdout>:raw_allreduce rank=1 bytes=4096 iterations=20 ns_per_call=4556.8\n";
         assert_eq!(parse_raw(raw), vec![4556.8]);
         assert_eq!(median(&mut [3.0, 1.0, 2.0]), 2.0);
         assert_eq!(iterations(4 << 10), MAX_ITERATIONS);
