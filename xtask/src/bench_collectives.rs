@@ -201,11 +201,11 @@ pub fn run(args: &[String]) -> Result<bool> {
         "all_reduce f32 sum, 2 ranks, {} (median of {} alternating runs; per call)",
         o.device, o.runs
     );
-    println!("| transport     |     size |        ours |  raw MPI |  ours/raw |");
-    println!("|---------------|---------:|------------:|---------:|----------:|");
-    for (transport, bytes, a, b) in rows {
+    println!("| transport     |     size |        ours |  raw MPI |  ours/raw | best/best |");
+    println!("|---------------|---------:|------------:|---------:|----------:|----------:|");
+    for (transport, bytes, a, b, best) in rows {
         println!(
-            "| {transport:<13} | {:>8} | {:>11} | {:>8} | {:>9.3} |",
+            "| {transport:<13} | {:>8} | {:>11} | {:>8} | {:>9.3} | {best:>9.3} |",
             show_bytes(bytes),
             show(a),
             show(b),
