@@ -1,5 +1,6 @@
 /* The raw-MPI side of `cargo xtask bench-collectives`: MPI_Allreduce (sum,
- * f32, separate send and receive buffers, as the compiled all_reduce gets)
+ * f32, separate send and receive buffers, as the compiled all_reduce gets,
+ * on the same kind of pages)
  * of BYTES bytes, ITERATIONS times after one untimed call, between two
  * barriers; each rank prints `raw_allreduce rank=R bytes=B iterations=N
  * ns_per_call=T`.
@@ -12,7 +13,22 @@
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
 #include <time.h>
+
+/* Host memory as iree-rs allocates it (crates/hal/src/buffer.rs): buffers
+ * of 2 MiB and more on 2 MiB boundaries with transparent huge pages asked
+ * for, smaller ones from the heap, so that both sides reduce over the same
+ * kind of pages. */
+static float *host_buffer(long bytes) {
+  const long huge = 2l << 20;
+  if (bytes < huge) return malloc(bytes);
+  void *p = NULL;
+  if (posix_memalign(&p, huge, bytes) != 0) return NULL;
+  madvise(p, bytes / huge * huge, MADV_HUGEPAGE);
+  return p;
+}
 
 static double now_ns(void) {
   struct timespec t;
@@ -30,7 +46,8 @@ int main(int argc, char **argv) {
   long iterations = atol(argv[2]);
   int count = (int)(bytes / 4), rank;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  float *send = malloc(bytes), *recv = malloc(bytes);
+  float *send = host_buffer(bytes), *recv = host_buffer(bytes);
+  memset(recv, 0, bytes);
   for (int i = 0; i < count; i++) send[i] = 1.0f;
   MPI_Allreduce(send, recv, count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
   MPI_Barrier(MPI_COMM_WORLD);
