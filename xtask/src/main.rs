@@ -8,6 +8,9 @@
 //! * `opcodes`: list which core VM opcodes the `vm` suite's modules contain;
 //! * `bench`: time ours against upstream on `testdata` workloads and real
 //!   models from PyPI wheels (`models.rs`);
+//! * `bench-collectives`: all_reduce through our `iree-benchmark-module`
+//!   against `MPI_Allreduce` called directly, 2 ranks, shared memory and TCP
+//!   (`bench_collectives.rs`);
 //! * `loom`: model-check the semaphore, queue and worker-pool protocols;
 //! * `e2e`: compile the end-to-end check suites of `testdata/e2e`;
 //! * `param-rss`: peak memory of loading a large parameter file, ours
@@ -26,6 +29,7 @@
 //! by `iree_tooling::testcases`.
 
 mod bench;
+mod bench_collectives;
 mod cli;
 mod conformance;
 mod diff;
@@ -78,6 +82,12 @@ commands:
                             then iree-benchmark-module's per-call time (tiny dispatch
                             on local-sync and local-task, a VM-only call) and
                             iree-benchmark-executable's per-dispatch time
+  bench-collectives [--runs N] [--device D] [--transport shm|tcp] [--sizes 4k,1m,...]
+                            all_reduce (f32 sum, 4 KiB..64 MiB) over 2 ranks under mpirun,
+                            our iree-benchmark-module (default --device=local-sync) vs
+                            MPI_Allreduce called directly (xtask/experiments/allreduce_raw.c,
+                            built with mpicc), alternating (default 5 runs), on shared
+                            memory and on TCP; per-call medians and ours/raw
   param-rss [--mib N]       peak RSS (and anonymous / file-backed RSS) and wall time of
                             loading an N MiB (default 1024) parameter file, ours vs
                             upstream, on local-sync/local-task, --parameter_mode=file/preload
@@ -178,6 +188,7 @@ fn main() -> ExitCode {
         "conformance" => cli::Options::parse(&args).and_then(|o| conformance::run(&o)),
         "opcodes" => cli::Options::parse(&args).and_then(|o| opcodes::run(&o)),
         "bench" => bench::run(&args),
+        "bench-collectives" => bench_collectives::run(&args),
         "loom" => loom(),
         "param-rss" => param_rss::run(&args),
         "e2e" => e2e::run(&args),
