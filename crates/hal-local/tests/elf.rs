@@ -907,7 +907,10 @@ fn executable_constants_reach_the_kernel_and_their_count_is_checked() {
         ..Default::default()
     };
     let input = allocator.allocate_buffer(params, 16).unwrap();
-    let values: Vec<u8> = [1i32, 2, 3, -4].iter().flat_map(|v| v.to_le_bytes()).collect();
+    let values: Vec<u8> = [1i32, 2, 3, -4]
+        .iter()
+        .flat_map(|v| v.to_le_bytes())
+        .collect();
     input.write(0, &values).unwrap();
     let out = allocator.allocate_buffer(params, 16).unwrap();
     let bindings = [
