@@ -412,7 +412,10 @@ fn tensor_parallel_layer_equals_the_unsharded_one() {
         Duration::from_secs(60),
     );
     assert!(ok, "{stderr}");
-    assert_eq!(results_by_rank(&alone, 1, false), [expected.clone()]);
+    assert_eq!(
+        results_by_rank(&alone, 1, false),
+        std::slice::from_ref(&expected)
+    );
     if !have_mpirun() {
         eprintln!("note: mpirun not found; the sharded layer ran as one rank only");
         return;
