@@ -24,7 +24,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use crate::upstream_py::{install_our_wheel, swap_import};
-use crate::venv::{run_checked, IREE_VERSION};
+use crate::venv::{ensure_tool_venv, IREE_VERSION};
 use crate::{proc, repo_root, Result};
 
 /// What the venv holds besides our wheel.
@@ -128,7 +128,13 @@ pub fn run(args: &[String]) -> Result<bool> {
     }
     let root = repo_root();
     let work = root.join("target").join("upstream-collectives");
-    let python = ensure_venv(&work.join("venv"))?;
+    // mpi4py builds with mpicc.
+    let python = ensure_tool_venv(
+        &work.join("venv"),
+        &REQUIREMENTS,
+        "iree-base-compiler",
+        &["mpi4py", "maturin"],
+    )?;
     install_our_wheel(&root, &work, &python, options.release)?;
 
     let tests = work.join("tests");
@@ -230,44 +236,6 @@ fn report(results: &[TestResult], log: &Path) -> bool {
     println!("log: {}", log.display());
     println!("{passed} passed, {failed} failed");
     failed == 0
-}
-
-/// The venv's Python, after creating the venv or installing what it lacks.
-fn ensure_venv(dir: &Path) -> Result<PathBuf> {
-    let python = dir.join("bin").join("python");
-    if !python.exists() {
-        eprintln!("xtask: creating {}", dir.display());
-        let host = std::env::var("PYTHON").unwrap_or_else(|_| "python3".to_string());
-        run_checked(Command::new(host).args(["-m", "venv"]).arg(dir))?;
-    }
-    let probe = Command::new(&python)
-        .args([
-            "-c",
-            "import importlib.metadata as m; print(m.version('iree-base-compiler'), m.version('mpi4py'), m.version('maturin'))",
-        ])
-        .output();
-    let ok = probe.is_ok_and(|o| {
-        o.status.success() && String::from_utf8_lossy(&o.stdout).starts_with(IREE_VERSION)
-    });
-    if !ok {
-        eprintln!(
-            "xtask: installing {} into {} (mpi4py builds with mpicc)",
-            REQUIREMENTS.join(" "),
-            dir.display()
-        );
-        run_checked(
-            Command::new(&python)
-                .args([
-                    "-m",
-                    "pip",
-                    "install",
-                    "--quiet",
-                    "--disable-pip-version-check",
-                ])
-                .args(REQUIREMENTS),
-        )?;
-    }
-    Ok(python)
 }
 
 #[cfg(test)]

@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-use crate::venv::{run_checked, IREE_VERSION};
+use crate::venv::{ensure_tool_venv, run_checked};
 use crate::{proc, repo_root, Result};
 
 /// What the venv holds besides our wheel.
@@ -88,50 +88,17 @@ pub fn run(args: &[String]) -> Result<bool> {
     let options = parse(args)?;
     let root = repo_root();
     let work = root.join("target").join("upstream-py");
-    let python = ensure_venv(&work.join("venv"))?;
+    let python = ensure_tool_venv(
+        &work.join("venv"),
+        &REQUIREMENTS,
+        "iree-base-runtime",
+        &["pytest", "maturin"],
+    )?;
     install_our_wheel(&root, &work, &python, options.release)?;
 
     let upstream = run_suite(&options, &work.join("upstream"), &python, false)?;
     let ours = run_suite(&options, &work.join("ours"), &python, true)?;
     Ok(report(&options, &upstream, &ours))
-}
-
-/// The venv's Python, after creating the venv or installing what it lacks.
-fn ensure_venv(dir: &Path) -> Result<PathBuf> {
-    let python = dir.join("bin").join("python");
-    if !python.exists() {
-        eprintln!("xtask: creating {}", dir.display());
-        let host = std::env::var("PYTHON").unwrap_or_else(|_| "python3".to_string());
-        run_checked(Command::new(host).args(["-m", "venv"]).arg(dir))?;
-    }
-    let probe = Command::new(&python)
-        .args([
-            "-c",
-            "import importlib.metadata as m; print(m.version('iree-base-runtime'), m.version('pytest'), m.version('maturin'))",
-        ])
-        .output();
-    let ok = probe.is_ok_and(|o| {
-        o.status.success() && String::from_utf8_lossy(&o.stdout).starts_with(IREE_VERSION)
-    });
-    if !ok {
-        eprintln!(
-            "xtask: installing {} into {}",
-            REQUIREMENTS.join(" "),
-            dir.display()
-        );
-        run_checked(
-            Command::new(&python)
-                .args([
-                    "-m",
-                    "pip",
-                    "install",
-                    "--quiet",
-                    "--disable-pip-version-check",
-                ])
-                .args(REQUIREMENTS),
-        )?;
-    }
-    Ok(python)
 }
 
 /// Builds `bindings/python` into a wheel and installs it into the venv.

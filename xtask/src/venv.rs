@@ -211,6 +211,59 @@ pub fn run_checked(cmd: &mut Command) -> Result<()> {
     Ok(())
 }
 
+/// A tool venv at `dir` for the xtask commands that run upstream's Python
+/// tests: created if missing, `requirements` installed unless `pinned`
+/// (the first package) has [`IREE_VERSION`] and every package of `present`
+/// is installed. Returns the venv's Python.
+pub fn ensure_tool_venv(
+    dir: &Path,
+    requirements: &[&str],
+    pinned: &str,
+    present: &[&str],
+) -> Result<PathBuf> {
+    let python = dir.join("bin").join("python");
+    if !python.exists() {
+        eprintln!("xtask: creating {}", dir.display());
+        let host = std::env::var("PYTHON").unwrap_or_else(|_| "python3".to_string());
+        run_checked(Command::new(host).args(["-m", "venv"]).arg(dir))?;
+    }
+    let versions: Vec<String> = std::iter::once(pinned)
+        .chain(present.iter().copied())
+        .map(|p| format!("m.version('{p}')"))
+        .collect();
+    let probe = Command::new(&python)
+        .args([
+            "-c",
+            &format!(
+                "import importlib.metadata as m; print({})",
+                versions.join(", ")
+            ),
+        ])
+        .output();
+    let ok = probe.is_ok_and(|o| {
+        o.status.success() && String::from_utf8_lossy(&o.stdout).starts_with(IREE_VERSION)
+    });
+    if !ok {
+        eprintln!(
+            "xtask: installing {} into {}",
+            requirements.join(" "),
+            dir.display()
+        );
+        run_checked(
+            Command::new(&python)
+                .args([
+                    "-m",
+                    "pip",
+                    "install",
+                    "--quiet",
+                    "--disable-pip-version-check",
+                ])
+                .args(requirements),
+        )?;
+    }
+    Ok(python)
+}
+
 #[cfg(unix)]
 fn symlink_dir(target: &Path, link: &Path) -> Result<()> {
     std::os::unix::fs::symlink(target, link)
