@@ -33,6 +33,27 @@ pub fn init() {
     }
 }
 
+/// A tool's flags `F` from its command line (the program name first):
+/// flagfiles expanded and values unquoted ([`crate::flagfile::expand_args`]),
+/// then parsed by clap. Err is the exit code after printing: 0 for
+/// `--help`, 1 for a bad argument (clap's message on stderr).
+pub fn parse_flags<F: clap::Parser>(
+    args: impl IntoIterator<Item = std::ffi::OsString>,
+) -> Result<F, u8> {
+    let args = crate::flagfile::expand_args(args).map_err(|message| {
+        eprintln!("{message}");
+        1
+    })?;
+    F::try_parse_from(args).map_err(|e| {
+        let _ = e.print();
+        if e.use_stderr() {
+            1
+        } else {
+            0
+        }
+    })
+}
+
 fn init_logging() {
     let Some((name, filter)) = [LOG_ENV, "RUST_LOG"].into_iter().find_map(|name| {
         std::env::var(name)

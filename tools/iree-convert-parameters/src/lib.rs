@@ -182,19 +182,9 @@ fn run(flags: &Flags) -> Result<String> {
 pub fn main_with_args(args: impl IntoIterator<Item = OsString>) -> u8 {
     iree_base::tool_setup::init();
     // `--flagfile=` and quoted values, as every tool reads them.
-    let args = match iree_base::flagfile::expand_args(args) {
-        Ok(args) => args,
-        Err(message) => {
-            eprintln!("{message}");
-            return 1;
-        }
-    };
-    let flags = match Flags::try_parse_from(args) {
+    let flags: Flags = match iree_base::tool_setup::parse_flags(args) {
         Ok(flags) => flags,
-        Err(e) => {
-            let _ = e.print();
-            return if e.use_stderr() { 1 } else { 0 };
-        }
+        Err(code) => return code,
     };
     match run(&flags) {
         Ok(summary) => {
