@@ -18,15 +18,8 @@ fn tools_testdata(root: &Path) -> std::path::PathBuf {
 }
 
 /// `cargo xtask record-cpuinfo`.
-/// The tools whose flags must all be accepted here (upstream's names).
-pub const FLAG_TOOLS: [&str; 3] = [
-    "iree-run-module",
-    "iree-benchmark-module",
-    "iree-benchmark-executable",
-];
-
 /// Records the flag listing of upstream's `--help` for each of
-/// [`FLAG_TOOLS`] into `testdata/tools/flags/<tool>.flags`: the lines from
+/// [`iree_tooling::testcases::FLAG_TOOLS`] into `testdata/tools/flags/<tool>.flags`: the lines from
 /// the first `# ===` section rule on that are comments, flags or blank,
 /// which upstream's own parser reads as a flagfile. The tools' tests pass
 /// each file as `--flagfile=` and expect every flag to be accepted, and
@@ -36,7 +29,7 @@ pub fn record_flags() -> Result<bool> {
     let venv = venv::ensure(&root)?;
     let dir = tools_testdata(&root).join("flags");
     std::fs::create_dir_all(&dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
-    for tool in FLAG_TOOLS {
+    for tool in iree_tooling::testcases::FLAG_TOOLS {
         let out = proc::run(
             &venv.runtime_libs.join(tool),
             &["--help".to_string()],

@@ -518,6 +518,14 @@ pub fn compile_flags(source: &str) -> Result<Vec<String>> {
     split_args(flags)
 }
 
+/// The tools whose every upstream flag must be accepted here (upstream's
+/// names): `cargo xtask record-flags` records their `--help` listings.
+pub const FLAG_TOOLS: [&str; 3] = [
+    "iree-run-module",
+    "iree-benchmark-module",
+    "iree-benchmark-executable",
+];
+
 /// Where `cargo xtask record-flags` keeps the flag listing of upstream's
 /// `<tool> --help` (a flagfile of every flag at its default).
 pub fn upstream_flag_listing(repo_root: &Path, tool: &str) -> PathBuf {

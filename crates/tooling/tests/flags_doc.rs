@@ -5,20 +5,14 @@
 use std::path::Path;
 
 use iree_tooling::compat_flags::COMPAT_FLAGS;
-use iree_tooling::testcases::upstream_flag_listing;
-
-const TOOLS: [&str; 3] = [
-    "iree-run-module",
-    "iree-benchmark-module",
-    "iree-benchmark-executable",
-];
+use iree_tooling::testcases::{upstream_flag_listing, FLAG_TOOLS};
 
 #[test]
 fn the_flags_doc_lists_every_upstream_flag() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let doc = std::fs::read_to_string(root.join("docs/flags.md")).expect("reading docs/flags.md");
     let mut missing = Vec::new();
-    for tool in TOOLS {
+    for tool in FLAG_TOOLS {
         let listing = std::fs::read_to_string(upstream_flag_listing(&root, tool))
             .expect("reading a recorded flag listing");
         for line in listing.lines() {
