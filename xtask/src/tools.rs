@@ -17,8 +17,7 @@ fn tools_testdata(root: &Path) -> std::path::PathBuf {
     root.join("testdata").join("tools")
 }
 
-/// `cargo xtask record-cpuinfo`.
-/// Records the flag listing of upstream's `--help` for each of
+/// `cargo xtask record-flags`: records the flag listing of upstream's `--help` for each of
 /// [`iree_tooling::testcases::FLAG_TOOLS`] into `testdata/tools/flags/<tool>.flags`: the lines from
 /// the first `# ===` section rule on that are comments, flags or blank,
 /// which upstream's own parser reads as a flagfile. The tools' tests pass
@@ -51,6 +50,7 @@ pub fn record_flags() -> Result<bool> {
     Ok(true)
 }
 
+/// `cargo xtask record-cpuinfo`.
 pub fn record_cpuinfo() -> Result<bool> {
     let root = repo_root();
     let venv = venv::ensure(&root)?;
