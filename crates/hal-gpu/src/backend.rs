@@ -4,8 +4,10 @@
 //! handles (modules and graphs release themselves on drop) and keeps its
 //! context current on the calling thread.
 
-use iree_base::Result;
-use iree_hal::HostMemory;
+use std::sync::Arc;
+
+use iree_base::{Result, Status, StatusCode};
+use iree_hal::{Channel, ChannelParams, Collective, HostMemory};
 
 use crate::executable::ExecutableInfo;
 use crate::params::KernelParams;
@@ -122,4 +124,35 @@ pub trait Backend: Send + Sync + Sized + 'static {
     fn launch_graph(&self, graph: &Self::Graph) -> Result<()>;
     /// Waits for all work on the stream.
     fn synchronize(&self) -> Result<()>;
+
+    /// Creates a collective channel on this device (`hal.channel.create`).
+    /// Backends without a collective library keep the default:
+    /// UNIMPLEMENTED.
+    fn create_channel(&self, params: &ChannelParams) -> Result<Arc<dyn Channel>> {
+        let _ = params;
+        Err(no_collectives::<Self>())
+    }
+
+    /// Issues `collective` of `channel` (one this backend created) on the
+    /// stream over device addresses: `send` and `recv` are the starts of
+    /// ranges already checked to hold what the op uses on this rank
+    /// ([`Collective::checked_ranges`]), absent where it uses none.
+    fn collective(
+        &self,
+        channel: &dyn Channel,
+        collective: &Collective,
+        send: Option<u64>,
+        recv: Option<u64>,
+    ) -> Result<()> {
+        let _ = (channel, collective, send, recv);
+        Err(no_collectives::<Self>())
+    }
+}
+
+/// UNIMPLEMENTED: the backend `B` has no collectives.
+fn no_collectives<B: Backend>() -> Status {
+    Status::new(
+        StatusCode::Unimplemented,
+        format!("collectives are not implemented by the {} device", B::DRIVER),
+    )
 }

@@ -19,8 +19,9 @@ use iree_hal::command_buffer::resolve;
 use iree_hal::device::match_pattern;
 use iree_hal::{
     Allocator, AllocatorStatistics, BindingRef, Buffer, BufferBinding, BufferCompatibility,
-    BufferParams, BufferUsage, Command, CommandBuffer, Device, DeviceMemory, DispatchBinding,
-    Event, Executable, Fence, MemoryAccess, MemoryHeap, MemoryType, WorkgroupCount,
+    BufferParams, BufferUsage, Channel, ChannelParams, Collective, CollectiveRange, Command,
+    CommandBuffer, Device, DeviceMemory, DispatchBinding, Event, Executable, Fence, MemoryAccess,
+    MemoryHeap, MemoryType, WorkgroupCount,
 };
 use iree_hal::{DeferredExecution, Queue};
 use parking_lot::Mutex;
@@ -391,6 +392,9 @@ impl<B: Backend> Stream<B> {
                     note(source)?;
                     note(target)?;
                 }
+                Command::Collective { send, recv, .. } => {
+                    send.iter().chain(recv).try_for_each(&mut note)?;
+                }
                 _ => {}
             }
         }
@@ -414,7 +418,13 @@ impl<B: Backend> Stream<B> {
             .collect::<Result<_>>()?;
         let mut staging: Vec<Buffer> = Vec::new();
         let mut events: Vec<(Arc<Event>, bool)> = Vec::new();
-        let graph = self.options.recording == Recording::Graph;
+        // Collectives run on the stream: a command buffer holding one is
+        // issued directly rather than captured into a graph.
+        let graph = self.options.recording == Recording::Graph
+            && !command_buffer
+                .commands()
+                .iter()
+                .any(|c| matches!(c, Command::Collective { .. }));
         if graph {
             self.backend.begin_capture()?;
         }
@@ -441,6 +451,31 @@ impl<B: Backend> Stream<B> {
             }
         }
         Ok(())
+    }
+
+    /// Issues one collective: its ranges resolved and checked as the host
+    /// path checks them, then handed to the backend as device addresses.
+    fn collective(
+        &self,
+        channel: &dyn Channel,
+        collective: &Collective,
+        send: &Option<BindingRef>,
+        recv: &Option<BindingRef>,
+        table: &[DispatchBinding],
+    ) -> Result<()> {
+        let (send, recv) = collective.checked_ranges(
+            channel.rank(),
+            channel.count(),
+            send.as_ref().map(|b| resolve(b, table)).transpose()?,
+            recv.as_ref().map(|b| resolve(b, table)).transpose()?,
+        )?;
+        let address = |range: Option<CollectiveRange<'_>>| {
+            range
+                .map(|r| self.address(r.binding.buffer, r.binding.offset))
+                .transpose()
+        };
+        self.backend
+            .collective(channel, collective, address(send)?, address(recv)?)
     }
 
     /// Issues the commands on the stream (or into the capture).
@@ -567,15 +602,14 @@ impl<B: Backend> Stream<B> {
                 // waits are implied; event states are published after the
                 // stream is idle.
                 Command::Barrier | Command::WaitEvents(_) => {}
-                Command::Collective { .. } => {
-                    return Err(Status::new(
-                        StatusCode::Unimplemented,
-                        format!(
-                            "collectives are not implemented by the {} device",
-                            B::DRIVER
-                        ),
-                    ))
-                }
+                Command::Collective {
+                    channel,
+                    collective,
+                    send,
+                    recv,
+                } => self
+                    .collective(&**channel, collective, send, recv, table)
+                    .map_err(|status| status.annotate(collective.describe(&**channel)))?,
                 Command::SignalEvent(event) => events.push((event.clone(), true)),
                 Command::ResetEvent(event) => events.push((event.clone(), false)),
             }
@@ -688,5 +722,11 @@ impl<B: Backend> Device for GpuDevice<B> {
         op: Box<dyn FnOnce() -> Result<()> + Send>,
     ) -> Result<()> {
         self.queue.submit(wait, signal, op)
+    }
+
+    /// The backend's channels ([`Backend::create_channel`]): NCCL on CUDA;
+    /// UNIMPLEMENTED where the backend has none.
+    fn create_channel(&self, params: &ChannelParams) -> Result<Arc<dyn Channel>> {
+        self.stream.backend.create_channel(params)
     }
 }

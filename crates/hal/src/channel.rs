@@ -70,7 +70,7 @@ impl ChannelParams {
 
     /// Checks rank and count: each is its default or in range, and they are
     /// both given or both defaulted.
-    fn validate(&self) -> Result<()> {
+    pub fn validate(&self) -> Result<()> {
         let bad = |message: String| Err(Status::new(StatusCode::InvalidArgument, message));
         match (self.rank, self.count) {
             (RANK_DEFAULT, COUNT_DEFAULT) => Ok(()),
@@ -104,6 +104,13 @@ pub trait Channel: Send + Sync {
 
     /// Runs one validated collective over resolved host ranges.
     fn run(&self, collective: &Collective, io: &mut CollectiveIo<'_>) -> Result<()>;
+
+    /// The concrete channel, for drivers that run collectives of their own
+    /// channels on device memory (the CUDA driver's NCCL channels); `None`
+    /// by default.
+    fn as_any(&self) -> Option<&dyn std::any::Any> {
+        None
+    }
 }
 
 /// `iree_hal_collective_kind_t`.
@@ -401,6 +408,80 @@ impl Collective {
     pub fn byte_count(&self) -> u64 {
         self.element_count * self.op.element_type.byte_count()
     }
+
+    /// Checks `send` and `recv` against what the op uses on rank `rank` of
+    /// `count` ([`Collective::required_bytes`]): a range the op uses must
+    /// be given and long enough; a range it does not use is dropped.
+    pub fn checked_ranges<'a>(
+        &self,
+        rank: i32,
+        count: i32,
+        send: Option<BufferBinding<'a>>,
+        recv: Option<BufferBinding<'a>>,
+    ) -> Result<(Option<CollectiveRange<'a>>, Option<CollectiveRange<'a>>)> {
+        let (send_bytes, recv_bytes) = self.required_bytes(rank, count)?;
+        Ok((
+            CollectiveRange::check(send, send_bytes, "send")?,
+            CollectiveRange::check(recv, recv_bytes, "receive")?,
+        ))
+    }
+
+    /// What a failed collective's status is annotated with.
+    pub fn describe(&self, channel: &dyn Channel) -> String {
+        format!(
+            "while running {:?} ({:?}, {:?}) of {} elements on rank {} of {} ({} channel)",
+            self.op.kind,
+            self.op.reduction,
+            self.op.element_type,
+            self.element_count,
+            channel.rank(),
+            channel.count(),
+            channel.provider()
+        )
+    }
+}
+
+/// One range a collective uses: its binding and the bytes the op reads or
+/// writes from the binding's start (at most its length).
+#[derive(Clone, Copy, Debug)]
+pub struct CollectiveRange<'a> {
+    /// The resolved binding.
+    pub binding: BufferBinding<'a>,
+    /// The bytes the op uses.
+    pub bytes: u64,
+}
+
+impl<'a> CollectiveRange<'a> {
+    /// `binding` checked to hold `needed` bytes (`None` where the op uses
+    /// no such range).
+    fn check(
+        binding: Option<BufferBinding<'a>>,
+        needed: Option<u64>,
+        what: &str,
+    ) -> Result<Option<CollectiveRange<'a>>> {
+        let Some(needed) = needed else {
+            return Ok(None);
+        };
+        let Some(binding) = binding else {
+            return Err(Status::new(
+                StatusCode::InvalidArgument,
+                format!("collective requires a {what} buffer of {needed} bytes"),
+            ));
+        };
+        if needed > binding.length {
+            return Err(Status::new(
+                StatusCode::OutOfRange,
+                format!(
+                    "collective {what} range of {} bytes is smaller than the {needed} bytes the op uses",
+                    binding.length
+                ),
+            ));
+        }
+        Ok(Some(CollectiveRange {
+            binding,
+            bytes: needed,
+        }))
+    }
 }
 
 /// A host byte range held under device access for one collective.
@@ -447,31 +528,19 @@ pub struct CollectiveIo<'a> {
 unsafe impl Send for CollectiveIo<'_> {}
 
 impl<'a> CollectiveIo<'a> {
-    /// Resolves `binding` to `needed` bytes (checked against its length).
+    /// Resolves a checked range to host memory.
     fn span(
         guards: &mut Vec<DeviceAccess<'a>>,
-        binding: Option<BufferBinding<'a>>,
-        needed: Option<u64>,
+        range: Option<CollectiveRange<'a>>,
         what: &str,
     ) -> Result<Option<HostSpan>> {
-        let Some(needed) = needed else {
+        let Some(CollectiveRange {
+            binding,
+            bytes: needed,
+        }) = range
+        else {
             return Ok(None);
         };
-        let Some(binding) = binding else {
-            return Err(Status::new(
-                StatusCode::InvalidArgument,
-                format!("collective requires a {what} buffer of {needed} bytes"),
-            ));
-        };
-        if needed > binding.length {
-            return Err(Status::new(
-                StatusCode::OutOfRange,
-                format!(
-                    "collective {what} range of {} bytes is smaller than the {needed} bytes the op uses",
-                    binding.length
-                ),
-            ));
-        }
         let buffer: &'a Buffer = binding.buffer;
         let access = buffer.begin_device_access()?;
         let start = buffer.byte_offset() + binding.offset;
@@ -582,11 +651,10 @@ pub fn run_collective(
     send: Option<BufferBinding<'_>>,
     recv: Option<BufferBinding<'_>>,
 ) -> Result<()> {
-    let (rank, count) = (channel.rank(), channel.count());
-    let (send_bytes, recv_bytes) = collective.required_bytes(rank, count)?;
+    let (send, recv) = collective.checked_ranges(channel.rank(), channel.count(), send, recv)?;
     let mut guards = Vec::with_capacity(2);
-    let send = CollectiveIo::span(&mut guards, send, send_bytes, "send")?;
-    let recv = CollectiveIo::span(&mut guards, recv, recv_bytes, "receive")?;
+    let send = CollectiveIo::span(&mut guards, send, "send")?;
+    let recv = CollectiveIo::span(&mut guards, recv, "receive")?;
     let mut io = CollectiveIo {
         _guards: guards,
         send,
@@ -601,16 +669,9 @@ pub fn run_collective(
         )
         .entered()
     });
-    channel.run(collective, &mut io).map_err(|status| {
-        status.annotate(format!(
-            "while running {:?} ({:?}, {:?}) of {} elements on rank {rank} of {count} ({} channel)",
-            collective.op.kind,
-            collective.op.reduction,
-            collective.op.element_type,
-            collective.element_count,
-            channel.provider()
-        ))
-    })
+    channel
+        .run(collective, &mut io)
+        .map_err(|status| status.annotate(collective.describe(channel)))
 }
 
 /// Creates the channel a host-memory device offers for `params`: an MPI
@@ -619,18 +680,7 @@ pub fn run_collective(
 pub fn create_host_channel(params: &ChannelParams) -> Result<Arc<dyn Channel>> {
     params.validate()?;
     if mpi::wanted() {
-        let channel = mpi::default_channel()?;
-        let (rank, count) = (channel.rank(), channel.count());
-        if params.count != COUNT_DEFAULT && (params.rank, params.count) != (rank, count) {
-            return Err(Status::new(
-                StatusCode::InvalidArgument,
-                format!(
-                    "channel requested as rank {} of {} but this process is rank {rank} of {count} of its MPI job",
-                    params.rank, params.count
-                ),
-            ));
-        }
-        return Ok(channel);
+        return mpi_default_channel(params);
     }
     match (params.rank, params.count) {
         (RANK_DEFAULT, COUNT_DEFAULT) | (0, 1) => Ok(Arc::new(LocalChannel::new())),
@@ -641,6 +691,24 @@ pub fn create_host_channel(params: &ChannelParams) -> Result<Arc<dyn Channel>> {
             ),
         )),
     }
+}
+
+/// The MPI job's default channel ([`mpi::default_channel`]) for a process
+/// that [`mpi::wanted`] MPI, checked against the rank and count `params`
+/// give (when they are not defaulted).
+pub fn mpi_default_channel(params: &ChannelParams) -> Result<Arc<dyn Channel>> {
+    let channel = mpi::default_channel()?;
+    let (rank, count) = (channel.rank(), channel.count());
+    if params.count != COUNT_DEFAULT && (params.rank, params.count) != (rank, count) {
+        return Err(Status::new(
+            StatusCode::InvalidArgument,
+            format!(
+                "channel requested as rank {} of {} but this process is rank {rank} of {count} of its MPI job",
+                params.rank, params.count
+            ),
+        ));
+    }
+    Ok(channel)
 }
 
 /// Rank 0 of 1: collectives are local copies; sends wait in a queue for

@@ -40,7 +40,7 @@ pub use buffer_view_text::{
 };
 pub use channel::{
     Channel, ChannelParams, Collective, CollectiveElementType, CollectiveKind, CollectiveOp,
-    LocalChannel, Reduction,
+    CollectiveRange, LocalChannel, Reduction,
 };
 pub use command_buffer::{
     BindingRef, BufferBinding, Command, CommandBuffer, DispatchBinding, Executable, WorkgroupCount,

@@ -462,9 +462,12 @@ pub fn abort_job(code: i32) {
 
 /// The default channel: this process's duplicate of `MPI_COMM_WORLD`.
 pub fn default_channel() -> Result<Arc<dyn Channel>> {
+    Ok(default_mpi_channel()?)
+}
+
+fn default_mpi_channel() -> Result<Arc<MpiChannel>> {
     let mpi = get()?;
-    let channel = mpi
-        .default_channel
+    mpi.default_channel
         .get_or_init(|| {
             let mut comm: Handle = 0;
             // SAFETY: MPI is initialised; `comm` is a zeroed pointer-sized
@@ -474,8 +477,27 @@ pub fn default_channel() -> Result<Arc<dyn Channel>> {
             })?;
             MpiChannel::new(mpi.clone(), comm).map(Arc::new)
         })
-        .clone()?;
-    Ok(channel)
+        .clone()
+}
+
+/// Copies `data` of rank `root` of the default channel into `data` on
+/// every other rank (each passes the same length): how a rank shares what
+/// it alone can make, such as another library's communicator id.
+pub fn broadcast_bytes(data: &mut [u8], root: i32) -> Result<()> {
+    let channel = default_mpi_channel()?;
+    let count = MpiChannel::int(data.len(), "a broadcast")?;
+    let mpi = &channel.mpi;
+    // SAFETY: `data` holds `count` bytes, read on the root and written
+    // elsewhere; every rank of the communicator makes this call.
+    mpi.check("MPI_Bcast", unsafe {
+        (mpi.symbols.MPI_Bcast)(
+            data.as_mut_ptr().cast(),
+            count,
+            mpi.handles.byte,
+            root,
+            channel.comm,
+        )
+    })
 }
 
 /// A channel over one MPI communicator (ours: freed on drop).
