@@ -8,9 +8,11 @@ use std::ptr::{null_mut, NonNull};
 use std::sync::{Arc, OnceLock};
 
 use iree_base::{Result, Status, StatusCode};
-use iree_hal::HostMemory;
+use iree_hal::{Channel, ChannelParams, Collective, HostMemory};
 use iree_hal_gpu::{Backend, DeviceProperties, ExecutableInfo, GpuLimits, KernelParams};
 use libloading::Library;
+
+use crate::nccl::NcclChannel;
 
 /// `CUresult`.
 pub type CuResult = c_int;
@@ -388,6 +390,57 @@ pub struct Handle(pub CuHandle);
 unsafe impl Send for Handle {}
 // SAFETY: as above.
 unsafe impl Sync for Handle {}
+
+/// A retained primary context of one device, released on drop (what an
+/// NCCL channel holds, so its communicator can outlive the device object).
+pub struct PrimaryContext {
+    symbols: Arc<Symbols>,
+    device: CuDevice,
+    context: Handle,
+}
+
+impl PrimaryContext {
+    /// Retains `device`'s primary context.
+    pub fn retain(symbols: Arc<Symbols>, device: CuDevice) -> Result<PrimaryContext> {
+        let mut context: CuHandle = null_mut();
+        symbols.check(
+            // SAFETY: `context` is valid for writing.
+            unsafe { (symbols.cuDevicePrimaryCtxRetain)(&mut context, device) },
+            "cuDevicePrimaryCtxRetain",
+        )?;
+        Ok(PrimaryContext {
+            symbols,
+            device,
+            context: Handle(context),
+        })
+    }
+
+    /// Makes the context current on the calling thread.
+    pub fn make_current(&self) -> Result<()> {
+        self.symbols.check(
+            // SAFETY: the context is retained for the life of `self`.
+            unsafe { (self.symbols.cuCtxSetCurrent)(self.context.0) },
+            "cuCtxSetCurrent",
+        )
+    }
+
+    /// The device.
+    pub fn device(&self) -> CuDevice {
+        self.device
+    }
+
+    /// The CUDA entry points.
+    pub fn symbols(&self) -> &Arc<Symbols> {
+        &self.symbols
+    }
+}
+
+impl Drop for PrimaryContext {
+    fn drop(&mut self) {
+        // SAFETY: releases the retain taken in `retain`.
+        unsafe { (self.symbols.cuDevicePrimaryCtxRelease)(self.device) };
+    }
+}
 
 /// One CUDA device: its primary context and one non-blocking stream.
 pub struct CudaBackend {
@@ -853,6 +906,42 @@ impl Backend for CudaBackend {
             // SAFETY: waits on our stream.
             unsafe { (self.symbols.cuStreamSynchronize)(self.stream.0) },
             "cuStreamSynchronize",
+        )
+    }
+
+    /// An NCCL communicator on this device ([`NcclChannel::create`]).
+    fn create_channel(&self, params: &ChannelParams) -> Result<Arc<dyn Channel>> {
+        NcclChannel::create(&self.symbols, self.device, params)
+    }
+
+    /// Enqueues a collective of one of our NCCL channels on the stream.
+    fn collective(
+        &self,
+        channel: &dyn Channel,
+        collective: &Collective,
+        send: Option<u64>,
+        recv: Option<u64>,
+    ) -> Result<()> {
+        let nccl = channel
+            .as_any()
+            .and_then(|c| c.downcast_ref::<NcclChannel>())
+            .ok_or_else(|| {
+                Status::new(
+                    StatusCode::InvalidArgument,
+                    format!(
+                        "a '{}' channel cannot run collectives on a CUDA device (only the NCCL channels CUDA devices create can)",
+                        channel.provider()
+                    ),
+                )
+            })?;
+        self.current()?;
+        nccl.issue(
+            self.device,
+            self.stream.0,
+            collective,
+            send,
+            recv,
+            &|address, length| self.fill(address, length, &[0]),
         )
     }
 }

@@ -10,14 +10,23 @@
 //!
 //! * [`executable`]: `cuda-nvptx-fb` parsing (64-byte `CDA1` header, then
 //!   the verified flatbuffer).
-//! * [`ffi`]: the symbol table and the only `unsafe` code, with the typed
+//! * [`ffi`]: the CUDA symbol table and its `unsafe` code, with the typed
 //!   wrappers [`ffi::CudaBackend`] implements `iree_hal_gpu::Backend` with.
+//! * [`nccl`]: collective channels: `libnccl.so.2` loaded at run time into
+//!   one table ([`nccl::Nccl`]), the crate's other `unsafe` code, and
+//!   [`nccl::NcclChannel`], which the device creates for
+//!   `hal.channel.create` and whose collectives command buffers issue on the
+//!   device's stream over device memory (through the backend's
+//!   `create_channel` and `collective` hooks). Without NCCL, channel
+//!   creation fails with UNAVAILABLE naming the library.
 //! * [`CudaDriver`]: enumeration and device creation (an
 //!   `iree_hal_gpu::GpuDriver`); the device itself is `iree_hal_gpu::GpuDevice` (stream or graph command buffers,
-//!   `--cuda_use_streams`; fence-ordered queue operations).
+//!   `--cuda_use_streams`, a command buffer with collectives always runs on
+//!   the stream; fence-ordered queue operations).
 
 pub mod executable;
 pub mod ffi;
+pub mod nccl;
 
 #[path = "generated/cuda_executable_def_generated.rs"]
 mod generated;

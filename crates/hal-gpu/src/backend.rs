@@ -153,6 +153,9 @@ pub trait Backend: Send + Sync + Sized + 'static {
 fn no_collectives<B: Backend>() -> Status {
     Status::new(
         StatusCode::Unimplemented,
-        format!("collectives are not implemented by the {} device", B::DRIVER),
+        format!(
+            "collectives are not implemented by the {} device",
+            B::DRIVER
+        ),
     )
 }
