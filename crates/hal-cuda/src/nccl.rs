@@ -290,10 +290,8 @@ impl Nccl {
         };
         let mut version: c_int = 0;
         // SAFETY: `version` is a valid out-parameter.
-        nccl.check(
-            unsafe { (nccl.ncclGetVersion)(&mut version) },
-            "ncclGetVersion",
-        )?;
+        let result = unsafe { (nccl.ncclGetVersion)(&mut version) };
+        nccl.check(result, "ncclGetVersion")?;
         if version < MIN_VERSION {
             return Err(Status::new(
                 StatusCode::Unavailable,
@@ -320,9 +318,9 @@ impl Nccl {
             return Ok(());
         }
         let text = |ptr: *const c_char| {
-            // SAFETY: NCCL returns null or a NUL-terminated string that
-            // stays valid until its next error.
             (!ptr.is_null()).then(|| {
+                // SAFETY: NCCL returns null or a NUL-terminated string that
+                // stays valid until its next error.
                 unsafe { CStr::from_ptr(ptr) }
                     .to_string_lossy()
                     .into_owned()
@@ -357,10 +355,8 @@ impl Nccl {
             internal: [0; ID_BYTES],
         };
         // SAFETY: `id` is a valid out-parameter of the declared size.
-        self.check(
-            unsafe { (self.ncclGetUniqueId)(&mut id) },
-            "ncclGetUniqueId",
-        )?;
+        let result = unsafe { (self.ncclGetUniqueId)(&mut id) };
+        self.check(result, "ncclGetUniqueId")?;
         Ok(id)
     }
 }
@@ -479,15 +475,11 @@ impl NcclChannel {
         let nccl = &channel.nccl;
         let (mut rank, mut count) = (0, 0);
         // SAFETY: `comm` is a live communicator; valid out-parameters.
-        nccl.check(
-            unsafe { (nccl.ncclCommUserRank)(comm, &mut rank) },
-            "ncclCommUserRank",
-        )?;
+        let result = unsafe { (nccl.ncclCommUserRank)(comm, &mut rank) };
+        nccl.check(result, "ncclCommUserRank")?;
         // SAFETY: as above.
-        nccl.check(
-            unsafe { (nccl.ncclCommCount)(comm, &mut count) },
-            "ncclCommCount",
-        )?;
+        let result = unsafe { (nccl.ncclCommCount)(comm, &mut count) };
+        nccl.check(result, "ncclCommCount")?;
         channel.rank = rank;
         channel.count = count;
         Ok(channel)
@@ -502,8 +494,8 @@ impl NcclChannel {
     /// always runs, so a failed call leaves no group open).
     fn grouped(&self, calls: impl FnOnce() -> Result<()>) -> Result<()> {
         // SAFETY: no preconditions; paired with the end below.
-        self.nccl
-            .check(unsafe { (self.nccl.ncclGroupStart)() }, "ncclGroupStart")?;
+        let result = unsafe { (self.nccl.ncclGroupStart)() };
+        self.nccl.check(result, "ncclGroupStart")?;
         let issued = calls();
         // SAFETY: closes the group opened above.
         let ended = self

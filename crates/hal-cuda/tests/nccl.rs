@@ -51,6 +51,56 @@ fn unavailable_names_the_missing_library() {
     }
 }
 
+/// On a GPU (NCCL not needed): another provider's channel recorded into a
+/// command buffer of the CUDA device is refused when it runs, after its
+/// ranges pass the host path's checks, in both modes.
+#[test]
+fn foreign_channels_are_refused_on_the_device() {
+    for recording in [Recording::Stream, Recording::Graph] {
+        let driver = CudaDriver::with_options(GpuOptions {
+            recording,
+            async_allocations: true,
+        });
+        let device = match driver.create_device("") {
+            Ok(device) => device,
+            Err(status) => {
+                eprintln!(
+                    "skipping: no libcuda (no CUDA device): {}",
+                    status.message()
+                );
+                return;
+            }
+        };
+        let params = BufferParams {
+            memory_type: MemoryType::DEVICE_LOCAL,
+            usage: BufferUsage::DEFAULT,
+            ..Default::default()
+        };
+        let buffer = device.allocator().allocate_buffer(params, 16).unwrap();
+        let run = |element_count| {
+            let mut cb = CommandBuffer::new(0);
+            cb.collective(
+                Arc::new(LocalChannel::new()),
+                Collective {
+                    op: op(1, SUM, F32),
+                    param: 0,
+                    element_count,
+                },
+                Some(whole(&buffer)),
+                Some(whole(&buffer)),
+            )
+            .unwrap();
+            cb.finalize().unwrap();
+            execute(&*device, &cb).unwrap_err()
+        };
+        let e = run(4);
+        assert_eq!(e.code(), StatusCode::InvalidArgument, "{e}");
+        assert!(e.message().contains("'local' channel"), "{e}");
+        let e = run(8);
+        assert_eq!(e.code(), StatusCode::OutOfRange, "{e}");
+    }
+}
+
 /// Device 0 with `recording`, or `None` after printing which library is
 /// missing.
 fn device(recording: Recording) -> Option<Arc<dyn Device>> {
@@ -238,23 +288,6 @@ fn single_rank_collectives_on_device_memory() {
         cb.finalize().unwrap();
         let e = execute(&*device, &cb).unwrap_err();
         assert_eq!(e.code(), StatusCode::OutOfRange, "{e}");
-        // Another provider's channel cannot run on the CUDA device.
-        let mut cb = CommandBuffer::new(0);
-        cb.collective(
-            Arc::new(LocalChannel::new()),
-            Collective {
-                op: op(1, SUM, F32),
-                param: 0,
-                element_count: 4,
-            },
-            Some(whole(&source)),
-            Some(whole(&targets[0])),
-        )
-        .unwrap();
-        cb.finalize().unwrap();
-        let e = execute(&*device, &cb).unwrap_err();
-        assert_eq!(e.code(), StatusCode::InvalidArgument, "{e}");
-
         // Host ranges: NCCL channels run on device memory only.
         let binding = BufferBinding {
             buffer: &host,
