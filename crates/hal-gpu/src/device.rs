@@ -8,6 +8,12 @@
 //! waiting for the stream, then signaling the signal fence, or failing it
 //! with the error so every waiter sees the root cause. Buffers the device
 //! uses stay referenced until the stream is idle.
+//!
+//! Collectives are the backend's ([`Backend::create_channel`],
+//! [`Backend::collective`]): the device checks each one's ranges as the
+//! host path does and hands the backend device addresses to enqueue on the
+//! stream; a command buffer holding a collective is issued on the stream
+//! even in graph mode.
 
 use std::any::Any;
 use std::sync::Arc;

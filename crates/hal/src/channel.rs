@@ -20,6 +20,12 @@
 //! provider would: under an MPI launcher (or when the process already
 //! initialised MPI, as mpi4py does) the default channel is `MPI_COMM_WORLD`.
 //!
+//! Devices with their own collective library (the CUDA driver's NCCL
+//! channels) implement [`Channel`] too: [`Channel::as_any`] lets the driver
+//! recognise its channels in recorded command buffers and run their
+//! collectives on device memory, after the same range checks
+//! ([`Collective::checked_ranges`]) the host path makes.
+//!
 //! Every collective is validated before it runs: the op's kind, reduction and
 //! element type, the ranks it names, and the byte ranges against what the
 //! op reads and writes ([`Collective::required_bytes`]).
