@@ -18,7 +18,7 @@
 //! - otherwise the channel is rank 0 of 1 with an id made here.
 //!
 //! # Collectives
-//! [`NcclChannel::issue`] enqueues one collective on the CUDA device's
+//! `NcclChannel::issue` (called by the backend's `collective` hook) enqueues one collective on the CUDA device's
 //! stream over device addresses, in order with the dispatches around it
 //! (the GPU device checks the ranges first, as the host path does).
 //! Reductions use NCCL's own types and operations (16-bit integers have
