@@ -18,7 +18,8 @@
 //! - otherwise the channel is rank 0 of 1 with an id made here.
 //!
 //! # Collectives
-//! `NcclChannel::issue` (called by the backend's `collective` hook) enqueues one collective on the CUDA device's
+//! The backend's `collective` hook hands each collective of a command
+//! buffer to `NcclChannel::issue`, which enqueues it on the CUDA device's
 //! stream over device addresses, in order with the dispatches around it
 //! (the GPU device checks the ranges first, as the host path does).
 //! Reductions use NCCL's own types and operations (16-bit integers have
