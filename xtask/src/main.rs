@@ -12,6 +12,8 @@
 //!   against `MPI_Allreduce` called directly, 2 ranks, shared memory and TCP
 //!   (`bench_collectives.rs`);
 //! * `loom`: model-check the semaphore, queue and worker-pool protocols;
+//! * `gpu-pack`, `gpu-check`: the CUDA driver on a GPU machine, prepared here
+//!   and run there in one call (`gpu.rs`);
 //! * `e2e`: compile the end-to-end check suites of `testdata/e2e`;
 //! * `param-rss`: peak memory of loading a large parameter file, ours
 //!   against upstream;
@@ -34,6 +36,7 @@ mod cli;
 mod conformance;
 mod diff;
 mod e2e;
+mod gpu;
 mod models;
 mod opcodes;
 mod param_rss;
@@ -94,6 +97,17 @@ commands:
   e2e [--force]             compile the check suites testdata/e2e/src/*.mlir for
                             llvm-cpu, llvm-cpu-system and vmvx, and testdata/e2e/bad
                             (when stale); cargo test -p iree-check-module runs them
+  gpu-pack [--no-models]    build everything the CUDA check needs on a GPU machine with
+                            no toolchain and no network: our tools, xtask and the GPU
+                            test binaries (release), upstream's native tools, our Python
+                            package, the testdata suites, e2e check suites and the bench
+                            models compiled for CUDA; packed into gpu-pack.tar.xz
+                            (there: `tar -xJf gpu-pack.tar.xz && gpu-pack/run.sh`)
+  gpu-check --pack DIR --out DIR [--jobs N] [--only differential,e2e,tests,python,models]
+                            (on the GPU machine, by run.sh) every case upstream vs ours on
+                            cuda, check suites, Rust GPU tests, Python, model outputs and
+                            per-call times; writes DIR/report.md; exit 2 when the first
+                            CUDA call fails
   record-flags              record the flag listing of upstream's --help for
                             iree-run-module, iree-benchmark-module and
                             iree-benchmark-executable under testdata/tools/flags
@@ -192,6 +206,8 @@ fn main() -> ExitCode {
         "loom" => loom(),
         "param-rss" => param_rss::run(&args),
         "e2e" => e2e::run(&args),
+        "gpu-pack" => gpu::pack(&args),
+        "gpu-check" => gpu::check(&args),
         "record-cpuinfo" => tools::record_cpuinfo(),
         "record-flags" => tools::record_flags(),
         "dump-diff" => tools::dump_diff(&args),

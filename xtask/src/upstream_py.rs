@@ -101,6 +101,18 @@ pub fn run(args: &[String]) -> Result<bool> {
     Ok(report(&options, &upstream, &ours))
 }
 
+/// The `maturin` of the tool venv (created when missing), for commands that
+/// build our wheel without running upstream's tests (`cargo xtask gpu-pack`).
+pub(crate) fn ensure_maturin(root: &Path) -> Result<PathBuf> {
+    let python = ensure_tool_venv(
+        &root.join("target").join("upstream-py").join("venv"),
+        &REQUIREMENTS,
+        "iree-base-runtime",
+        &["pytest", "maturin"],
+    )?;
+    Ok(python.with_file_name("maturin"))
+}
+
 /// Builds `bindings/python` into a wheel and installs it into the venv.
 pub(crate) fn install_our_wheel(
     root: &Path,
