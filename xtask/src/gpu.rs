@@ -46,14 +46,16 @@ pub const PACK_ARCHIVE: &str = "gpu-pack.tar.xz";
 /// them); the others add parameters, traces and statistics.
 /// A group may take its cases from `xtask/gpu/<group>.cases` instead
 /// (`collectives`: single-rank calls, NCCL on the device).
+/// The smaller suites come first, so a differential cut short by its time
+/// budget still covers every area.
 const SUITES: &[&str] = &[
-    "llvm-cpu",
-    "params",
-    "trace",
-    "statistics",
+    "collectives",
     "cuda",
     "defaults",
-    "collectives",
+    "statistics",
+    "trace",
+    "params",
+    "llvm-cpu",
 ];
 
 /// The CUDA targets tried in order: Hopper first; the pinned compiler fails
@@ -82,7 +84,7 @@ const TEST_PACKAGES: &[&str] = &["iree-hal-cuda", "iree-runtime"];
 const GPU_CASE_TIMEOUT: Duration = Duration::from_secs(20);
 /// How long the whole differential may run before the remaining cases are
 /// reported as not run (device time is lent by the minute).
-const DIFFERENTIAL_BUDGET: Duration = Duration::from_secs(150);
+const DIFFERENTIAL_BUDGET: Duration = Duration::from_secs(210);
 
 /// The carry limit of the device tool, with room for the repository.
 const PACK_LIMIT: u64 = 48 << 20;
@@ -346,8 +348,10 @@ pub fn pack(args: &[String]) -> Result<bool> {
             let mlir = prepared.dir.join(format!("{}.mlir", model.name));
             let vmfb = dir.join(format!("{}.vmfb", model.name));
             eprintln!("gpu-pack: compiling {} for CUDA", model.name);
-            match compile_for_cuda(&venv, &mlir, &[], &vmfb) {
-                Ok(target) => {
+            match compile_for_cuda(&venv, &mlir, &[], &vmfb).and_then(|t| {
+                main_function(&venv, &vmfb).map(|f| (t, f))
+            }) {
+                Ok((target, function)) => {
                     let mut inputs = Vec::new();
                     for arg in &prepared.args[1..] {
                         let file = arg.trim_start_matches("--input=@");
@@ -356,7 +360,7 @@ pub fn pack(args: &[String]) -> Result<bool> {
                     }
                     writeln!(
                         manifest,
-                        "model {} {target} {} {}",
+                        "model {} {target} {} {} {function}",
                         model.name,
                         prepared.outputs,
                         inputs.join(",")
@@ -400,6 +404,24 @@ pub fn pack(args: &[String]) -> Result<bool> {
         ));
     }
     Ok(true)
+}
+
+/// The synchronous function a model exports (not `__init`, not the
+/// `$async` variant), from upstream's `iree-dump-module`.
+fn main_function(venv: &Venv, vmfb: &Path) -> Result<String> {
+    let output = Command::new(venv.iree_dump_module())
+        .arg("--output=metadata")
+        .arg(vmfb)
+        .output()
+        .map_err(|e| format!("running iree-dump-module: {e}"))?;
+    let text = String::from_utf8_lossy(&output.stdout);
+    text.lines()
+        .skip_while(|l| !l.starts_with("Exported Functions:"))
+        .filter_map(|l| l.split("] ").nth(1))
+        .filter_map(|l| l.split('(').next())
+        .find(|name| !name.ends_with("$async") && *name != "__init")
+        .map(str::to_string)
+        .ok_or_else(|| format!("{}: no exported function found", vmfb.display()))
 }
 
 /// The script run on the GPU machine (from the repository root).
@@ -468,7 +490,7 @@ struct CheckOptions {
 pub fn check(args: &[String]) -> Result<bool> {
     let mut pack = None;
     let mut out = None;
-    let mut jobs = 12usize;
+    let mut jobs = 16usize;
     let mut only = None;
     let mut it = args.iter();
     while let Some(a) = it.next() {
@@ -650,18 +672,26 @@ fn differential(
     let deadline = start + DIFFERENTIAL_BUDGET;
     let outcomes = proc::par_map(&cases, options.jobs, |case| {
         if Instant::now() > deadline {
-            return vec!["not run: the differential's time budget was spent".to_string()];
+            return (
+                vec!["not run: the differential's time budget was spent".to_string()],
+                [Duration::ZERO; 2],
+            );
         }
-        let failures = compare_case(case, ours, upstream);
+        let (failures, walls) = compare_case(case, ours, upstream);
         if !failures.is_empty() {
             println!("FAIL {}: {}", case.id(), failures[0].lines().take(4).collect::<Vec<_>>().join(" / "));
         }
-        failures
+        (failures, walls)
     });
     let mut passed = 0;
     let mut failed_ids = Vec::new();
     let mut details = String::new();
-    for (case, failures) in cases.iter().zip(outcomes) {
+    let mut walls: [Vec<Duration>; 2] = [Vec::new(), Vec::new()];
+    for (case, (failures, case_walls)) in cases.iter().zip(outcomes) {
+        if case_walls[0] > Duration::ZERO {
+            walls[0].push(case_walls[0]);
+            walls[1].push(case_walls[1]);
+        }
         if failures.is_empty() {
             passed += 1;
         } else {
@@ -681,6 +711,19 @@ fn differential(
         start.elapsed().as_secs_f64(),
         failed_ids.len()
     ));
+    let median = |v: &mut Vec<Duration>| {
+        v.sort();
+        v.get(v.len() / 2).map_or(0.0, |d| d.as_secs_f64() * 1e3)
+    };
+    let total = |v: &[Duration]| v.iter().map(Duration::as_secs_f64).sum::<f64>();
+    report.line(format!(
+        "process wall time per case ({} jobs at once): median upstream {:.0} ms, ours {:.0} ms; total upstream {:.1} s, ours {:.1} s",
+        options.jobs,
+        median(&mut walls[0]),
+        median(&mut walls[1]),
+        total(&walls[0]),
+        total(&walls[1]),
+    ));
     for id in &failed_ids {
         report.line(format!("- FAIL {id}"));
     }
@@ -689,16 +732,23 @@ fn differential(
     Ok(())
 }
 
-fn compare_case(case: &Case, ours: &Path, upstream: &Path) -> Vec<String> {
-    let run = |tool: &Path| proc::run(tool, &case.args, &case.dir, GPU_CASE_TIMEOUT).map(to_expectation);
-    let expected = match run(upstream) {
-        Ok(e) => e,
-        Err(e) => return vec![format!("running upstream: {e}")],
+/// Runs one case through both tools; the mismatches (none: it passed) and
+/// each tool's wall time.
+fn compare_case(case: &Case, ours: &Path, upstream: &Path) -> (Vec<String>, [Duration; 2]) {
+    let run = |tool: &Path| {
+        let start = Instant::now();
+        proc::run(tool, &case.args, &case.dir, GPU_CASE_TIMEOUT)
+            .map(|out| (to_expectation(out), start.elapsed()))
     };
-    let actual = match run(ours) {
+    let (expected, upstream_wall) = match run(upstream) {
         Ok(e) => e,
-        Err(e) => return vec![format!("running ours: {e}")],
+        Err(e) => return (vec![format!("running upstream: {e}")], [Duration::ZERO; 2]),
     };
+    let (actual, our_wall) = match run(ours) {
+        Ok(e) => e,
+        Err(e) => return (vec![format!("running ours: {e}")], [Duration::ZERO; 2]),
+    };
+    let walls = [upstream_wall, our_wall];
     let mut failures: Vec<String> = case
         .mismatches(&expected, &actual)
         .into_iter()
@@ -717,7 +767,7 @@ fn compare_case(case: &Case, ours: &Path, upstream: &Path) -> Vec<String> {
             actual.stderr.trim()
         ));
     }
-    failures
+    (failures, walls)
 }
 
 /// The e2e check suites through our `iree-check-module --device=cuda`.
@@ -863,15 +913,20 @@ fn models(
             continue;
         }
         let Some(rest) = line.strip_prefix("model ") else { continue };
-        let fields: Vec<&str> = rest.split(' ').collect();
-        let [name, target, outputs, inputs] = fields[..] else { continue };
+        // The function name comes last and may hold spaces.
+        let fields: Vec<&str> = rest.splitn(5, ' ').collect();
+        let [name, target, outputs, inputs, function] = fields[..] else { continue };
         let outputs: usize = outputs.parse().unwrap_or(0);
         let dir = pack.join("models").join(name);
         let dir = match copy_dir(&dir, &work.join("models").join(name)) {
             Ok(d) => d,
             Err(e) => return Err(e),
         };
-        let mut base = vec!["--device=cuda".to_string(), format!("--module={name}.vmfb")];
+        let mut base = vec![
+            "--device=cuda".to_string(),
+            format!("--module={name}.vmfb"),
+            format!("--function={function}"),
+        ];
         base.extend(inputs.split(',').map(|f| format!("--input=@{f}")));
         let run_args = |tag: &str| {
             let mut a = base.clone();

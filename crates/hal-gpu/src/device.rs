@@ -299,6 +299,18 @@ impl<B: Backend> Executable for GpuExecutable<B> {
     fn as_any(&self) -> Option<&dyn Any> {
         Some(self)
     }
+
+    /// By kernel symbol, else by the export's source name.
+    fn lookup_export(&self, name: &str) -> Option<usize> {
+        self.exports
+            .iter()
+            .position(|e| e.name == name)
+            .or_else(|| {
+                self.exports
+                    .iter()
+                    .position(|e| e.debug_name.as_deref() == Some(name))
+            })
+    }
 }
 
 /// A GPU device over a backend.
@@ -527,9 +539,9 @@ impl<B: Backend> Stream<B> {
                             Status::new(StatusCode::Internal, "indirect count missing")
                         })?,
                     };
-                    if grid.contains(&0) {
-                        continue;
-                    }
+                    // A zero-sized grid is launched as upstream launches it:
+                    // the driver refuses it (CUDA_ERROR_INVALID_VALUE), and
+                    // the call fails with INVALID_ARGUMENT as upstream's does.
                     let addresses = bindings
                         .iter()
                         .map(|b| {

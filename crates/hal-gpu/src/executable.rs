@@ -31,6 +31,11 @@ impl BindingFlags {
 pub struct ExportInfo {
     /// The kernel's symbol name in its module.
     pub name: String,
+    /// The export's name before the compiler made it a valid symbol (its
+    /// debug info): `hal.executable.lookup.function` may name it either way
+    /// (`paddle-onnx$async_dispatch_0` is `paddle_onnx_async_dispatch_0` in
+    /// the PTX).
+    pub debug_name: Option<String>,
     /// Which module holds the kernel.
     pub module_ordinal: u32,
     /// Threads per block (x, y, z).
@@ -190,6 +195,10 @@ macro_rules! parse_executable {
                 let dims = export.block_dims().ok_or_else(|| missing_block_dims(i))?;
                 exports.push($crate::ExportInfo {
                     name: export.kernel_name().unwrap_or_default().to_string(),
+                    debug_name: export
+                        .debug_info()
+                        .and_then(|d| d.name())
+                        .map(str::to_string),
                     module_ordinal: export.module_ordinal(),
                     block_dims: [dims.x(), dims.y(), dims.z()],
                     block_shared_memory_size: export.block_shared_memory_size(),
@@ -213,6 +222,7 @@ mod tests {
         ExecutableInfo {
             exports: vec![ExportInfo {
                 name: "k".into(),
+                debug_name: None,
                 module_ordinal: 0,
                 block_dims: [64, 1, 1],
                 block_shared_memory_size: 0,

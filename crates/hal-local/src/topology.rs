@@ -28,6 +28,10 @@ pub struct TaskTopologyOptions {
     pub group_count: usize,
     /// `--task_topology_cpu_ids`, one list per flag occurrence.
     pub cpu_ids: Vec<Vec<usize>>,
+    /// Why a `--task_topology_cpu_ids` value did not parse: reported when a
+    /// local-task device is created (as upstream reports it), so other
+    /// devices run regardless.
+    pub cpu_ids_error: Option<String>,
     /// `--task_topology_max_group_count`.
     pub max_group_count: usize,
     /// `--task_worker_stack_size` (a minimum).
@@ -51,6 +55,7 @@ impl Default for TaskTopologyOptions {
             mode: "physical_cores".to_string(),
             group_count: 0,
             cpu_ids: Vec::new(),
+            cpu_ids_error: None,
             max_group_count: 64,
             worker_stack_size: 131_072,
             worker_local_memory: 0,
@@ -98,6 +103,9 @@ impl TaskTopologyOptions {
     /// Checks the values of the selection flags this runtime accepts but
     /// does not act on, with upstream's messages and in upstream's order.
     fn check_selection_flags(&self) -> Result<()> {
+        if let Some(message) = &self.cpu_ids_error {
+            bail!(InvalidArgument, "{message}");
+        }
         let nodes = self.nodes.trim();
         let node_ids = || nodes.split(',').all(|id| id.trim().parse::<u32>().is_ok());
         if !matches!(nodes, "current" | "numa" | "all") && !node_ids() {

@@ -116,8 +116,10 @@ impl Session {
         let cconv = function.cconv()?;
         let mut args: Vec<iree_vm::Value> = inputs
             .iter()
-            .cloned()
-            .map(Value::into_vm)
+            .map(|value| match value {
+                Value::Tensor(t) => Value::Tensor(t.placed_on(&*self.device)?).into_vm(),
+                other => other.clone().into_vm(),
+            })
             .collect::<Result<_>>()?;
         let finish = if function.info().attr("iree.abi.model") == Some("coarse-fences") {
             let finish = Fence::with_new_semaphore();

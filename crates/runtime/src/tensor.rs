@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use iree_base::{Result, Status, StatusCode};
 use iree_hal::{
-    Allocator, BufferParams, BufferUsage, BufferView, ElementType, EncodingType, HeapAllocator,
+    Allocator, BufferParams, BufferUsage, BufferView, Device, ElementType, EncodingType, HeapAllocator,
     MemoryType,
 };
 
@@ -67,6 +67,37 @@ impl Tensor {
                 shape.to_vec(),
                 element_type,
                 EncodingType::DENSE_ROW_MAJOR,
+            ),
+        })
+    }
+
+    /// This tensor where `device` can use it: as it is when its memory is
+    /// device memory already or the device runs on the host (the local
+    /// devices use host memory in place), else a copy in memory of the
+    /// device's own allocator (a GPU's).
+    pub(crate) fn placed_on(&self, device: &dyn Device) -> Result<Tensor> {
+        let buffer = self.view.buffer();
+        if buffer.device_memory().is_some() || device.id().starts_with("local") {
+            return Ok(self.clone());
+        }
+        let length = usize::try_from(buffer.byte_length()).map_err(|_| {
+            Status::new(StatusCode::ResourceExhausted, "tensor too large for this host")
+        })?;
+        let mut bytes = vec![0u8; length];
+        buffer.read(0, &mut bytes)?;
+        let params = BufferParams {
+            memory_type: MemoryType::DEVICE_LOCAL,
+            usage: BufferUsage::DEFAULT,
+            ..Default::default()
+        };
+        let placed = device.allocator().allocate_buffer(params, length as u64)?;
+        placed.write(0, &bytes)?;
+        Ok(Tensor {
+            view: BufferView::new(
+                placed,
+                self.view.shape().to_vec(),
+                self.view.element_type(),
+                self.view.encoding(),
             ),
         })
     }

@@ -121,8 +121,8 @@ impl ModuleFlags {
     /// Runs the information flags, if one is given (printing to stdout, or
     /// the error to stderr), and returns the exit code; otherwise returns
     /// [`RunOptions`] with the module, device, parameter and driver fields
-    /// set from the flags. A bad `--task_topology_cpu_ids` is printed and
-    /// gives exit code 1.
+    /// set from the flags. A bad `--task_topology_cpu_ids` fails only a
+    /// local-task device (as upstream).
     pub fn into_run_options(self) -> std::result::Result<RunOptions, u8> {
         if self.list_drivers {
             print!("{}", list_drivers());
@@ -152,12 +152,12 @@ impl ModuleFlags {
             });
         }
         let mut cpu_ids = Vec::new();
+        let mut cpu_ids_error = None;
         for text in &self.task_topology_cpu_ids {
             match parse_cpu_ids(text) {
                 Ok(ids) => cpu_ids.push(ids),
                 Err(status) => {
-                    eprintln!("{status}");
-                    return Err(1);
+                    cpu_ids_error.get_or_insert_with(|| status.message().to_string());
                 }
             }
         }
@@ -165,6 +165,7 @@ impl ModuleFlags {
             mode: self.task_topology_mode,
             group_count: self.task_topology_group_count,
             cpu_ids,
+            cpu_ids_error,
             max_group_count: self.task_topology_max_group_count,
             worker_stack_size: self.task_worker_stack_size,
             worker_local_memory: self.task_worker_local_memory,
