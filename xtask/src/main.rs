@@ -104,9 +104,11 @@ commands:
                             models compiled for CUDA; packed into gpu-pack.tar.xz
                             (there: `tar -xJf gpu-pack.tar.xz && gpu-pack/run.sh`)
   gpu-check --pack DIR --out DIR [--jobs N] [--only differential,e2e,tests,python,models]
+            [--filter TEXT,...]
                             (on the GPU machine, by run.sh) every case upstream vs ours on
                             cuda, check suites, Rust GPU tests, Python, model outputs and
-                            per-call times; writes DIR/report.md; exit 2 when the first
+                            per-call times (--filter: only differential cases whose id
+                            contains a TEXT); writes DIR/report.md; exit 2 when the first
                             CUDA call fails
   record-flags              record the flag listing of upstream's --help for
                             iree-run-module, iree-benchmark-module and

@@ -15,7 +15,9 @@
 //!   and count (defaulted: the MPI job's, or rank 0 of 1 outside one);
 //! - otherwise, under an MPI launcher ([`iree_hal::channel::mpi::wanted`]),
 //!   rank 0 makes the id and MPI broadcasts it to the job;
-//! - otherwise the channel is rank 0 of 1 with an id made here.
+//! - otherwise creation fails with INVALID_ARGUMENT, as upstream's CUDA
+//!   device without a channel provider does (a single process makes its
+//!   own id with [`Nccl::unique_id`] and passes it, rank 0 of 1).
 //!
 //! # Collectives
 //! The backend's `collective` hook hands each collective of a command
@@ -35,7 +37,7 @@ use std::sync::{Arc, OnceLock};
 use iree_base::{Result, Status, StatusCode};
 use iree_hal::channel::{
     mpi, mpi_default_channel, Collective, CollectiveElementType, CollectiveIo, CollectiveKind,
-    Reduction, COUNT_DEFAULT, NO_COLOR, RANK_DEFAULT,
+    Reduction, COUNT_DEFAULT, NO_COLOR,
 };
 use iree_hal::{Channel, ChannelParams};
 use libloading::Library;
@@ -430,17 +432,18 @@ impl NcclChannel {
                     .map_err(|e| e.annotate("while sharing the NCCL id of rank 0"))?;
                 (job.rank(), job.count(), id)
             }
-            None => match (params.rank, params.count) {
-                (RANK_DEFAULT, COUNT_DEFAULT) | (0, 1) => (0, 1, nccl.unique_id()?),
-                (rank, count) => {
-                    return Err(Status::new(
-                        StatusCode::Unavailable,
-                        format!(
-                            "an NCCL channel of {count} ranks (rank {rank}) needs the process to run under an MPI launcher (mpirun -n {count} ...) or the group's ncclUniqueId as the channel id"
-                        ),
-                    ))
-                }
-            },
+            // As upstream's CUDA device without a channel provider: the
+            // id must come from MPI or from the caller (a single rank makes
+            // one with `Nccl::unique_id`).
+            None => {
+                return Err(Status::new(
+                    StatusCode::InvalidArgument,
+                    format!(
+                        "default collective channel ID requested but no channel provider has been set on the device to provide it (run under an MPI launcher, or pass the group's {ID_BYTES}-byte ncclUniqueId as the channel id; rank {}, count {})",
+                        params.rank, params.count
+                    ),
+                ))
+            }
         };
         if id.internal.iter().all(|&b| b == 0) {
             return Err(Status::new(

@@ -163,8 +163,23 @@ fn single_rank_collectives_on_device_memory() {
         let Some(device) = device(recording) else {
             return;
         };
+        // Outside an MPI job the default channel has no provider (as
+        // upstream); a single rank passes its own id.
+        assert_eq!(
+            device
+                .create_channel(&ChannelParams::from_environment())
+                .err()
+                .unwrap()
+                .code(),
+            StatusCode::InvalidArgument
+        );
         let channel = device
-            .create_channel(&ChannelParams::from_environment())
+            .create_channel(&ChannelParams {
+                id: Nccl::get().unwrap().unique_id().unwrap().internal.to_vec(),
+                rank: 0,
+                count: 1,
+                ..Default::default()
+            })
             .unwrap();
         assert_eq!(
             (channel.provider(), channel.rank(), channel.count()),
@@ -343,7 +358,7 @@ fn single_rank_collectives_on_device_memory() {
                 count: 2,
                 ..Default::default()
             }),
-            StatusCode::Unavailable
+            StatusCode::InvalidArgument
         );
     }
 }

@@ -97,7 +97,12 @@ impl<B: Backend> Drop for GpuMemory<B> {
 /// anything the host must see.
 pub struct GpuAllocator<B: Backend> {
     backend: Arc<B>,
+    /// Direct allocations.
     statistics: SharedStatistics,
+    /// Stream-ordered allocations from the device's memory pool, when
+    /// `queue.alloca` uses it (`pooled`).
+    pool_statistics: SharedStatistics,
+    pooled: bool,
 }
 
 impl<B: Backend> GpuAllocator<B> {
@@ -144,7 +149,7 @@ impl<B: Backend> GpuAllocator<B> {
                 Some(self.statistics.clone()),
             ));
         }
-        let stream_ordered = stream_ordered && self.backend.properties().memory_pools;
+        let stream_ordered = stream_ordered && self.pooled;
         let address = match size {
             0 => 0,
             _ if stream_ordered => self.backend.alloc_device_async(size)?,
@@ -156,12 +161,17 @@ impl<B: Backend> GpuAllocator<B> {
             len: size,
             stream_ordered,
         });
+        let statistics = if stream_ordered {
+            &self.pool_statistics
+        } else {
+            &self.statistics
+        };
         Ok(Buffer::from_device_memory(
             memory,
             memory_type,
             usage,
             params.access,
-            Some(self.statistics.clone()),
+            Some(statistics.clone()),
         ))
     }
 }
@@ -210,8 +220,23 @@ impl<B: Backend> Allocator for GpuAllocator<B> {
         self.allocate(params, allocation_size, false)
     }
 
+    /// As upstream's CUDA and HIP allocators report them: with memory pools
+    /// in use, bytes allocated and freed are the pool's alone, and each
+    /// peak is the direct allocations' peak plus the pool's high-water mark.
     fn statistics(&self) -> AllocatorStatistics {
-        *self.statistics.lock()
+        let direct = *self.statistics.lock();
+        if !self.pooled {
+            return direct;
+        }
+        let pool = *self.pool_statistics.lock();
+        AllocatorStatistics {
+            host_bytes_peak: direct.host_bytes_peak + pool.host_bytes_peak,
+            host_bytes_allocated: pool.host_bytes_allocated,
+            host_bytes_freed: pool.host_bytes_freed,
+            device_bytes_peak: direct.device_bytes_peak + pool.device_bytes_peak,
+            device_bytes_allocated: pool.device_bytes_allocated,
+            device_bytes_freed: pool.device_bytes_freed,
+        }
     }
 }
 
@@ -339,8 +364,10 @@ impl<B: Backend> GpuDevice<B> {
         Arc::new(GpuDevice {
             stream: Arc::new(Stream {
                 allocator: Arc::new(GpuAllocator {
+                    pooled: options.async_allocations && backend.properties().memory_pools,
                     backend: backend.clone(),
                     statistics: SharedStatistics::default(),
+                    pool_statistics: SharedStatistics::default(),
                 }),
                 backend,
                 options,
@@ -724,13 +751,20 @@ impl<B: Backend> Device for GpuDevice<B> {
         binding_table: &[DispatchBinding],
     ) -> Result<()> {
         let stream = self.stream.clone();
-        self.queue.execute(
+        let submitted = self.queue.execute(
             wait,
             signal,
             command_buffer,
             binding_table,
             move |cb, table| stream.execute(cb, table),
-        )
+        );
+        match submitted {
+            // A failure while the work ran has failed `signal`: it reaches
+            // the program through its waits, as from upstream's
+            // asynchronous GPU queues, not from the submission.
+            Err(_) if signal.query().is_err() => Ok(()),
+            other => other,
+        }
     }
 
     fn queue_host_call(

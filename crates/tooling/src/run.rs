@@ -792,7 +792,12 @@ pub fn run_function(run: &RunContext, options: &RunOptions, out: &mut dyn Write)
     // or printed, so their memory is not part of that peak (as upstream).
     drop(inputs);
     if let Some(finish) = finish {
-        finish.wait(None).annotate("waiting on finish fence")?;
+        // A failed fence reaches this waiter as its status code alone (as
+        // upstream's semaphores carry failures to other waiters).
+        finish
+            .wait(None)
+            .map_err(|status| Status::from_code(status.code()))
+            .annotate("waiting on finish fence")?;
     }
     // One call per run: memory kept for the next call's transients would
     // only add to the peak while results are checked and printed.
