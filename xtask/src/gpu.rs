@@ -74,7 +74,11 @@ const CPU_ONLY_FLAG_PREFIXES: &[&str] = &[
 ];
 
 /// Our tools in the pack.
-const OUR_TOOLS: &[&str] = &["iree-run-module", "iree-check-module", "iree-benchmark-module"];
+const OUR_TOOLS: &[&str] = &[
+    "iree-run-module",
+    "iree-check-module",
+    "iree-benchmark-module",
+];
 /// Upstream's native tools in the pack (from the pinned runtime wheel).
 const UPSTREAM_TOOLS: &[&str] = &["iree-run-module", "iree-benchmark-module"];
 /// Packages whose test binaries hold GPU tests.
@@ -160,7 +164,10 @@ fn cuda_compile_flags(source: &str) -> Option<Vec<String>> {
     }) {
         return None;
     }
-    if !flags.iter().any(|f| f.starts_with("--iree-hal-target-device=")) {
+    if !flags
+        .iter()
+        .any(|f| f.starts_with("--iree-hal-target-device="))
+    {
         return None;
     }
     Some(
@@ -247,7 +254,9 @@ pub fn pack(args: &[String]) -> Result<bool> {
     // Our tools, this program, and the GPU test binaries.
     eprintln!("gpu-pack: building release binaries");
     let mut build = cargo();
-    build.current_dir(&root).args(["build", "--release", "-p", "xtask"]);
+    build
+        .current_dir(&root)
+        .args(["build", "--release", "-p", "xtask"]);
     for tool in OUR_TOOLS {
         build.args(["-p", tool]);
     }
@@ -259,7 +268,11 @@ pub fn pack(args: &[String]) -> Result<bool> {
         strip(&to)?;
     }
     for test in build_test_binaries(&root)? {
-        let name = test.file_name().unwrap_or_default().to_string_lossy().to_string();
+        let name = test
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .to_string();
         let to = pack.join("tests").join(&name);
         copy(&test, &to)?;
         strip(&to)?;
@@ -315,8 +328,14 @@ pub fn pack(args: &[String]) -> Result<bool> {
             let Some(flags) = cuda_compile_flags(&text) else {
                 continue;
             };
-            let out = pack.join("testdata").join(suite).join(format!("{group}.vmfb"));
-            let gpu_cases = root.join("xtask").join("gpu").join(format!("{group}.cases"));
+            let out = pack
+                .join("testdata")
+                .join(suite)
+                .join(format!("{group}.vmfb"));
+            let gpu_cases = root
+                .join("xtask")
+                .join("gpu")
+                .join(format!("{group}.cases"));
             if gpu_cases.exists() {
                 copy(&gpu_cases, &out.with_extension("cases"))?;
             } else if !dir.join(format!("{group}.cases")).exists() {
@@ -357,9 +376,9 @@ pub fn pack(args: &[String]) -> Result<bool> {
             let mlir = prepared.dir.join(format!("{}.mlir", model.name));
             let vmfb = dir.join(format!("{}.vmfb", model.name));
             eprintln!("gpu-pack: compiling {} for CUDA", model.name);
-            match compile_for_cuda(&venv, &mlir, &[], &vmfb).and_then(|t| {
-                main_function(&venv, &vmfb).map(|f| (t, f))
-            }) {
+            match compile_for_cuda(&venv, &mlir, &[], &vmfb)
+                .and_then(|t| main_function(&venv, &vmfb).map(|f| (t, f)))
+            {
                 Ok((target, function)) => {
                     let mut inputs = Vec::new();
                     for arg in &prepared.args[1..] {
@@ -377,7 +396,10 @@ pub fn pack(args: &[String]) -> Result<bool> {
                     .unwrap();
                 }
                 Err(e) => {
-                    eprintln!("gpu-pack: model {} does not compile for CUDA: {e}", model.name);
+                    eprintln!(
+                        "gpu-pack: model {} does not compile for CUDA: {e}",
+                        model.name
+                    );
                     writeln!(manifest, "model-skipped {} {e}", model.name).unwrap();
                 }
             }
@@ -399,7 +421,9 @@ pub fn pack(args: &[String]) -> Result<bool> {
             .env("XZ_OPT", "-6 -T0")
             .args(["-cJf", PACK_ARCHIVE, PACK_DIR]),
     )?;
-    let size = std::fs::metadata(&archive).map_err(io_err("reading", &archive))?.len();
+    let size = std::fs::metadata(&archive)
+        .map_err(io_err("reading", &archive))?
+        .len();
     println!(
         "{} ({:.1} MiB); on the GPU machine, from the repository root:\n  \
          tar -xJf {PACK_ARCHIVE} && {PACK_DIR}/run.sh",
@@ -480,7 +504,11 @@ impl Report {
     fn line(&mut self, line: impl AsRef<str>) {
         use std::io::Write as _;
         println!("{}", line.as_ref());
-        if let Ok(mut file) = std::fs::OpenOptions::new().create(true).append(true).open(&self.path) {
+        if let Ok(mut file) = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&self.path)
+        {
             let _ = writeln!(file, "{}", line.as_ref());
         }
     }
@@ -526,14 +554,21 @@ pub fn check(args: &[String]) -> Result<bool> {
     std::fs::create_dir_all(&options.out).map_err(io_err("creating", &options.out))?;
     let path = options.out.join("report.md");
     let _ = std::fs::remove_file(&path);
-    let mut report = Report { path: path.clone(), failures: 0 };
+    let mut report = Report {
+        path: path.clone(),
+        failures: 0,
+    };
     let result = run_checks(&options, &mut report);
     if let Err(e) = &result {
         report.line(format!("\nSTOPPED: {e}"));
     }
     match result {
         Ok(()) => {
-            println!("gpu-check: {} failures; report in {}", report.failures, path.display());
+            println!(
+                "gpu-check: {} failures; report in {}",
+                report.failures,
+                path.display()
+            );
             Ok(report.failures == 0)
         }
         Err(_) => std::process::exit(2),
@@ -541,7 +576,10 @@ pub fn check(args: &[String]) -> Result<bool> {
 }
 
 fn wanted(options: &CheckOptions, section: &str) -> bool {
-    options.only.as_deref().is_none_or(|o| o.split(',').any(|s| s == section))
+    options
+        .only
+        .as_deref()
+        .is_none_or(|o| o.split(',').any(|s| s == section))
 }
 
 fn run_checks(options: &CheckOptions, report: &mut Report) -> Result<()> {
@@ -557,7 +595,10 @@ fn run_checks(options: &CheckOptions, report: &mut Report) -> Result<()> {
 
     report.line("# CUDA on a real GPU: `cargo xtask gpu-pack`, then `gpu-pack/run.sh`\n");
     let smi = Command::new("nvidia-smi")
-        .args(["--query-gpu=name,driver_version,memory.total", "--format=csv,noheader"])
+        .args([
+            "--query-gpu=name,driver_version,memory.total",
+            "--format=csv,noheader",
+        ])
         .output();
     report.line(format!(
         "GPU: {}",
@@ -589,7 +630,10 @@ fn run_checks(options: &CheckOptions, report: &mut Report) -> Result<()> {
         &ours("iree-run-module"),
         &[
             "--device=cuda".to_string(),
-            format!("--module={}", pack.join("testdata/cuda/kernels.vmfb").display()),
+            format!(
+                "--module={}",
+                pack.join("testdata/cuda/kernels.vmfb").display()
+            ),
             "--function=mul".to_string(),
             "--input=4xf32=1 2 3 4".to_string(),
             "--input=4xf32=5 6 7 8".to_string(),
@@ -604,7 +648,10 @@ fn run_checks(options: &CheckOptions, report: &mut Report) -> Result<()> {
             first.stderr.trim()
         ));
     }
-    report.line(format!("first CUDA call: {}", first.stdout.trim().replace('\n', " | ")));
+    report.line(format!(
+        "first CUDA call: {}",
+        first.stdout.trim().replace('\n', " | ")
+    ));
 
     if wanted(options, "e2e") {
         check_suites(&pack, &work, report, &ours("iree-check-module"))?;
@@ -620,7 +667,15 @@ fn run_checks(options: &CheckOptions, report: &mut Report) -> Result<()> {
     }
     // Last: it stops at its time budget.
     if wanted(options, "differential") {
-        differential(&root, &pack, &work, options, report, &ours("iree-run-module"), &upstream("iree-run-module"))?;
+        differential(
+            &root,
+            &pack,
+            &work,
+            options,
+            report,
+            &ours("iree-run-module"),
+            &upstream("iree-run-module"),
+        )?;
     }
     report.line(format!("\n{} failures", report.failures));
     Ok(())
@@ -678,7 +733,12 @@ fn differential(
             if !all_cuda || !case.args.iter().any(|a| a.starts_with("--module=")) {
                 continue;
             }
-            if !options.filters.is_empty() && !options.filters.iter().any(|f| case.id().contains(f.as_str())) {
+            if !options.filters.is_empty()
+                && !options
+                    .filters
+                    .iter()
+                    .any(|f| case.id().contains(f.as_str()))
+            {
                 continue;
             }
             case.args.retain(|a| !a.starts_with("--device="));
@@ -697,7 +757,11 @@ fn differential(
         }
         let (failures, walls) = compare_case(case, ours, upstream);
         if !failures.is_empty() {
-            println!("FAIL {}: {}", case.id(), failures[0].lines().take(4).collect::<Vec<_>>().join(" / "));
+            println!(
+                "FAIL {}: {}",
+                case.id(),
+                failures[0].lines().take(4).collect::<Vec<_>>().join(" / ")
+            );
         }
         (failures, walls)
     });
@@ -714,7 +778,13 @@ fn differential(
             passed += 1;
         } else {
             failed_ids.push(case.id());
-            writeln!(details, "FAIL {}\n  iree-run-module {}", case.id(), case.args.join(" ")).unwrap();
+            writeln!(
+                details,
+                "FAIL {}\n  iree-run-module {}",
+                case.id(),
+                case.args.join(" ")
+            )
+            .unwrap();
             for f in failures {
                 for line in f.lines() {
                     writeln!(details, "  {line}").unwrap();
@@ -790,7 +860,9 @@ fn compare_case(case: &Case, ours: &Path, upstream: &Path) -> (Vec<String>, [Dur
 
 /// The e2e check suites through our `iree-check-module --device=cuda`.
 fn check_suites(pack: &Path, work: &Path, report: &mut Report, tool: &Path) -> Result<()> {
-    report.line("\n## Check suites: testdata/e2e compiled for CUDA, our iree-check-module --device=cuda\n");
+    report.line(
+        "\n## Check suites: testdata/e2e compiled for CUDA, our iree-check-module --device=cuda\n",
+    );
     let dir = pack.join("e2e");
     if !dir.is_dir() {
         report.line("(none packed)");
@@ -824,7 +896,9 @@ fn check_suites(pack: &Path, work: &Path, report: &mut Report, tool: &Path) -> R
         if out.exit_code == 0 {
             report.line(format!("- {suite}: passed ({tests} tests OK)"));
         } else if !failed_tests.is_empty() && expected.len() == failed_tests.len() {
-            report.line(format!("- {suite}: passed ({tests} tests OK) but for the expected failures:"));
+            report.line(format!(
+                "- {suite}: passed ({tests} tests OK) but for the expected failures:"
+            ));
             for (_, test, why) in expected {
                 report.line(format!("  - {test}: {why}"));
             }
@@ -868,19 +942,32 @@ fn rust_tests(
         let summary = out
             .stdout
             .lines()
-            .filter(|l| l.starts_with("test result:"))
-            .last()
+            .rfind(|l| l.starts_with("test result:"))
             .unwrap_or("(no result line)")
             .to_string();
-        let skipped = (out.stdout.clone() + &out.stderr).matches("skipping").count();
-        let gpu_tests = if skipped > 0 { format!(", {skipped} `skipping` lines") } else { String::new() };
+        let skipped = (out.stdout.clone() + &out.stderr)
+            .matches("skipping")
+            .count();
+        let gpu_tests = if skipped > 0 {
+            format!(", {skipped} `skipping` lines")
+        } else {
+            String::new()
+        };
         if out.exit_code == 0 {
             report.line(format!("- {name}: {summary}{gpu_tests}"));
         } else {
             report.failures += 1;
-            report.line(format!("- {name}: FAILED (exit {}): {summary}", out.exit_code));
+            report.line(format!(
+                "- {name}: FAILED (exit {}): {summary}",
+                out.exit_code
+            ));
         }
-        writeln!(log, "==== {name} (exit {})\n{}\n{}", out.exit_code, out.stdout, out.stderr).unwrap();
+        writeln!(
+            log,
+            "==== {name} (exit {})\n{}\n{}",
+            out.exit_code, out.stdout, out.stderr
+        )
+        .unwrap();
     }
     let path = options.out.join("rust-tests.txt");
     std::fs::write(&path, log).map_err(io_err("writing", &path))?;
@@ -903,7 +990,11 @@ fn python(root: &Path, pack: &Path, options: &CheckOptions, report: &mut Report)
     }
     if !out.status.success() {
         report.failures += 1;
-        report.line(format!("FAILED ({}):\n```\n{}\n```", out.status, tail(&stderr, 20)));
+        report.line(format!(
+            "FAILED ({}):\n```\n{}\n```",
+            out.status,
+            tail(&stderr, 20)
+        ));
     }
     let _ = options;
     Ok(())
@@ -948,16 +1039,17 @@ fn models(
             report.line(format!("| {rest} | | skipped: did not compile | | | | | |"));
             continue;
         }
-        let Some(rest) = line.strip_prefix("model ") else { continue };
+        let Some(rest) = line.strip_prefix("model ") else {
+            continue;
+        };
         // The function name comes last and may hold spaces.
         let fields: Vec<&str> = rest.splitn(5, ' ').collect();
-        let [name, target, outputs, inputs, function] = fields[..] else { continue };
+        let [name, target, outputs, inputs, function] = fields[..] else {
+            continue;
+        };
         let outputs: usize = outputs.parse().unwrap_or(0);
         let dir = pack.join("models").join(name);
-        let dir = match copy_dir(&dir, &work.join("models").join(name)) {
-            Ok(d) => d,
-            Err(e) => return Err(e),
-        };
+        let dir = copy_dir(&dir, &work.join("models").join(name))?;
         let mut base = vec![
             "--device=cuda".to_string(),
             format!("--module={name}.vmfb"),
@@ -977,7 +1069,9 @@ fn models(
                 return Err(format!("exit {}: {}", out.exit_code, tail(&out.stderr, 5)));
             }
             let files = (0..outputs)
-                .map(|i| std::fs::read(dir.join(format!("{tag}.out{i}.npy"))).map_err(|e| e.to_string()))
+                .map(|i| {
+                    std::fs::read(dir.join(format!("{tag}.out{i}.npy"))).map_err(|e| e.to_string())
+                })
                 .collect::<Result<Vec<_>>>()?;
             Ok((wall, files))
         };
@@ -992,14 +1086,22 @@ fn models(
                 (
                     format!("{:.2}", uw.as_secs_f64()),
                     format!("{:.2}", ow.as_secs_f64()),
-                    if same { "identical".to_string() } else { "DIFFER".to_string() },
+                    if same {
+                        "identical".to_string()
+                    } else {
+                        "DIFFER".to_string()
+                    },
                 )
             }
             (u, o) => {
                 report.failures += 1;
                 (
-                    u.as_ref().map(|_| "ok".to_string()).unwrap_or_else(|e| format!("upstream failed: {e}")),
-                    o.as_ref().map(|_| "ok".to_string()).unwrap_or_else(|e| format!("ours failed: {e}")),
+                    u.as_ref()
+                        .map(|_| "ok".to_string())
+                        .unwrap_or_else(|e| format!("upstream failed: {e}")),
+                    o.as_ref()
+                        .map(|_| "ok".to_string())
+                        .unwrap_or_else(|e| format!("ours failed: {e}")),
                     "n/a".to_string(),
                 )
             }
@@ -1030,7 +1132,10 @@ fn models(
             v.get(v.len() / 2).copied()
         };
         let (u, o) = (median(&mut up), median(&mut us));
-        let fmt = |v: Option<f64>| v.map(|v| format!("{v:.3}")).unwrap_or_else(|| "failed".to_string());
+        let fmt = |v: Option<f64>| {
+            v.map(|v| format!("{v:.3}"))
+                .unwrap_or_else(|| "failed".to_string())
+        };
         let ratio = match (u, o) {
             (Some(u), Some(o)) => format!("{:.2}", o / u),
             _ => {
@@ -1052,4 +1157,36 @@ fn copy_dir(from: &Path, to: &Path) -> Result<PathBuf> {
         copy(&file, &to.join(file.strip_prefix(from).unwrap()))?;
     }
     Ok(to.to_path_buf())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cpu_flags_become_cuda_flags() {
+        let source = "// COMPILE: --iree-hal-target-device=local --iree-hal-local-target-device-backends=llvm-cpu --iree-llvmcpu-target-cpu=generic --iree-input-demote-f64-to-f32=false\nfunc.func @f() { return }\n";
+        assert_eq!(
+            cuda_compile_flags(source),
+            Some(vec!["--iree-input-demote-f64-to-f32=false".to_string()])
+        );
+        assert_eq!(cuda_compile_flags("// COMPILE: --compile-mode=vm\n"), None);
+        assert_eq!(
+            cuda_compile_flags(
+                "// COMPILE: --iree-execution-model=inline-static --iree-hal-target-device=local\n"
+            ),
+            None
+        );
+    }
+
+    #[test]
+    fn median_from_benchmark_json() {
+        let json = r#"{"benchmarks": [
+          {"name": "BM_f/process_time/real_time_mean", "aggregate_name": "mean", "real_time": 9.0, "time_unit": "ms"},
+          {"name": "BM_f/process_time/real_time_median", "aggregate_name": "median",
+           "real_time": 2.5e+02, "cpu_time": 1.0, "time_unit": "us"}
+        ]}"#;
+        assert_eq!(median_ms(json), Some(0.25));
+        assert_eq!(median_ms("{}"), None);
+    }
 }

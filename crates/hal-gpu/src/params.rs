@@ -83,6 +83,7 @@ mod tests {
     fn bindings_then_constants_in_pointer_sized_slots() {
         let export = ExportInfo {
             name: "k".into(),
+            debug_name: None,
             module_ordinal: 0,
             block_dims: [1, 1, 1],
             block_shared_memory_size: 0,

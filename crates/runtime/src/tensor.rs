@@ -4,8 +4,8 @@ use std::sync::Arc;
 
 use iree_base::{Result, Status, StatusCode};
 use iree_hal::{
-    Allocator, BufferParams, BufferUsage, BufferView, Device, ElementType, EncodingType, HeapAllocator,
-    MemoryType,
+    Allocator, BufferParams, BufferUsage, BufferView, Device, ElementType, EncodingType,
+    HeapAllocator, MemoryType,
 };
 
 use crate::element::Element;
@@ -81,7 +81,10 @@ impl Tensor {
             return Ok(self.clone());
         }
         let length = usize::try_from(buffer.byte_length()).map_err(|_| {
-            Status::new(StatusCode::ResourceExhausted, "tensor too large for this host")
+            Status::new(
+                StatusCode::ResourceExhausted,
+                "tensor too large for this host",
+            )
         })?;
         let mut bytes = vec![0u8; length];
         buffer.read(0, &mut bytes)?;

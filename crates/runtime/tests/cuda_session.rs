@@ -8,7 +8,11 @@ use iree_runtime::{Instance, Session, StatusCode, Tensor, Value};
 
 fn kernels() -> String {
     std::env::var("IREE_CUDA_KERNELS_VMFB").unwrap_or_else(|_| {
-        concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/cuda/kernels.vmfb").to_string()
+        concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../testdata/cuda/kernels.vmfb"
+        )
+        .to_string()
     })
 }
 
@@ -30,12 +34,19 @@ fn calls_cuda_kernels_through_a_session() {
         }
         Err(e) => panic!("creating a cuda session: {e}"),
     };
-    session.load_module_file(kernels()).expect("loading kernels.vmfb");
+    session
+        .load_module_file(kernels())
+        .expect("loading kernels.vmfb");
 
     let a = Tensor::from_slice(&[4], &[1.0f32, 2.0, 3.0, 4.0]).unwrap();
     let b = Tensor::from_slice(&[4], &[5.0f32, 6.0, 7.0, 8.0]).unwrap();
-    let results = session.call("mul", &[a.into(), b.into()]).expect("calling mul");
-    assert_eq!(tensor(&results[0]).to_vec::<f32>().unwrap(), vec![5.0, 12.0, 21.0, 32.0]);
+    let results = session
+        .call("mul", &[a.into(), b.into()])
+        .expect("calling mul");
+    assert_eq!(
+        tensor(&results[0]).to_vec::<f32>().unwrap(),
+        vec![5.0, 12.0, 21.0, 32.0]
+    );
 
     let x: Vec<f32> = (0..4096).map(|i| i as f32).collect();
     let results = session
@@ -51,7 +62,9 @@ fn calls_cuda_kernels_through_a_session() {
     assert!(sum.iter().enumerate().all(|(i, &v)| v == 2.0 * i as f32));
 
     // Identity times a ramp: exact in f32.
-    let eye: Vec<f32> = (0..64 * 64).map(|i| if i / 64 == i % 64 { 1.0 } else { 0.0 }).collect();
+    let eye: Vec<f32> = (0..64 * 64)
+        .map(|i| if i / 64 == i % 64 { 1.0 } else { 0.0 })
+        .collect();
     let ramp: Vec<f32> = (0..64 * 64).map(|i| (i % 97) as f32).collect();
     let results = session
         .call(
