@@ -6,23 +6,47 @@
 
 use std::ffi::OsString;
 
-/// The program name and arguments of `args` as strings, flagfiles
-/// expanded and values unquoted; Err is the one-line message to print
-/// (exit code 1), for an argument that is not UTF-8 or a flagfile that
-/// cannot be read.
-pub fn expand_args(args: impl IntoIterator<Item = OsString>) -> Result<Vec<String>, String> {
-    let args = args
-        .into_iter()
-        .map(|arg| {
-            arg.into_string().map_err(|arg| {
-                format!(
-                    "FLAGS ERROR: argument '{}' is not valid UTF-8",
-                    arg.to_string_lossy()
-                )
-            })
-        })
-        .collect::<Result<Vec<String>, String>>()?;
-    Ok(expand_flagfiles(args)?.into_iter().map(unquote).collect())
+/// The program name and arguments of `args`, flagfiles expanded and values
+/// unquoted; Err is the one-line message to print (exit code 1) for a
+/// flagfile that cannot be read. Arguments that are not UTF-8 pass through
+/// unchanged (paths may hold any bytes; the flag parser checks the rest).
+pub fn expand_args(args: impl IntoIterator<Item = OsString>) -> Result<Vec<OsString>, String> {
+    let mut out = Vec::new();
+    for arg in args {
+        match arg.into_string() {
+            Ok(text) => out.extend(
+                expand_flagfiles(vec![text])?
+                    .into_iter()
+                    .map(|a| OsString::from(unquote(a))),
+            ),
+            Err(arg) => match crate::os_args::strip_prefix(&arg, "--flagfile=") {
+                Some(path) => out.extend(
+                    read_flagfile(std::path::Path::new(path))?
+                        .into_iter()
+                        .map(|a| OsString::from(unquote(a))),
+                ),
+                None => out.push(arg),
+            },
+        }
+    }
+    Ok(out)
+}
+
+/// The flags a flagfile lists (one per line; blank lines and `#` comments
+/// skipped).
+fn read_flagfile(path: &std::path::Path) -> Result<Vec<String>, String> {
+    match std::fs::read_to_string(path) {
+        Ok(text) => Ok(text
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty() && !l.starts_with('#'))
+            .map(String::from)
+            .collect()),
+        Err(e) => Err(format!(
+            "FLAGS ERROR: failed to read flagfile '{}': {e}",
+            path.display()
+        )),
+    }
 }
 
 /// Replaces `--flagfile=PATH` arguments with the flags listed in the file
@@ -31,19 +55,7 @@ pub fn expand_flagfiles(args: Vec<String>) -> Result<Vec<String>, String> {
     let mut out = Vec::with_capacity(args.len());
     for arg in args {
         match arg.strip_prefix("--flagfile=") {
-            Some(path) => match std::fs::read_to_string(path) {
-                Ok(text) => out.extend(
-                    text.lines()
-                        .map(str::trim)
-                        .filter(|l| !l.is_empty() && !l.starts_with('#'))
-                        .map(String::from),
-                ),
-                Err(e) => {
-                    return Err(format!(
-                        "FLAGS ERROR: failed to read flagfile '{path}': {e}"
-                    ))
-                }
-            },
+            Some(path) => out.extend(read_flagfile(std::path::Path::new(path))?),
             None => out.push(arg),
         }
     }

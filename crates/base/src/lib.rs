@@ -14,6 +14,7 @@ pub mod cformat;
 pub mod cnumber;
 pub mod flagfile;
 pub mod json;
+pub mod os_args;
 pub mod progress;
 mod status;
 pub mod sync;

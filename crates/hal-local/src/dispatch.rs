@@ -300,13 +300,7 @@ impl<'a> PreparedGrid<'a> {
         bindings_out: &mut DeviceBindings<'a>,
         push: impl FnOnce(&mut DeviceBindings<'a>) -> Result<()>,
     ) -> Result<PreparedGrid<'a>> {
-        let Some(export) = library.exports().get(ordinal) else {
-            bail!(
-                OutOfRange,
-                "export ordinal {ordinal} out of range; library has {} exports",
-                library.exports().len()
-            );
-        };
+        let export = crate::library::export_at(library.exports(), ordinal)?;
         let local_memory_size = export.local_memory_size();
         if local_memory_limit != 0 && local_memory_size > local_memory_limit {
             bail!(
@@ -315,17 +309,7 @@ impl<'a> PreparedGrid<'a> {
                 export.name
             );
         }
-        if constants.len() != export.constant_count() || binding_count != export.binding_count() {
-            bail!(
-                InvalidArgument,
-                "export '{}' takes {} constants and {} bindings; {} and {} given",
-                export.name,
-                export.constant_count(),
-                export.binding_count(),
-                constants.len(),
-                binding_count
-            );
-        }
+        export.check_dispatch_counts(constants.len(), binding_count)?;
         let Ok(count_z) = u16::try_from(workgroup_count[2]) else {
             bail!(
                 OutOfRange,

@@ -436,7 +436,37 @@ pub struct ExportInfo {
     pub(crate) function: u64,
 }
 
+/// Export `ordinal` of `exports`, or OUT_OF_RANGE: the one lookup every
+/// dispatch path makes.
+pub fn export_at(exports: &[ExportInfo], ordinal: usize) -> Result<&ExportInfo> {
+    match exports.get(ordinal) {
+        Some(export) => Ok(export),
+        None => bail!(
+            OutOfRange,
+            "export ordinal {ordinal} out of range; library has {} exports",
+            exports.len()
+        ),
+    }
+}
+
 impl ExportInfo {
+    /// Checks a dispatch's constant and binding counts against the export's
+    /// (INVALID_ARGUMENT, as upstream's "constant/binding count mismatch"):
+    /// the check that keeps a kernel inside the arrays it is handed, made
+    /// here once for every dispatch path.
+    pub fn check_dispatch_counts(&self, constants: usize, bindings: usize) -> Result<()> {
+        if constants != self.constant_count() || bindings != self.binding_count() {
+            bail!(
+                InvalidArgument,
+                "export '{}' takes {} constants and {} bindings; {constants} and {bindings} given",
+                self.name,
+                self.constant_count(),
+                self.binding_count()
+            );
+        }
+        Ok(())
+    }
+
     /// An export described by `name` and `attrs`, for executables that are
     /// not ELF libraries (VMVX modules).
     pub fn new(name: impl Into<String>, attrs: DispatchAttrsV0) -> ExportInfo {

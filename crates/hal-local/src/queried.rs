@@ -208,13 +208,7 @@ impl QueriedLibrary {
         dispatch_state: &DispatchStateV0,
         workgroup_state: &WorkgroupStateV0,
     ) -> Result<i32> {
-        let Some(export) = self.info.exports.get(ordinal) else {
-            bail!(
-                OutOfRange,
-                "export ordinal {ordinal} out of range; library has {} exports",
-                self.info.exports.len()
-            );
-        };
+        let export = library::export_at(&self.info.exports, ordinal)?;
         // SAFETY: `read_library` checked the function address lies inside
         // the image's code, kept loaded by the type's invariant; it is a
         // dispatch function per the library ABI.
@@ -238,31 +232,8 @@ impl QueriedLibrary {
         workgroup_count: [u32; 3],
         workgroup_id: [u32; 3],
     ) -> Result<()> {
-        let Some(export) = self.info.exports.get(ordinal) else {
-            bail!(
-                OutOfRange,
-                "export ordinal {ordinal} out of range; library has {} exports",
-                self.info.exports.len()
-            );
-        };
-        if constants.len() != export.constant_count() {
-            bail!(
-                InvalidArgument,
-                "export '{}' takes {} constants; {} given",
-                export.name,
-                export.constant_count(),
-                constants.len()
-            );
-        }
-        if bindings.len() != export.binding_count() {
-            bail!(
-                InvalidArgument,
-                "export '{}' takes {} bindings; {} given",
-                export.name,
-                export.binding_count(),
-                bindings.len()
-            );
-        }
+        let export = library::export_at(&self.info.exports, ordinal)?;
+        export.check_dispatch_counts(constants.len(), bindings.len())?;
         if (0..3).any(|i| workgroup_id[i] >= workgroup_count[i]) {
             bail!(
                 OutOfRange,

@@ -16,6 +16,8 @@ pub mod index;
 pub mod module;
 pub mod provider;
 
+use std::ffi::OsStr;
+use std::path::Path;
 use std::sync::Arc;
 
 use iree_base::Result;
@@ -28,21 +30,26 @@ pub use module::{create_io_parameters_module, IO_PARAMETERS_MODULE_VERSION};
 pub use provider::{IndexProvider, ParameterProvider, Span};
 
 /// Splits a `--parameters=` value into `(scope, path)`: `scope=path`, or
-/// just `path` for the unscoped (empty) scope.
-pub fn split_parameters_flag(flag: &str) -> (&str, &str) {
-    match flag.split_once('=') {
-        Some((scope, path)) => (scope, path),
-        None => ("", flag),
+/// just `path` for the unscoped (empty) scope. The path may hold any bytes
+/// the OS allows; a scope must be UTF-8 (INVALID_ARGUMENT otherwise).
+pub fn split_parameters_flag(flag: &OsStr) -> Result<(&str, &Path)> {
+    match iree_base::os_args::split_once(flag, b'=') {
+        Some((scope, path)) => Ok((
+            iree_base::os_args::to_text(scope, "--parameters scope")?,
+            Path::new(path),
+        )),
+        None => Ok(("", Path::new(flag))),
     }
 }
 
 /// Opens and indexes every `--parameters=` file: one index per scope, in
 /// the order scopes are first named.
-pub fn scope_map_from_flags(flags: &[String], mode: FileMode) -> Result<ScopeMap> {
+pub fn scope_map_from_flags(flags: &[impl AsRef<OsStr>], mode: FileMode) -> Result<ScopeMap> {
     let mut scopes = ScopeMap::new();
     for flag in flags {
-        let (scope, path) = split_parameters_flag(flag);
-        let _span = tracing::debug_span!("io_parameters.open", scope, path).entered();
+        let (scope, path) = split_parameters_flag(flag.as_ref())?;
+        let _span =
+            tracing::debug_span!("io_parameters.open", scope, path = %path.display()).entered();
         append_file_to_index(path, mode, scopes.scope_index(scope))?;
     }
     Ok(scopes)
@@ -51,7 +58,7 @@ pub fn scope_map_from_flags(flags: &[String], mode: FileMode) -> Result<ScopeMap
 /// Indexes every `--parameters=` file ([`scope_map_from_flags`]) and
 /// returns one provider per scope, as upstream's tools do.
 pub fn providers_from_flags(
-    flags: &[String],
+    flags: &[impl AsRef<OsStr>],
     mode: FileMode,
 ) -> Result<Vec<Arc<dyn ParameterProvider>>> {
     let scopes = scope_map_from_flags(flags, mode)?;

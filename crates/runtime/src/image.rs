@@ -17,7 +17,7 @@ use std::sync::Arc;
 use iree_vm::buffer::{PrivateCopy, SharedBytes, SharedImage};
 
 /// Reads the file at `path` into page-aligned, immutable memory.
-pub fn read_image(path: &str) -> std::io::Result<SharedBytes> {
+pub fn read_image(path: impl AsRef<std::path::Path>) -> std::io::Result<SharedBytes> {
     let mut file = std::fs::File::open(path)?;
     let len = usize::try_from(file.metadata()?.len()).map_err(std::io::Error::other)?;
     if len == 0 {

@@ -234,11 +234,20 @@ pub fn find(name: &str, tools: Tools) -> Option<&'static CompatFlag> {
 /// Removes the table's flags of `program` from `args` (the program name
 /// first), checking their values; the rest is left for the tool's parser.
 /// A bare `--flag` stands for `--flag=true`, as upstream reads it.
-pub fn strip_compat_flags(program: &str, args: Vec<String>) -> Result<Vec<String>> {
+pub fn strip_compat_flags(
+    program: &str,
+    args: Vec<std::ffi::OsString>,
+) -> Result<Vec<std::ffi::OsString>> {
     let tools = Tools::of_program(program);
     let mut out = Vec::with_capacity(args.len());
     for (index, arg) in args.into_iter().enumerate() {
-        let parsed = arg
+        // None of these flags takes a path: an argument that is not UTF-8
+        // is not one of them.
+        let Some(text) = arg.to_str() else {
+            out.push(arg);
+            continue;
+        };
+        let parsed = text
             .strip_prefix("--")
             .filter(|_| index > 0)
             .map(|body| body.split_once('=').unwrap_or((body, "true")));
@@ -281,7 +290,11 @@ mod tests {
     use super::*;
 
     fn strip(program: &str, args: &[&str]) -> Result<Vec<String>> {
-        strip_compat_flags(program, args.iter().map(|s| s.to_string()).collect())
+        strip_compat_flags(program, args.iter().map(|s| s.into()).collect()).map(|args| {
+            args.into_iter()
+                .map(|a| a.into_string().expect("UTF-8 in, UTF-8 out"))
+                .collect()
+        })
     }
 
     #[test]

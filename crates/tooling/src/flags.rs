@@ -4,6 +4,7 @@
 //! (`--list_drivers`, `--list_devices`, `--dump_devices`,
 //! `--dump_task_topologies`).
 
+use std::ffi::OsString;
 use std::io::Write;
 
 use crate::profiling::ProfilingOptions;
@@ -16,7 +17,7 @@ pub struct ModuleFlags {
     /// a shared library (`lib.so[@entry_point][?key=value&...]`) is a
     /// dynamic module.
     #[arg(long = "module")]
-    pub module: Vec<String>,
+    pub module: Vec<OsString>,
     /// Device URI(s) (`local-sync`); used when a module imports `hal`.
     #[arg(long = "device")]
     pub device: Vec<String>,
@@ -43,7 +44,7 @@ pub struct ModuleFlags {
     /// (the unscoped form); repeatable. Formats by extension: .irpa, .gguf,
     /// .safetensors.
     #[arg(long = "parameters")]
-    pub parameters: Vec<String>,
+    pub parameters: Vec<OsString>,
     /// `file` (map parameter files and read them as used) or `preload`
     /// (read whole files at startup).
     #[arg(long = "parameter_mode", default_value = "file")]
@@ -228,6 +229,7 @@ pub fn parse_args<F: clap::Parser>(
     args: impl IntoIterator<Item = std::ffi::OsString>,
 ) -> std::result::Result<F, u8> {
     let args = match iree_base::flagfile::expand_args(args).and_then(|args| {
+        check_non_utf8_flags(&args).map_err(|status| status.to_string())?;
         crate::compat_flags::strip_compat_flags(F::command().get_name(), args)
             .map_err(|status| status.to_string())
     }) {
@@ -246,7 +248,7 @@ pub fn parse_args<F: clap::Parser>(
     if args
         .iter()
         .skip(1)
-        .any(|a| a == "--" || a.starts_with("--="))
+        .any(|a| a == "--" || iree_base::os_args::starts_with(a, "--="))
     {
         eprintln!(
             "{}",
@@ -295,22 +297,66 @@ pub fn parse_args<F: clap::Parser>(
 
 /// `args` without the single-dash words (`-h`, `-v`) that do not follow a
 /// `--flag` given without `=` (whose value they may be, `--input -1`).
-fn drop_single_dash_words(args: Vec<String>) -> Vec<String> {
-    let mut out: Vec<String> = Vec::with_capacity(args.len());
+fn drop_single_dash_words(args: Vec<OsString>) -> Vec<OsString> {
+    let mut out: Vec<OsString> = Vec::with_capacity(args.len());
     for arg in args {
-        let single_dash_word = arg.len() > 1
-            && arg.starts_with('-')
-            && !arg.starts_with("--")
-            && arg[1..].starts_with(|c: char| c.is_ascii_alphabetic());
-        let after_bare_flag = out
-            .last()
-            .is_some_and(|prev| prev.starts_with("--") && !prev.contains('='));
+        let single_dash_word = arg.to_str().is_some_and(|arg| {
+            arg.len() > 1
+                && arg.starts_with('-')
+                && !arg.starts_with("--")
+                && arg[1..].starts_with(|c: char| c.is_ascii_alphabetic())
+        });
+        let after_bare_flag = out.last().is_some_and(|prev| {
+            iree_base::os_args::starts_with(prev, "--")
+                && iree_base::os_args::split_once(prev, b'=').is_none()
+        });
         if single_dash_word && !after_bare_flag && !out.is_empty() {
             continue;
         }
         out.push(arg);
     }
     out
+}
+
+/// The flags whose values are paths, or may hold one (`--input=@x.npy`),
+/// and so may hold bytes that are not UTF-8.
+const PATH_FLAGS: &[&str] = &[
+    "module",
+    "parameters",
+    "input",
+    "output",
+    "expected_output",
+    "device_profiling_output",
+];
+
+/// Every argument that is not UTF-8 must be the value of a flag of
+/// [`PATH_FLAGS`] (`--module=caf\xe9.vmfb`); anything else is an
+/// INVALID_ARGUMENT naming the flag.
+fn check_non_utf8_flags(args: &[OsString]) -> iree_base::Result<()> {
+    for (index, arg) in args.iter().enumerate().skip(1) {
+        if arg.to_str().is_some() {
+            continue;
+        }
+        // A value given as the next word (`--module x`) belongs to that flag.
+        let (name, value) = match iree_base::os_args::strip_prefix(arg, "--") {
+            Some(body) => match iree_base::os_args::split_once(body, b'=') {
+                Some((name, value)) => (name.to_string_lossy().into_owned(), value),
+                None => (body.to_string_lossy().into_owned(), arg.as_os_str()),
+            },
+            None => {
+                let previous = args[index - 1].to_str().and_then(|p| p.strip_prefix("--"));
+                match previous.filter(|p| !p.contains('=')) {
+                    Some(name) => (name.to_string(), arg.as_os_str()),
+                    // A positional word: ignored, as every positional is.
+                    None => continue,
+                }
+            }
+        };
+        if !PATH_FLAGS.contains(&name.as_str()) {
+            iree_base::os_args::to_text(value, &format!("--{name}"))?;
+        }
+    }
+    Ok(())
 }
 
 /// Parses one `--task_topology_cpu_ids` value (`0,1,2`).

@@ -6,7 +6,9 @@
 //! `looking up function '…'`, `creating run context`, `parsing function
 //! inputs`, `invoking function '…'`, and the function's ABI declaration.
 
+use std::ffi::{OsStr, OsString};
 use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use std::collections::HashMap;
@@ -39,11 +41,11 @@ use crate::scalar;
 pub struct RunOptions {
     /// `--module=` values in order; `-` reads standard input, and a shared
     /// library (`lib.so[@export_name][?key=value&…]`) is a dynamic module.
-    pub modules: Vec<String>,
+    pub modules: Vec<OsString>,
     /// `--function=`; empty picks the single export.
     pub function: String,
-    /// `--input=` values in order.
-    pub inputs: Vec<String>,
+    /// `--input=` values in order (paths in them may hold any bytes).
+    pub inputs: Vec<OsString>,
     /// `--device=` URIs; the first serves modules that import `hal`.
     pub devices: Vec<String>,
     /// `--output_max_element_count=` (default 1024).
@@ -51,10 +53,10 @@ pub struct RunOptions {
     /// `--output=` per result (one each when given): empty skips it, `-`
     /// prints it without the `result[i]: ` prefix, `@path`/`+path` write or
     /// append it (`.npy` as a NumPy array, otherwise raw bytes).
-    pub outputs: Vec<String>,
+    pub outputs: Vec<OsString>,
     /// `--expected_output=` per result; when present results are compared
     /// instead of printed (`(ignored)` skips one).
-    pub expected_outputs: Vec<String>,
+    pub expected_outputs: Vec<OsString>,
     /// `--equality_mode=` and the `--expected_*` tolerances.
     pub equality: Equality,
     /// `--print_statistics`: the device allocator's statistics on stderr
@@ -66,7 +68,7 @@ pub struct RunOptions {
     /// The `--task_*` flags for `local-task` devices.
     pub task_topology: TaskTopologyOptions,
     /// `--parameters=` values (`scope=path` or `path`), in order.
-    pub parameters: Vec<String>,
+    pub parameters: Vec<OsString>,
     /// `--parameter_mode=`: `file` (map) or `preload` (read up front).
     pub parameter_mode: String,
     /// The `--cuda_*` flags for `cuda` devices.
@@ -102,13 +104,18 @@ impl Default for RunOptions {
 /// A file is read into page-aligned memory: constants the compiler aligned
 /// within the file stay aligned in memory, and devices can use them in
 /// place (`hal.allocator.import`) instead of copying them.
-pub fn load_module(instance: &Arc<Instance>, path: &str) -> Result<Arc<BytecodeModule>> {
-    let bytes: SharedBytes = if path == "-" {
+pub fn load_module(
+    instance: &Arc<Instance>,
+    path: impl AsRef<Path>,
+) -> Result<Arc<BytecodeModule>> {
+    let path = path.as_ref();
+    let bytes: SharedBytes = if path == Path::new("-") {
         Arc::new(read_stdin("module")?)
     } else {
         iree_runtime::image::read_image(path).map_err(|e| open_error(path, e))?
     };
-    BytecodeModule::from_bytes(instance, bytes).annotate_with(|| format!("loading module '{path}'"))
+    BytecodeModule::from_bytes(instance, bytes)
+        .annotate_with(|| format!("loading module '{}'", path.display()))
 }
 
 /// Reads all of standard input (a `-` path for `what`: "module").
@@ -125,13 +132,16 @@ pub fn read_stdin(what: &str) -> Result<Vec<u8>> {
 
 /// The status for a file that could not be read, as upstream words it:
 /// NOT_FOUND for a missing file, UNAVAILABLE otherwise.
-pub fn open_error(path: &str, error: std::io::Error) -> Status {
+pub fn open_error(path: impl AsRef<Path>, error: std::io::Error) -> Status {
     let code = if error.kind() == std::io::ErrorKind::NotFound {
         StatusCode::NotFound
     } else {
         StatusCode::Unavailable
     };
-    Status::new(code, format!("failed to open file '{path}': {error}"))
+    Status::new(
+        code,
+        format!("failed to open file '{}': {error}", path.as_ref().display()),
+    )
 }
 
 /// A `--module=` value split as upstream splits it:
@@ -139,8 +149,8 @@ pub fn open_error(path: &str, error: std::io::Error) -> Status {
 /// parameters only mean something for dynamic modules.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ModuleFlag {
-    /// The file (`-` for standard input).
-    pub path: String,
+    /// The file (`-` for standard input); any bytes the OS allows.
+    pub path: PathBuf,
     /// The dynamic module entry point; empty for the default
     /// (`iree_vm_dynamic_module_create`).
     pub export_name: String,
@@ -149,9 +159,13 @@ pub struct ModuleFlag {
 }
 
 impl ModuleFlag {
-    /// Splits a `--module=` value.
-    pub fn parse(flag: &str) -> ModuleFlag {
-        let (path, rest) = flag.split_once('@').unwrap_or((flag, ""));
+    /// Splits a `--module=` value; the export name and parameters must be
+    /// UTF-8 (INVALID_ARGUMENT otherwise), the path may hold any bytes.
+    pub fn parse(flag: impl AsRef<OsStr>) -> Result<ModuleFlag> {
+        let flag = flag.as_ref();
+        let (path, rest) =
+            iree_base::os_args::split_once(flag, b'@').unwrap_or((flag, OsStr::new("")));
+        let rest = iree_base::os_args::to_text(rest, "--module")?;
         let (export_name, params) = rest.split_once('?').unwrap_or((rest, ""));
         let params = params
             .split('&')
@@ -161,11 +175,11 @@ impl ModuleFlag {
                 (k.to_string(), v.to_string())
             })
             .collect();
-        ModuleFlag {
-            path: path.to_string(),
+        Ok(ModuleFlag {
+            path: PathBuf::from(path),
             export_name: export_name.to_string(),
             params,
-        }
+        })
     }
 }
 
@@ -174,10 +188,10 @@ impl ModuleFlag {
 /// else as bytecode.
 pub fn load_module_from_flag(
     instance: &Arc<Instance>,
-    flag: &str,
+    flag: &OsStr,
     buffer_views: &Arc<BufferViewHost>,
 ) -> Result<Arc<dyn Module>> {
-    let flag = ModuleFlag::parse(flag);
+    let flag = ModuleFlag::parse(flag)?;
     if iree_vm_dynamic::is_dynamic_library_path(&flag.path) {
         let module = iree_vm_dynamic::load_from_file(
             &flag.path,
@@ -185,7 +199,7 @@ pub fn load_module_from_flag(
             &flag.params,
             vec![buffer_views.extension()],
         )
-        .annotate_with(|| format!("loading dynamic module at '{}'", flag.path))?;
+        .annotate_with(|| format!("loading dynamic module at '{}'", flag.path.display()))?;
         return Ok(module);
     }
     Ok(load_module(instance, &flag.path)?)
@@ -416,7 +430,7 @@ pub fn main_instance(context: &Context, main: &Arc<dyn Module>) -> Result<Arc<dy
 /// and `.npy` arrays become buffer views on `device`.
 pub fn parse_inputs(
     args: &[CconvType],
-    inputs: &[String],
+    inputs: &[impl AsRef<OsStr>],
     device: Option<&Arc<dyn Device>>,
 ) -> Result<Vec<Value>> {
     Ok(parse_values(args, inputs, device)?
@@ -429,7 +443,7 @@ pub fn parse_inputs(
 /// (and `(null)`) become `None`, which matches any result.
 pub fn parse_expected_outputs(
     results: &[CconvType],
-    texts: &[String],
+    texts: &[impl AsRef<OsStr>],
     device: Option<&Arc<dyn Device>>,
 ) -> Result<Vec<Option<Value>>> {
     Ok(parse_values(results, texts, device)?
@@ -441,7 +455,7 @@ pub fn parse_expected_outputs(
 /// Parses texts into values, each with whether it was `(null)`/`(ignored)`.
 fn parse_values(
     types: &[CconvType],
-    texts: &[String],
+    texts: &[impl AsRef<OsStr>],
     device: Option<&Arc<dyn Device>>,
 ) -> Result<Vec<(Value, bool)>> {
     let mut parser = InputParser {
@@ -452,10 +466,18 @@ fn parse_values(
     };
     let mut next = types.iter();
     for text in texts {
-        let text = text.trim();
-        parser
-            .parse(&mut next, text)
-            .annotate_with(|| format!("parsing input `{text}`"))?;
+        let text = text.as_ref();
+        match text.to_str() {
+            Some(text) => {
+                let text = text.trim();
+                parser
+                    .parse(&mut next, text)
+                    .annotate_with(|| format!("parsing input `{text}`"))?;
+            }
+            None => parser
+                .parse_with_path(&mut next, text)
+                .annotate_with(|| format!("parsing input `{}`", text.to_string_lossy()))?,
+        }
     }
     let mut ignored = vec![false; parser.values.len()];
     for i in parser.ignored {
@@ -467,7 +489,7 @@ fn parse_values(
 struct InputParser<'a> {
     device: Option<&'a Arc<dyn Device>>,
     /// Open files, for `+` (continue) and `*` (all remaining).
-    streams: HashMap<String, std::io::BufReader<std::fs::File>>,
+    streams: HashMap<PathBuf, std::io::BufReader<std::fs::File>>,
     values: Vec<Value>,
     /// Indices into `values` given as `(null)` or `(ignored)`.
     ignored: Vec<usize>,
@@ -503,20 +525,122 @@ impl InputParser<'_> {
     /// Opens `path` fresh (`@`) or continues an open stream (`+`, `*`).
     fn stream(
         &mut self,
-        path: &str,
+        path: &Path,
         fresh: bool,
     ) -> Result<&mut std::io::BufReader<std::fs::File>> {
         if fresh || !self.streams.contains_key(path) {
             let file = std::fs::File::open(path).map_err(|e| {
                 Status::new(
                     StatusCode::Unknown,
-                    format!("unable to open file `{path}` with mode 2: {e}"),
+                    format!("unable to open file `{}` with mode 2: {e}", path.display()),
                 )
             })?;
             self.streams
-                .insert(path.to_string(), std::io::BufReader::new(file));
+                .insert(path.to_path_buf(), std::io::BufReader::new(file));
         }
         Ok(self.streams.get_mut(path).expect("inserted above"))
+    }
+
+    /// An input that is not UTF-8: only the forms holding a path can be
+    /// (`@x.npy`, `+x.npy`, `*x.npy`, `4xf32=@x.bin`, `4xf32=+x.bin`);
+    /// anything else is INVALID_ARGUMENT.
+    fn parse_with_path(
+        &mut self,
+        next: &mut std::slice::Iter<'_, CconvType>,
+        text: &OsStr,
+    ) -> Result<()> {
+        for mode in ['@', '+', '*'] {
+            if let Some(path) =
+                iree_base::os_args::strip_prefix(text, mode.encode_utf8(&mut [0; 4]))
+            {
+                return self.parse_npy(next, mode, Path::new(path));
+            }
+        }
+        if let Some((head, tail)) = iree_base::os_args::split_once(text, b'=') {
+            for mode in ['@', '+'] {
+                if let Some(path) =
+                    iree_base::os_args::strip_prefix(tail, mode.encode_utf8(&mut [0; 4]))
+                {
+                    let head = iree_base::os_args::to_text(head, "--input")?;
+                    expect_ref(consume(next)?)?;
+                    let view = self.parse_raw_tensor(head, mode, Path::new(path))?;
+                    self.values.push(Value::from(Ref::new(HalBufferView(view))));
+                    return Ok(());
+                }
+            }
+        }
+        iree_base::os_args::to_text(text, "--input").map(|_| ())
+    }
+
+    /// `@path` (one array), `+path` (the next array of an open stream) or
+    /// `*path` (every remaining array) of a `.npy` file.
+    fn parse_npy(
+        &mut self,
+        next: &mut std::slice::Iter<'_, CconvType>,
+        mode: char,
+        path: &Path,
+    ) -> Result<()> {
+        if !path.as_os_str().as_encoded_bytes().ends_with(b".npy") {
+            return Err(Status::new(
+                StatusCode::Unimplemented,
+                "only numpy (.npy) files are supported for metadata-less variant I/O",
+            ));
+        }
+        let allocator = self.allocator();
+        let stream = self.stream(path, mode == '@')?;
+        // Each array's data is read straight into its device buffer.
+        let mut views = Vec::new();
+        loop {
+            let Some(header) = numpy::read_header(stream)? else {
+                if views.is_empty() && mode != '*' {
+                    return Err(Status::new(StatusCode::OutOfRange, "end-of-file"));
+                }
+                break;
+            };
+            let buffer = allocate_input(&*allocator, header.byte_length)?;
+            buffer.map_write(0, header.byte_length as u64, |bytes| {
+                numpy::read_data_into(stream, bytes)
+            })??;
+            views.push(BufferView::new(
+                buffer,
+                header.shape,
+                header.element_type,
+                EncodingType::DENSE_ROW_MAJOR,
+            ));
+            if mode != '*' {
+                break;
+            }
+        }
+        for view in views {
+            expect_ref(consume(next)?)?;
+            self.values.push(Value::from(Ref::new(HalBufferView(view))));
+        }
+        Ok(())
+    }
+
+    /// `head=@path` / `head=+path`: a tensor of `head`'s shape and type
+    /// whose bytes are read from a raw file, from its start (`@`) or where
+    /// the last read of it stopped (`+`).
+    fn parse_raw_tensor(&mut self, head: &str, mode: char, path: &Path) -> Result<BufferView> {
+        let (shape, element_type) = iree_hal::parse_shape_and_element_type(head)?;
+        let size =
+            iree_hal::compute_view_size(&shape, element_type, EncodingType::DENSE_ROW_MAJOR)?;
+        let buffer = self.allocate(size)?;
+        let stream = self.stream(path, mode == '@')?;
+        buffer
+            .map_write(0, size as u64, |bytes| stream.read_exact(bytes))?
+            .map_err(|_| {
+                Status::new(
+                    StatusCode::OutOfRange,
+                    "end-of-file encountered during read",
+                )
+            })?;
+        Ok(BufferView::new(
+            buffer,
+            shape,
+            element_type,
+            EncodingType::DENSE_ROW_MAJOR,
+        ))
     }
 
     /// A zeroed device-local buffer for an input.
@@ -554,43 +678,7 @@ impl InputParser<'_> {
             return Ok(());
         }
         if let Some(mode) = text.chars().next().filter(|c| matches!(c, '@' | '+' | '*')) {
-            let path = &text[1..];
-            if !path.ends_with(".npy") {
-                return Err(Status::new(
-                    StatusCode::Unimplemented,
-                    "only numpy (.npy) files are supported for metadata-less variant I/O",
-                ));
-            }
-            let allocator = self.allocator();
-            let stream = self.stream(path, mode == '@')?;
-            // Each array's data is read straight into its device buffer.
-            let mut views = Vec::new();
-            loop {
-                let Some(header) = numpy::read_header(stream)? else {
-                    if views.is_empty() && mode != '*' {
-                        return Err(Status::new(StatusCode::OutOfRange, "end-of-file"));
-                    }
-                    break;
-                };
-                let buffer = allocate_input(&*allocator, header.byte_length)?;
-                buffer.map_write(0, header.byte_length as u64, |bytes| {
-                    numpy::read_data_into(stream, bytes)
-                })??;
-                views.push(BufferView::new(
-                    buffer,
-                    header.shape,
-                    header.element_type,
-                    EncodingType::DENSE_ROW_MAJOR,
-                ));
-                if mode != '*' {
-                    break;
-                }
-            }
-            for view in views {
-                expect_ref(consume(next)?)?;
-                self.values.push(Value::from(Ref::new(HalBufferView(view))));
-            }
-            return Ok(());
+            return self.parse_npy(next, mode, Path::new(&text[1..]));
         }
         if let Some(storage) = text.strip_prefix('&') {
             // Output storage: a buffer sized (and optionally filled) by a
@@ -635,28 +723,7 @@ impl InputParser<'_> {
     fn parse_tensor(&mut self, text: &str) -> Result<BufferView> {
         if let Some((head, tail)) = text.split_once('=') {
             if let Some(mode) = tail.chars().next().filter(|c| matches!(c, '@' | '+')) {
-                let (shape, element_type) = iree_hal::parse_shape_and_element_type(head)?;
-                let size = iree_hal::compute_view_size(
-                    &shape,
-                    element_type,
-                    EncodingType::DENSE_ROW_MAJOR,
-                )?;
-                let buffer = self.allocate(size)?;
-                let stream = self.stream(&tail[1..], mode == '@')?;
-                buffer
-                    .map_write(0, size as u64, |bytes| stream.read_exact(bytes))?
-                    .map_err(|_| {
-                        Status::new(
-                            StatusCode::OutOfRange,
-                            "end-of-file encountered during read",
-                        )
-                    })?;
-                return Ok(BufferView::new(
-                    buffer,
-                    shape,
-                    element_type,
-                    EncodingType::DENSE_ROW_MAJOR,
-                ));
+                return self.parse_raw_tensor(head, mode, Path::new(&tail[1..]));
             }
         }
         let literal = iree_hal::parse_buffer_view_header(text)?;
@@ -893,7 +960,7 @@ pub fn process_outputs(
 /// get a NumPy array, anything else the raw contents.
 fn write_outputs(
     outputs: &[Value],
-    specs: &[String],
+    specs: &[OsString],
     max_element_count: usize,
     out: &mut dyn Write,
 ) -> Result<()> {
@@ -908,29 +975,36 @@ fn write_outputs(
         ));
     }
     for (value, spec) in outputs.iter().zip(specs) {
-        match spec.as_str() {
-            "" => {}
-            "-" => {
+        match spec.to_str() {
+            Some("") => {}
+            Some("-") => {
                 let mut text = String::new();
                 format_value_with_budget(value, max_element_count, &mut text);
                 text.push('\n');
                 out.write_all(text.as_bytes()).map_err(output_error)?;
             }
-            spec => write_output_file(value, spec)?,
+            _ => write_output_file(value, spec)?,
         }
     }
     Ok(())
 }
 
-/// Writes one result to the file named by `spec` (`@path` or `+path`).
-fn write_output_file(value: &Value, spec: &str) -> Result<()> {
-    let (path, append, mode) = match (spec.strip_prefix('@'), spec.strip_prefix('+')) {
-        (Some(path), _) => (path, false, 5),
-        (None, Some(path)) => (path, true, 12),
+/// Writes one result to the file named by `spec` (`@path` or `+path`; the
+/// path may hold any bytes the OS allows).
+fn write_output_file(value: &Value, spec: &OsStr) -> Result<()> {
+    let (path, append, mode) = match (
+        iree_base::os_args::strip_prefix(spec, "@"),
+        iree_base::os_args::strip_prefix(spec, "+"),
+    ) {
+        (Some(path), _) => (Path::new(path), false, 5),
+        (None, Some(path)) => (Path::new(path), true, 12),
         (None, None) => {
             return Err(Status::new(
                 StatusCode::Unimplemented,
-                format!("unsupported output mode specification '{spec}'"),
+                format!(
+                    "unsupported output mode specification '{}'",
+                    spec.to_string_lossy()
+                ),
             ))
         }
     };
@@ -943,18 +1017,25 @@ fn write_output_file(value: &Value, spec: &str) -> Result<()> {
         .map_err(|e| {
             Status::new(
                 StatusCode::Unknown,
-                format!("unable to open file `{path}` with mode {mode}: {e}"),
+                format!(
+                    "unable to open file `{}` with mode {mode}: {e}",
+                    path.display()
+                ),
             )
         })?;
     let array = output_array(value)?;
     let mut bytes = Vec::new();
-    if path.ends_with(".npy") {
+    if path.as_os_str().as_encoded_bytes().ends_with(b".npy") {
         numpy::write_ndarray(&mut bytes, &array)?;
     } else {
         bytes = array.data;
     }
-    file.write_all(&bytes)
-        .map_err(|e| Status::new(StatusCode::Unavailable, format!("writing `{path}`: {e}")))
+    file.write_all(&bytes).map_err(|e| {
+        Status::new(
+            StatusCode::Unavailable,
+            format!("writing `{}`: {e}", path.display()),
+        )
+    })
 }
 
 /// A result as an array: buffer views as they are, byte buffers as `i8`

@@ -382,9 +382,9 @@ fn run(
 ) -> (String, Arc<GpuDevice<Fake>>) {
     let device = GpuDevice::new(Fake::new(pools), options);
     let run_options = RunOptions {
-        modules: vec![module_path()],
+        modules: vec![module_path().into()],
         function: function.to_string(),
-        inputs: inputs.iter().map(|s| s.to_string()).collect(),
+        inputs: inputs.iter().map(|s| s.into()).collect(),
         ..Default::default()
     };
     let context = create_run_context_on(&run_options, device.clone() as Arc<dyn Device>).unwrap();

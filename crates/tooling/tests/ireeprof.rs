@@ -31,8 +31,7 @@ fn profile(device: &str, mode: &str, path: &Path) {
     let options = RunOptions {
         modules: vec![repo()
             .join("testdata/profiling/conv_softmax.vmfb")
-            .to_string_lossy()
-            .into_owned()],
+            .into_os_string()],
         function: "conv_softmax".into(),
         inputs: vec!["1x16x16x4xf32=0.5".into(), "3x3x4x8xf32=0.25".into()],
         devices: vec![device.into()],

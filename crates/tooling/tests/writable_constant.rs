@@ -21,8 +21,7 @@ fn options(device: &str) -> RunOptions {
     RunOptions {
         modules: vec![root
             .join("llvm-cpu/writable_constant.vmfb")
-            .to_string_lossy()
-            .into_owned()],
+            .into_os_string()],
         function: "mm_into_constant".into(),
         inputs: vec!["2x2xi32=[5 6][7 8]".into(), "2x2xi32=[9 10][11 12]".into()],
         devices: vec![device.into()],

@@ -353,12 +353,13 @@ fn entry_point_name(export_name: &str) -> &str {
 /// point or the [`ABI_MARKER_SYMBOL`], was built for another ABI version, or
 /// its entry point fails.
 pub fn load_from_file(
-    path: &str,
+    path: impl AsRef<std::path::Path>,
     export_name: &str,
     params: &[(String, String)],
     extensions: Vec<Extension>,
 ) -> Result<Arc<DynamicModule>> {
-    let what = describe(path);
+    let path = path.as_ref();
+    let what = describe(&path.to_string_lossy());
     // SAFETY: loading a library runs its initializers; loading a module
     // library is exactly what the user asked for by naming it.
     let library = unsafe { libloading::Library::new(path) }
@@ -399,7 +400,15 @@ pub fn load_from_file(
     let entry: CreateModuleFn = *entry;
     // SAFETY: `entry` is the library's entry point, and `library` moves
     // into the module so the code stays loaded while it is used.
-    unsafe { create(entry, path, params, extensions, Some(library)) }
+    unsafe {
+        create(
+            entry,
+            &path.to_string_lossy(),
+            params,
+            extensions,
+            Some(library),
+        )
+    }
 }
 
 /// Creates a module through an entry point linked into this process (a

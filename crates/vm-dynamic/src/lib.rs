@@ -40,8 +40,10 @@ pub use host::{load_from_entry_point, load_from_file, DynamicModule, Extension};
 /// True when `path` names a shared library by its extension (`.so`,
 /// `.dylib`, `.dll`, `.sos`), which is how upstream's tools tell dynamic
 /// modules from bytecode.
-pub fn is_dynamic_library_path(path: &str) -> bool {
-    let file = path.rsplit(['/', '\\']).next().unwrap_or(path);
+pub fn is_dynamic_library_path(path: impl AsRef<std::ffi::OsStr>) -> bool {
+    // Extensions are ASCII: other bytes of the name do not matter.
+    let path = path.as_ref().to_string_lossy();
+    let file = path.rsplit(['/', '\\']).next().unwrap_or(&path);
     matches!(
         file.rsplit_once('.').map(|(_, ext)| ext),
         Some("so" | "dylib" | "dll" | "sos")

@@ -45,7 +45,7 @@ struct BenchmarkFlags {
     function: String,
     /// An input value or buffer, once per argument in order.
     #[arg(long = "input", allow_hyphen_values = true)]
-    input: Vec<String>,
+    input: Vec<OsString>,
     /// Invocations each iteration stands for (results are divided by it).
     #[arg(long = "batch_size", default_value_t = 1, allow_hyphen_values = true)]
     batch_size: i32,
@@ -64,13 +64,13 @@ struct BenchmarkFlags {
     enable_output_processing: Option<String>,
     /// Used by `--enable_output_processing`, as in iree-run-module.
     #[arg(long = "output", allow_hyphen_values = true)]
-    output: Vec<String>,
+    output: Vec<OsString>,
     /// Used by `--enable_output_processing`, as in iree-run-module.
     #[arg(long = "output_max_element_count", default_value_t = 1024)]
     output_max_element_count: usize,
     /// Used by `--enable_output_processing`, as in iree-run-module.
     #[arg(long = "expected_output", allow_hyphen_values = true)]
-    expected_output: Vec<String>,
+    expected_output: Vec<OsString>,
     /// Used by `--enable_output_processing`, as in iree-run-module.
     #[arg(long = "equality_mode", default_value = "approximate")]
     equality_mode: String,

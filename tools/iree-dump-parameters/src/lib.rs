@@ -19,7 +19,7 @@ use iree_io_parameters::{scope_map_from_flags, EntryStorage, FileMode, ScopeMap}
 struct Flags {
     /// A parameter file, `scope=path` or just `path`; repeatable.
     #[arg(long = "parameters")]
-    parameters: Vec<String>,
+    parameters: Vec<std::ffi::OsString>,
     /// `file` (map) or `preload` (read whole files).
     #[arg(long = "parameter_mode", default_value = "file")]
     parameter_mode: String,

@@ -18,7 +18,7 @@ fn params_dir() -> &'static Path {
 /// A `--parameters=` value with its path made absolute (the recorded flags
 /// name files relative to `testdata/params`).
 fn absolute(flag: &str) -> String {
-    let (scope, path) = iree_io_parameters::split_parameters_flag(flag);
+    let (scope, path) = iree_io_parameters::split_parameters_flag(flag.as_ref()).unwrap();
     let path = params_dir().join(path);
     if scope.is_empty() && !flag.contains('=') {
         path.display().to_string()

@@ -23,17 +23,17 @@ struct Flags {
     function: String,
     /// An input value or buffer, once per argument in order.
     #[arg(long = "input", allow_hyphen_values = true)]
-    input: Vec<String>,
+    input: Vec<OsString>,
     /// Where each result goes: empty skips it, `-` prints it bare.
     #[arg(long = "output", allow_hyphen_values = true)]
-    output: Vec<String>,
+    output: Vec<OsString>,
     /// Elide printed tensors after this many elements in total.
     #[arg(long = "output_max_element_count", default_value_t = 1024)]
     output_max_element_count: usize,
     /// An expected result, in `--input=` form; `(ignored)` skips one. When
     /// given, results are compared instead of printed.
     #[arg(long = "expected_output", allow_hyphen_values = true)]
-    expected_output: Vec<String>,
+    expected_output: Vec<OsString>,
     /// `approximate` (default) or `exact` (byte equality) comparison.
     #[arg(long = "equality_mode", default_value = "approximate")]
     equality_mode: String,

@@ -167,9 +167,12 @@ fn sample_module_on_local_sync_and_local_task() {
 fn sample_module_through_the_tooling_api() {
     use iree_tooling::run::{create_run_context, run_function, RunOptions};
     let options = RunOptions {
-        modules: vec![library("sample_module"), testdata("sample_user.vmfb")],
+        modules: vec![
+            library("sample_module").into(),
+            testdata("sample_user.vmfb").into(),
+        ],
         function: "accumulate".to_string(),
-        inputs: vec!["10".to_string(), "-4".to_string()],
+        inputs: vec!["10".into(), "-4".into()],
         devices: vec!["local-sync".to_string()],
         ..RunOptions::default()
     };

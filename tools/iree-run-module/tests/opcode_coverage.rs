@@ -28,13 +28,11 @@ fn options_for(dir: &Path, args: &[String]) -> RunOptions {
     let mut options = RunOptions::default();
     for arg in args {
         if let Some(m) = arg.strip_prefix("--module=") {
-            options
-                .modules
-                .push(dir.join(m).to_string_lossy().into_owned());
+            options.modules.push(dir.join(m).into_os_string());
         } else if let Some(f) = arg.strip_prefix("--function=") {
             options.function = f.to_string();
         } else if let Some(i) = arg.strip_prefix("--input=") {
-            options.inputs.push(i.to_string());
+            options.inputs.push(i.into());
         }
     }
     options

@@ -104,11 +104,17 @@ impl Format {
 
 /// Opens the parameter file at `path`, parses it by extension and appends
 /// its entries to `index`. Errors name the file.
-pub fn append_file_to_index(path: &str, mode: FileMode, index: &mut ParameterIndex) -> Result<()> {
-    let format = Format::from_path(path)?;
+pub fn append_file_to_index(
+    path: impl AsRef<std::path::Path>,
+    mode: FileMode,
+    index: &mut ParameterIndex,
+) -> Result<()> {
+    let path = path.as_ref();
+    // Extensions are ASCII: the other bytes of a name do not matter here.
+    let format = Format::from_path(&path.to_string_lossy())?;
     let file = Arc::new(ParameterFile::open(path, mode)?);
     parse_file_index(format, file, mode, index)
-        .annotate_with(|| format!("parsing parameter file `{path}`"))
+        .annotate_with(|| format!("parsing parameter file `{}`", path.display()))
 }
 
 /// Parses an open file in `format` and appends its entries to `index`.
