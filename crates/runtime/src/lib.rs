@@ -26,6 +26,7 @@
 
 mod element;
 pub mod image;
+mod model;
 mod session;
 mod tensor;
 mod value;
@@ -34,6 +35,7 @@ pub use element::Element;
 pub use half;
 pub use iree_base::{Result, Status, StatusCode};
 pub use iree_hal::{DriverRegistry, ElementType};
+pub use model::Model;
 pub use session::{inline_system_module, system_modules, Session};
 pub use tensor::Tensor;
 pub use value::Value;

@@ -112,96 +112,135 @@ impl Session {
     }
 
     fn call_inner(&mut self, name: &str, inputs: &[Value]) -> Result<Vec<Value>> {
-        let function = self.function(name)?;
-        let cconv = function.cconv()?;
-        let mut args: Vec<iree_vm::Value> = inputs
-            .iter()
-            .map(|value| match value {
-                Value::Tensor(t) => Value::Tensor(t.placed_on(&*self.device)?).into_vm(),
-                other => other.clone().into_vm(),
-            })
-            .collect::<Result<_>>()?;
-        let finish = if function.info().attr("iree.abi.model") == Some("coarse-fences") {
-            let finish = Fence::with_new_semaphore();
-            args.push(iree_vm::Value::from(Ref::new(HalFence(Fence::new()))));
-            args.push(iree_vm::Value::from(Ref::new(HalFence(finish.clone()))));
-            Some(finish)
+        self.context()?;
+        let context = self.context.as_ref().expect("built above");
+        let function = resolve_function(&self.modules, context, name)?;
+        invoke(context, &*self.device, &function, inputs)
+    }
+
+    /// The loaded modules, device and parameters as a [`crate::Model`]
+    /// that any number of threads call at once.
+    pub fn into_model(self) -> Result<crate::Model> {
+        let parameters = if self.parameters.is_empty() {
+            Vec::new()
         } else {
-            None
+            iree_io_parameters::providers_from_flags(&self.parameters, file_mode()?)?
         };
-        if args.len() != cconv.args.len() {
-            return Err(Status::new(
-                StatusCode::InvalidArgument,
-                format!(
-                    "the function takes {} arguments but {} were given",
-                    cconv.args.len() - if finish.is_some() { 2 } else { 0 },
-                    inputs.len()
-                ),
-            ));
-        }
-        iree_vm::Cconv::check_values(&cconv.args, &args, "argument")?;
-        let results = self.context()?.invoke(&function, &args)?;
-        if let Some(finish) = finish {
-            finish
-                .wait(None)
-                .annotate("waiting on the call's signal fence")?;
-        }
-        results.into_iter().map(Value::from_vm).collect()
+        crate::Model::new(self.vm, self.device, self.modules, parameters)
     }
 
-    /// Resolves `module.function` or a bare name in the last loaded module.
-    fn function(&mut self, name: &str) -> Result<Function> {
-        let (module, function) = match name.split_once('.') {
-            Some((module, function)) if self.modules.iter().any(|m| m.name() == module) => (
-                self.modules.iter().rev().find(|m| m.name() == module),
-                function,
-            ),
-            _ => (self.modules.last(), name),
-        };
-        let module = module
-            .cloned()
-            .ok_or_else(|| Status::new(StatusCode::FailedPrecondition, "no module is loaded"))?;
-        let ordinal = module.lookup_export(function).ok_or_else(|| {
-            Status::new(
-                StatusCode::NotFound,
-                format!(
-                    "no function `{function}` exported by module '{}'",
-                    module.name()
-                ),
-            )
-        })?;
-        let instance = self
-            .context()?
-            .modules()
-            .iter()
-            .rev()
-            .find(|m| std::ptr::addr_eq(m.module() as *const dyn Module, Arc::as_ptr(&module)))
-            .cloned()
-            .ok_or_else(|| Status::new(StatusCode::Internal, "module missing from its context"))?;
-        Ok(Function::new(instance, ordinal))
-    }
-
-    /// The VM context of the loaded modules, built when first needed: the
-    /// system modules they depend on (`hal` on this session's device,
-    /// `io_parameters` over the added files; buffer-view traces to stderr),
-    /// then the modules in load order.
+    /// The VM context of the loaded modules, built when first needed
+    /// ([`build_context`]).
     fn context(&mut self) -> Result<&Context> {
         if self.context.is_none() {
-            let mut modules = system_modules(
-                &self.modules,
-                || Ok(self.device.clone()),
-                || iree_io_parameters::providers_from_flags(&self.parameters, file_mode()?),
-                &[],
-                // Traces print to stderr, as upstream's sessions print them.
-                Some(iree_modules_hal::stderr_debug_sink()),
-            )?;
-            modules.extend(self.modules.iter().cloned());
-            let context = Context::with_modules(self.vm.clone(), modules)
-                .annotate("creating the session's VM context")?;
+            let context = build_context(&self.vm, &self.device, &self.modules, || {
+                iree_io_parameters::providers_from_flags(&self.parameters, file_mode()?)
+            })?;
             self.context = Some(context);
         }
         Ok(self.context.as_ref().expect("built above"))
     }
+}
+
+/// A VM context of `modules` (in load order) after the system modules they
+/// depend on: `hal` on `device`, `io_parameters` over the providers
+/// `parameters` returns (called only when a module needs them); buffer-view
+/// traces go to stderr, as upstream's sessions print them.
+pub(crate) fn build_context(
+    vm: &Arc<iree_vm::Instance>,
+    device: &Arc<dyn Device>,
+    modules: &[Arc<dyn Module>],
+    parameters: impl FnMut() -> Result<Vec<Arc<dyn ParameterProvider>>>,
+) -> Result<Context> {
+    let mut all = system_modules(
+        modules,
+        || Ok(device.clone()),
+        parameters,
+        &[],
+        Some(iree_modules_hal::stderr_debug_sink()),
+    )?;
+    all.extend(modules.iter().cloned());
+    Context::with_modules(vm.clone(), all).annotate("creating the session's VM context")
+}
+
+/// Resolves `module.function`, or a bare name in the last of `modules`, to
+/// its function in `context`.
+pub(crate) fn resolve_function(
+    modules: &[Arc<dyn Module>],
+    context: &Context,
+    name: &str,
+) -> Result<Function> {
+    let (module, function) = match name.split_once('.') {
+        Some((module, function)) if modules.iter().any(|m| m.name() == module) => {
+            (modules.iter().rev().find(|m| m.name() == module), function)
+        }
+        _ => (modules.last(), name),
+    };
+    let module = module
+        .cloned()
+        .ok_or_else(|| Status::new(StatusCode::FailedPrecondition, "no module is loaded"))?;
+    let ordinal = module.lookup_export(function).ok_or_else(|| {
+        Status::new(
+            StatusCode::NotFound,
+            format!(
+                "no function `{function}` exported by module '{}'",
+                module.name()
+            ),
+        )
+    })?;
+    let instance = context
+        .modules()
+        .iter()
+        .rev()
+        .find(|m| std::ptr::addr_eq(m.module() as *const dyn Module, Arc::as_ptr(&module)))
+        .cloned()
+        .ok_or_else(|| Status::new(StatusCode::Internal, "module missing from its context"))?;
+    Ok(Function::new(instance, ordinal))
+}
+
+/// Calls `function` of `context` with `inputs` (tensors placed where
+/// `device` can use them); functions of the coarse-fences ABI are called
+/// like synchronous ones.
+pub(crate) fn invoke(
+    context: &Context,
+    device: &dyn Device,
+    function: &Function,
+    inputs: &[Value],
+) -> Result<Vec<Value>> {
+    let cconv = function.cconv()?;
+    let mut args: Vec<iree_vm::Value> = inputs
+        .iter()
+        .map(|value| match value {
+            Value::Tensor(t) => Value::Tensor(t.placed_on(device)?).into_vm(),
+            other => other.clone().into_vm(),
+        })
+        .collect::<Result<_>>()?;
+    let finish = if function.info().attr("iree.abi.model") == Some("coarse-fences") {
+        let finish = Fence::with_new_semaphore();
+        args.push(iree_vm::Value::from(Ref::new(HalFence(Fence::new()))));
+        args.push(iree_vm::Value::from(Ref::new(HalFence(finish.clone()))));
+        Some(finish)
+    } else {
+        None
+    };
+    if args.len() != cconv.args.len() {
+        return Err(Status::new(
+            StatusCode::InvalidArgument,
+            format!(
+                "the function takes {} arguments but {} were given",
+                cconv.args.len() - if finish.is_some() { 2 } else { 0 },
+                inputs.len()
+            ),
+        ));
+    }
+    iree_vm::Cconv::check_values(&cconv.args, &args, "argument")?;
+    let results = context.invoke(function, &args)?;
+    if let Some(finish) = finish {
+        finish
+            .wait(None)
+            .annotate("waiting on the call's signal fence")?;
+    }
+    results.into_iter().map(Value::from_vm).collect()
 }
 
 /// The system modules that `modules` depend on and do not provide

@@ -1,0 +1,106 @@
+//! [`Model`]: one loaded program that any number of threads call at once.
+//!
+//! # Design
+//! What is expensive to load is loaded once and shared: the modules (their
+//! bytecode and executables, in immutable page-aligned memory), the device,
+//! and the parameter files (indexed and mapped once). What a call mutates
+//! is not shared: each call runs in a VM context of its own, taken from a
+//! pool of idle contexts (built on first need, then reused), so concurrent
+//! calls never wait on one another and a context's module state (globals,
+//! loaded executables) is touched by one call at a time. A context costs
+//! the module instances' state, not the modules: the pool grows to the
+//! number of calls that were ever in flight at once.
+//!
+//! The price of that choice: calls do not share globals. A program whose
+//! functions keep state across calls (a counter, a KV cache in globals)
+//! sees the state of whichever context its call got; such programs belong
+//! in one [`crate::Session`]. Inference functions, whose results depend
+//! only on their inputs and on parameters, give the same results here as
+//! in a session, from any thread.
+//!
+//! The alternative, one context behind a lock (`Session: Sync`), would
+//! serialize every call, which is what a server calling a model from many
+//! threads is trying to avoid.
+
+use std::sync::Arc;
+
+use iree_base::{Result, ResultExt};
+use iree_hal::Device;
+use iree_io_parameters::ParameterProvider;
+use iree_vm::{Context, Module};
+use parking_lot::Mutex;
+
+use crate::session::{build_context, invoke, resolve_function};
+use crate::Value;
+
+/// Loaded modules on one device, called from any number of threads
+/// (`Send + Sync`; share it in an `Arc`). Made from a [`crate::Session`]
+/// with [`crate::Session::into_model`]; see the module documentation for
+/// how calls are isolated.
+pub struct Model {
+    vm: Arc<iree_vm::Instance>,
+    device: Arc<dyn Device>,
+    modules: Vec<Arc<dyn Module>>,
+    parameters: Vec<Arc<dyn ParameterProvider>>,
+    /// Contexts no call is using.
+    idle: Mutex<Vec<Context>>,
+    /// How many contexts exist (idle or in use).
+    created: Mutex<usize>,
+}
+
+impl Model {
+    /// A model over loaded modules; builds one context now, so that a
+    /// module that cannot be instantiated fails here rather than at the
+    /// first call.
+    pub(crate) fn new(
+        vm: Arc<iree_vm::Instance>,
+        device: Arc<dyn Device>,
+        modules: Vec<Arc<dyn Module>>,
+        parameters: Vec<Arc<dyn ParameterProvider>>,
+    ) -> Result<Model> {
+        let model = Model {
+            vm,
+            device,
+            modules,
+            parameters,
+            idle: Mutex::new(Vec::new()),
+            created: Mutex::new(0),
+        };
+        let first = model.new_context()?;
+        model.idle.lock().push(first);
+        Ok(model)
+    }
+
+    /// The model's device.
+    pub fn device(&self) -> &Arc<dyn Device> {
+        &self.device
+    }
+
+    /// How many VM contexts the model has built: the most calls that were
+    /// ever in flight at once (at least one).
+    pub fn context_count(&self) -> usize {
+        *self.created.lock()
+    }
+
+    /// Calls `name` (`module.function`, or a function of the last module)
+    /// as [`crate::Session::call`] does, in a context no other call is
+    /// using.
+    pub fn call(&self, name: &str, inputs: &[Value]) -> Result<Vec<Value>> {
+        let context = match self.idle.lock().pop() {
+            Some(context) => context,
+            None => self.new_context()?,
+        };
+        let result = resolve_function(&self.modules, &context, name)
+            .and_then(|function| invoke(&context, &*self.device, &function, inputs));
+        self.idle.lock().push(context);
+        result.annotate_with(|| format!("calling '{name}'"))
+    }
+
+    fn new_context(&self) -> Result<Context> {
+        let context = build_context(&self.vm, &self.device, &self.modules, || {
+            Ok(self.parameters.clone())
+        })?;
+        *self.created.lock() += 1;
+        Ok(context)
+    }
+}
