@@ -24,6 +24,7 @@
 //! device, `io_parameters` over [`Session::add_parameters`] files), as
 //! `iree-run-module` does.
 
+mod call_async;
 mod element;
 pub mod image;
 mod model;
@@ -31,6 +32,7 @@ mod session;
 mod tensor;
 mod value;
 
+pub use call_async::CallFuture;
 pub use element::Element;
 pub use half;
 pub use iree_base::{Result, Status, StatusCode};

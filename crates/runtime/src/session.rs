@@ -211,7 +211,7 @@ pub(crate) fn invoke(
     let mut args: Vec<iree_vm::Value> = inputs
         .iter()
         .map(|value| match value {
-            Value::Tensor(t) => Value::Tensor(t.placed_on(device)?).into_vm(),
+            Value::Tensor(t) => Value::Tensor(t.to_device(device)?).into_vm(),
             other => other.clone().into_vm(),
         })
         .collect::<Result<_>>()?;

@@ -73,9 +73,10 @@ impl Tensor {
 
     /// This tensor where `device` can use it: as it is when its memory is
     /// device memory already or the device runs on the host (the local
-    /// devices use host memory in place), else a copy in memory of the
-    /// device's own allocator (a GPU's).
-    pub(crate) fn placed_on(&self, device: &dyn Device) -> Result<Tensor> {
+    /// devices use host memory in place: no copy), else a copy in memory of
+    /// the device's own allocator (a GPU's). Calls do this for their
+    /// inputs; doing it once ahead saves the copy on every call.
+    pub fn to_device(&self, device: &dyn Device) -> Result<Tensor> {
         let buffer = self.view.buffer();
         if buffer.device_memory().is_some() || device.id().starts_with("local") {
             return Ok(self.clone());
@@ -103,6 +104,24 @@ impl Tensor {
                 self.view.encoding(),
             ),
         })
+    }
+
+    /// This tensor in host memory: as it is when it is there already, else a
+    /// copy read back from its device.
+    pub fn to_host(&self) -> Result<Tensor> {
+        let buffer = self.view.buffer();
+        if buffer.device_memory().is_none() {
+            return Ok(self.clone());
+        }
+        let length = usize::try_from(buffer.byte_length()).map_err(|_| {
+            Status::new(
+                StatusCode::ResourceExhausted,
+                "tensor too large for this host",
+            )
+        })?;
+        let mut bytes = vec![0u8; length];
+        buffer.read(0, &mut bytes)?;
+        Tensor::from_bytes(self.view.shape(), self.view.element_type(), &bytes)
     }
 
     /// Wraps a HAL buffer view.
