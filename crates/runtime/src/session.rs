@@ -22,7 +22,7 @@ pub struct Session {
     device: Arc<dyn Device>,
     modules: Vec<Arc<dyn Module>>,
     /// `scope=path` (or `path`) per parameter file, as `--parameters=`.
-    parameters: Vec<String>,
+    parameters: Vec<std::ffi::OsString>,
     context: Option<Context>,
 }
 
@@ -90,12 +90,13 @@ impl Session {
     /// Makes the parameters in the file at `path` (`.irpa`, `.safetensors`,
     /// `.gguf`) available to modules under `scope` (empty: unscoped).
     pub fn add_parameters(&mut self, scope: &str, path: impl AsRef<Path>) -> Result<()> {
-        let path = path.as_ref().display().to_string();
-        let flag = if scope.is_empty() {
-            path
-        } else {
-            format!("{scope}={path}")
-        };
+        // `scope=path`, as `--parameters=`; the path keeps any bytes.
+        let mut flag = std::ffi::OsString::new();
+        if !scope.is_empty() {
+            flag.push(scope);
+            flag.push("=");
+        }
+        flag.push(path.as_ref());
         // Index it now, so a bad file is reported here.
         iree_io_parameters::providers_from_flags(std::slice::from_ref(&flag), file_mode()?)?;
         self.parameters.push(flag);
