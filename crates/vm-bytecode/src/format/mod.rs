@@ -478,7 +478,14 @@ pub fn parse_module(file: &[u8]) -> Result<ModuleMetadata> {
         rodata_external.reserve(segments.len());
         for (i, segment) in segments.iter().enumerate() {
             let compression = segment.compression_type_type();
-            if compression == CompressionTypeDef::NONE && segment.compression_type().is_some() {
+            // The verifier does not follow a union value whose type is NONE,
+            // so its presence is read from the vtable, never dereferenced.
+            let value_present = segment
+                ._tab
+                .vtable()
+                .get(generated::iree::vm::RodataSegmentDef::VT_COMPRESSION_TYPE)
+                != 0;
+            if compression == CompressionTypeDef::NONE && value_present {
                 bail!(
                     InvalidArgument,
                     "FlatBuffer verification failed: union value field present with type NONE (rodata[{i}].compression_type)"
