@@ -233,6 +233,15 @@ impl Stack {
         self.frame_bytes
     }
 
+    /// True when no call is in progress on the stack: no frames, registers
+    /// or saved continuations (its scratch capacity may remain).
+    pub fn is_idle(&self) -> bool {
+        self.frame_bytes == 0
+            && self.continuations.is_empty()
+            && self.i32_arena.is_empty()
+            && self.ref_arena.is_empty()
+    }
+
     /// Saves the continuation of a call that yielded.
     pub fn push_continuation(&mut self, continuation: Box<dyn Any + Send>) {
         self.continuations.push(continuation);
