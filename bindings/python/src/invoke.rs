@@ -99,34 +99,40 @@ fn element_type_of_typestr(typestr: &str) -> Option<ElementType> {
 }
 
 /// A buffer view on `device` holding a copy of numpy array `array`.
+/// Element types of the native-order dtypes already seen, by dtype object
+/// (numpy keeps one object per builtin dtype): reading `dtype.str` formats
+/// a string on every call, which was a tenth of a tiny call's Python side.
+/// Holds strong references, so an address is never reused for another
+/// dtype while it is listed; bounded, as dtypes made on the fly
+/// (structured, parametrized) would grow it without end.
+static DTYPES_SEEN: Mutex<Vec<(Py<PyAny>, ElementType)>> = Mutex::new(Vec::new());
+/// How many dtypes [`DTYPES_SEEN`] remembers.
+const DTYPES_REMEMBERED: usize = 32;
+
 fn ndarray_to_view(device: &dyn Device, array: &Bound<'_, PyAny>) -> PyResult<Ref> {
     let py = array.py();
     let dtype = array.getattr(pyo3::intern!(py, "dtype"))?;
-    let typestr = dtype.getattr(pyo3::intern!(py, "str"))?;
-    let typestr = typestr.downcast::<PyString>()?.to_cow()?;
-    let typestr: &str = &typestr;
-    if typestr.starts_with('>') {
-        // Big-endian data: convert to native order first.
-        let native = dtype.call_method1(pyo3::intern!(py, "newbyteorder"), ("=",))?;
-        let converted = array.call_method1(pyo3::intern!(py, "astype"), (native,))?;
-        return ndarray_to_view(device, &converted);
-    }
-    let element_type = match element_type_of_typestr(typestr) {
+    let seen = DTYPES_SEEN.lock().ok().and_then(|seen| {
+        seen.iter()
+            .find(|(d, _)| d.as_ptr() == dtype.as_ptr())
+            .map(|(_, t)| *t)
+    });
+    let element_type = match seen {
         Some(t) => t,
         None => {
-            let known = match DTYPE_TABLE.get(py) {
-                Some(table) => table.bind(py).get_item(&dtype)?,
-                None => None,
+            let t = element_type_of_dtype(py, &dtype)?;
+            let Some(t) = t else {
+                // Big-endian data: converted to native order first.
+                let native = dtype.call_method1(pyo3::intern!(py, "newbyteorder"), ("=",))?;
+                let converted = array.call_method1(pyo3::intern!(py, "astype"), (native,))?;
+                return ndarray_to_view(device, &converted);
             };
-            match known {
-                Some(t) => ElementType(t.extract()?),
-                None => {
-                    return Err(PyTypeError::new_err(format!(
-                        "unsupported numpy dtype {}",
-                        dtype.str()?
-                    )))
+            if let Ok(mut seen) = DTYPES_SEEN.lock() {
+                if seen.len() < DTYPES_REMEMBERED {
+                    seen.push((dtype.clone().unbind(), t));
                 }
             }
+            t
         }
     };
     let shape: Vec<usize> = array.getattr(pyo3::intern!(py, "shape"))?.extract()?;
@@ -141,6 +147,38 @@ fn ndarray_to_view(device: &dyn Device, array: &Bound<'_, PyAny>) -> PyResult<Re
     let view = view_from_host(device, shape, element_type, bytes)
         .map_err(|s| status_to_py(&s, "Error allocating buffer view"))?;
     Ok(Ref::new(iree_modules_hal::HalBufferView(view)))
+}
+
+/// The element type of `dtype` from its type string (then the dtype
+/// table); `None` for big-endian data, which must be converted first.
+fn element_type_of_dtype(
+    py: Python<'_>,
+    dtype: &Bound<'_, PyAny>,
+) -> PyResult<Option<ElementType>> {
+    let typestr = dtype.getattr(pyo3::intern!(py, "str"))?;
+    let typestr = typestr.downcast::<PyString>()?.to_cow()?;
+    let typestr: &str = &typestr;
+    if typestr.starts_with('>') {
+        return Ok(None);
+    }
+    Ok(Some(match element_type_of_typestr(typestr) {
+        Some(t) => t,
+        None => {
+            let known = match DTYPE_TABLE.get(py) {
+                Some(table) => table.bind(py).get_item(dtype)?,
+                None => None,
+            };
+            match known {
+                Some(t) => ElementType(t.extract()?),
+                None => {
+                    return Err(PyTypeError::new_err(format!(
+                        "unsupported numpy dtype {}",
+                        dtype.str()?
+                    )))
+                }
+            }
+        }
+    }))
 }
 
 /// Arrays at least this large are copied straight from numpy's memory
