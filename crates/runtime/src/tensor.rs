@@ -54,21 +54,47 @@ impl Tensor {
                 ),
             ));
         }
+        Tensor::allocated(
+            &*host_allocator(),
+            shape.to_vec(),
+            element_type,
+            EncodingType::DENSE_ROW_MAJOR,
+            bytes,
+        )
+    }
+
+    /// A tensor of `bytes` in a buffer of `allocator` (device-local memory).
+    fn allocated(
+        allocator: &dyn Allocator,
+        shape: Vec<usize>,
+        element_type: ElementType,
+        encoding: EncodingType,
+        bytes: &[u8],
+    ) -> Result<Tensor> {
         let params = BufferParams {
             memory_type: MemoryType::DEVICE_LOCAL,
             usage: BufferUsage::DEFAULT,
             ..Default::default()
         };
-        let buffer = host_allocator().allocate_buffer(params, bytes.len() as u64)?;
+        let buffer = allocator.allocate_buffer(params, bytes.len() as u64)?;
         buffer.write(0, bytes)?;
         Ok(Tensor {
-            view: BufferView::new(
-                buffer,
-                shape.to_vec(),
-                element_type,
-                EncodingType::DENSE_ROW_MAJOR,
-            ),
+            view: BufferView::new(buffer, shape, element_type, encoding),
         })
+    }
+
+    /// A copy of the tensor's bytes, wherever its memory is.
+    fn bytes(&self) -> Result<Vec<u8>> {
+        let buffer = self.view.buffer();
+        let length = usize::try_from(buffer.byte_length()).map_err(|_| {
+            Status::new(
+                StatusCode::ResourceExhausted,
+                "tensor too large for this host",
+            )
+        })?;
+        let mut bytes = vec![0u8; length];
+        buffer.read(0, &mut bytes)?;
+        Ok(bytes)
     }
 
     /// This tensor where `device` can use it: as it is when its memory is
@@ -81,29 +107,13 @@ impl Tensor {
         if buffer.device_memory().is_some() || device.id().starts_with("local") {
             return Ok(self.clone());
         }
-        let length = usize::try_from(buffer.byte_length()).map_err(|_| {
-            Status::new(
-                StatusCode::ResourceExhausted,
-                "tensor too large for this host",
-            )
-        })?;
-        let mut bytes = vec![0u8; length];
-        buffer.read(0, &mut bytes)?;
-        let params = BufferParams {
-            memory_type: MemoryType::DEVICE_LOCAL,
-            usage: BufferUsage::DEFAULT,
-            ..Default::default()
-        };
-        let placed = device.allocator().allocate_buffer(params, length as u64)?;
-        placed.write(0, &bytes)?;
-        Ok(Tensor {
-            view: BufferView::new(
-                placed,
-                self.view.shape().to_vec(),
-                self.view.element_type(),
-                self.view.encoding(),
-            ),
-        })
+        Tensor::allocated(
+            &*device.allocator(),
+            self.view.shape().to_vec(),
+            self.view.element_type(),
+            self.view.encoding(),
+            &self.bytes()?,
+        )
     }
 
     /// This tensor in host memory: as it is when it is there already, else a
@@ -113,15 +123,7 @@ impl Tensor {
         if buffer.device_memory().is_none() {
             return Ok(self.clone());
         }
-        let length = usize::try_from(buffer.byte_length()).map_err(|_| {
-            Status::new(
-                StatusCode::ResourceExhausted,
-                "tensor too large for this host",
-            )
-        })?;
-        let mut bytes = vec![0u8; length];
-        buffer.read(0, &mut bytes)?;
-        Tensor::from_bytes(self.view.shape(), self.view.element_type(), &bytes)
+        Tensor::from_bytes(self.view.shape(), self.view.element_type(), &self.bytes()?)
     }
 
     /// Wraps a HAL buffer view.
