@@ -57,19 +57,8 @@ fn unavailable_names_the_missing_library() {
 #[test]
 fn foreign_channels_are_refused_on_the_device() {
     for recording in [Recording::Stream, Recording::Graph] {
-        let driver = CudaDriver::with_options(GpuOptions {
-            recording,
-            async_allocations: true,
-        });
-        let device = match driver.create_device("") {
-            Ok(device) => device,
-            Err(status) => {
-                eprintln!(
-                    "skipping: no libcuda (no CUDA device): {}",
-                    status.message()
-                );
-                return;
-            }
+        let Some(device) = cuda_device(recording) else {
+            return;
         };
         let params = BufferParams {
             memory_type: MemoryType::DEVICE_LOCAL,
@@ -101,23 +90,27 @@ fn foreign_channels_are_refused_on_the_device() {
     }
 }
 
-/// Device 0 with `recording`, or `None` after printing which library is
-/// missing.
-fn device(recording: Recording) -> Option<Arc<dyn Device>> {
+/// CUDA device 0 with `recording`, or `None` after printing why not.
+fn cuda_device(recording: Recording) -> Option<Arc<dyn Device>> {
     let driver = CudaDriver::with_options(GpuOptions {
         recording,
         async_allocations: true,
     });
-    let device = match driver.create_device("") {
-        Ok(device) => device,
+    match driver.create_device("") {
+        Ok(device) => Some(device),
         Err(status) => {
             eprintln!(
                 "skipping: no libcuda (no CUDA device): {}",
                 status.message()
             );
-            return None;
+            None
         }
-    };
+    }
+}
+
+/// [`cuda_device`], or `None` after printing which library is missing.
+fn device(recording: Recording) -> Option<Arc<dyn Device>> {
+    let device = cuda_device(recording)?;
     if let Err(status) = Nccl::get() {
         eprintln!("skipping: no libnccl: {}", status.message());
         return None;
