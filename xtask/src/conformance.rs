@@ -29,6 +29,15 @@ pub fn our_binary(root: &Path) -> Result<PathBuf> {
     build_release_tool(root, "iree-run-module")
 }
 
+/// Cargo's target directory (`$CARGO_TARGET_DIR`, relative to `root`, or
+/// `root/target`).
+pub(crate) fn target_dir(root: &Path) -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .map(|t| if t.is_absolute() { t } else { root.join(t) })
+        .unwrap_or_else(|| root.join("target"))
+}
+
 /// Builds one of our tools in release mode and returns its path.
 pub fn build_release_tool(root: &Path, package: &str) -> Result<PathBuf> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
@@ -42,18 +51,16 @@ pub fn build_release_tool(root: &Path, package: &str) -> Result<PathBuf> {
             "cargo build --release -p {package} failed ({status})"
         ));
     }
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .map(|t| if t.is_absolute() { t } else { root.join(t) })
-        .unwrap_or_else(|| root.join("target"));
-    let bin = target.join("release").join(package);
+    let bin = target_dir(root).join("release").join(package);
     if !bin.exists() {
         return Err(format!("{} was not built", bin.display()));
     }
     Ok(bin)
 }
 
-fn to_expectation(out: proc::Output) -> Expectation {
+/// A run's output as the expectation it is compared with (a timeout is
+/// status `TIMEOUT`).
+pub(crate) fn to_expectation(out: proc::Output) -> Expectation {
     let mut e = Expectation::from_run(out.exit_code, out.stdout, out.stderr);
     if out.timed_out {
         e.status = "TIMEOUT".to_string();

@@ -28,7 +28,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use iree_tooling::testcases::{self, Case, Expectation};
+use iree_tooling::testcases::{self, Case};
 
 use crate::diff::line_diff;
 use crate::proc;
@@ -195,13 +195,6 @@ fn cargo() -> Command {
     Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string()))
 }
 
-fn target_dir(root: &Path) -> PathBuf {
-    std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .map(|t| if t.is_absolute() { t } else { root.join(t) })
-        .unwrap_or_else(|| root.join("target"))
-}
-
 /// Builds the GPU test binaries in release mode; returns their paths.
 fn build_test_binaries(root: &Path) -> Result<Vec<PathBuf>> {
     let mut cmd = cargo();
@@ -261,7 +254,7 @@ pub fn pack(args: &[String]) -> Result<bool> {
         build.args(["-p", tool]);
     }
     run_checked(&mut build)?;
-    let release = target_dir(&root).join("release");
+    let release = crate::conformance::target_dir(&root).join("release");
     for tool in OUR_TOOLS.iter().chain(["xtask"].iter()) {
         let to = pack.join("bin").join(tool);
         copy(&release.join(tool), &to)?;
@@ -287,7 +280,7 @@ pub fn pack(args: &[String]) -> Result<bool> {
 
     // Our Python package, unpacked from a release wheel.
     eprintln!("gpu-pack: building the iree_rust.runtime wheel");
-    let wheels = target_dir(&root).join("gpu-wheel");
+    let wheels = crate::conformance::target_dir(&root).join("gpu-wheel");
     let _ = std::fs::remove_dir_all(&wheels);
     let maturin = crate::upstream_py::ensure_maturin(&root)?;
     run_checked(
@@ -702,14 +695,6 @@ fn stage_suite(root: &Path, pack: &Path, suite: &str, work: &Path) -> Result<Pat
     Ok(to)
 }
 
-fn to_expectation(out: proc::Output) -> Expectation {
-    let mut e = Expectation::from_run(out.exit_code, out.stdout, out.stderr);
-    if out.timed_out {
-        e.status = "TIMEOUT".to_string();
-    }
-    e
-}
-
 /// Every case of the packed suites through upstream and ours on `cuda`.
 fn differential(
     root: &Path,
@@ -826,7 +811,7 @@ fn compare_case(case: &Case, ours: &Path, upstream: &Path) -> (Vec<String>, [Dur
     let run = |tool: &Path| {
         let start = Instant::now();
         proc::run(tool, &case.args, &case.dir, GPU_CASE_TIMEOUT)
-            .map(|out| (to_expectation(out), start.elapsed()))
+            .map(|out| (crate::conformance::to_expectation(out), start.elapsed()))
     };
     let (expected, upstream_wall) = match run(upstream) {
         Ok(e) => e,
@@ -1000,28 +985,6 @@ fn python(root: &Path, pack: &Path, options: &CheckOptions, report: &mut Report)
     Ok(())
 }
 
-/// Parses the median `real_time` in milliseconds from
-/// `--benchmark_format=json` output.
-fn median_ms(json: &str) -> Option<f64> {
-    let block = json.split("\"aggregate_name\": \"median\"").nth(1)?;
-    let value: f64 = block
-        .split("\"real_time\": ")
-        .nth(1)?
-        .split([',', '\n'])
-        .next()?
-        .trim()
-        .parse()
-        .ok()?;
-    let unit = block.split("\"time_unit\": \"").nth(1)?.split('"').next()?;
-    Some(match unit {
-        "ns" => value / 1e6,
-        "us" => value / 1e3,
-        "ms" => value,
-        "s" => value * 1e3,
-        _ => return None,
-    })
-}
-
 /// The models: outputs compared bit for bit, then per-call time.
 fn models(
     pack: &Path,
@@ -1115,7 +1078,7 @@ fn models(
         ]);
         let per_call = |tool: &Path| -> Option<f64> {
             let out = proc::run(tool, &bench, &dir, Duration::from_secs(120)).ok()?;
-            median_ms(&out.stdout)
+            crate::tools::median_real_time_ms(&out.stdout)
         };
         let (mut up, mut us) = (Vec::new(), Vec::new());
         for round in 0..2 {
@@ -1177,16 +1140,5 @@ mod tests {
             ),
             None
         );
-    }
-
-    #[test]
-    fn median_from_benchmark_json() {
-        let json = r#"{"benchmarks": [
-          {"name": "BM_f/process_time/real_time_mean", "aggregate_name": "mean", "real_time": 9.0, "time_unit": "ms"},
-          {"name": "BM_f/process_time/real_time_median", "aggregate_name": "median",
-           "real_time": 2.5e+02, "cpu_time": 1.0, "time_unit": "us"}
-        ]}"#;
-        assert_eq!(median_ms(json), Some(0.25));
-        assert_eq!(median_ms("{}"), None);
     }
 }

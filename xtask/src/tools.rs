@@ -288,12 +288,26 @@ const PER_CALL_WORKLOADS: &[(&str, &str, &[&str])] = &[
 ];
 
 /// The median `real_time` of a Google Benchmark JSON report (the first
-/// benchmark's `median` aggregate).
-fn median_real_time(json: &str) -> Option<f64> {
-    let at = json.find("\"aggregate_name\": \"median\"")?;
-    let rest = &json[at..];
-    let value = &rest[rest.find("\"real_time\": ")? + "\"real_time\": ".len()..];
-    value[..value.find(',')?].trim().parse().ok()
+/// benchmark's `median` aggregate), in milliseconds whatever its
+/// `time_unit`.
+pub(crate) fn median_real_time_ms(json: &str) -> Option<f64> {
+    let block = json.split("\"aggregate_name\": \"median\"").nth(1)?;
+    let value: f64 = block
+        .split("\"real_time\": ")
+        .nth(1)?
+        .split([',', '\n'])
+        .next()?
+        .trim()
+        .parse()
+        .ok()?;
+    let unit = block.split("\"time_unit\": \"").nth(1)?.split('"').next()?;
+    Some(match unit {
+        "ns" => value / 1e6,
+        "us" => value / 1e3,
+        "ms" => value,
+        "s" => value * 1e3,
+        _ => return None,
+    })
 }
 
 /// Per-dispatch workloads for `iree-benchmark-executable`: a name, the
@@ -410,7 +424,9 @@ fn median_table(
             if out.exit_code != 0 {
                 return Err(format!("exit {}: {}", out.exit_code, out.stderr.trim()));
             }
-            median_real_time(&out.stdout).ok_or_else(|| "no median in the JSON report".to_string())
+            median_real_time_ms(&out.stdout)
+                .map(|ms| ms * 1e6)
+                .ok_or_else(|| "no median in the JSON report".to_string())
         };
         let name = &workload.name;
         match (time(upstream), time(ours)) {
@@ -438,4 +454,20 @@ fn extract_executable(vmfb: &Path, format: &str, out: &Path) -> Result<()> {
         std::fs::create_dir_all(dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
     }
     std::fs::write(out, bytes).map_err(|e| format!("writing {}: {e}", out.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn median_from_benchmark_json() {
+        let json = r#"{"benchmarks": [
+          {"name": "BM_f/process_time/real_time_mean", "aggregate_name": "mean", "real_time": 9.0, "time_unit": "ms"},
+          {"name": "BM_f/process_time/real_time_median", "aggregate_name": "median",
+           "real_time": 2.5e+02, "cpu_time": 1.0, "time_unit": "us"}
+        ]}"#;
+        assert_eq!(median_real_time_ms(json), Some(0.25));
+        assert_eq!(median_real_time_ms("{}"), None);
+    }
 }
