@@ -12,8 +12,8 @@ use std::sync::Arc;
 use iree_base::StatusCode;
 use iree_hal::channel::{run_collective, NO_COLOR};
 use iree_hal::{
-    BindingRef, Buffer, BufferBinding, BufferParams, BufferUsage, ChannelParams, Collective,
-    CollectiveOp, CommandBuffer, Device, Driver, Fence, LocalChannel, MemoryType,
+    BindingRef, Buffer, BufferBinding, BufferParams, BufferUsage, Channel, ChannelParams,
+    Collective, CollectiveOp, CommandBuffer, Device, Driver, Fence, LocalChannel, MemoryType,
 };
 use iree_hal_cuda::nccl::{Nccl, LIBRARY_NAME};
 use iree_hal_cuda::CudaDriver;
@@ -67,20 +67,13 @@ fn foreign_channels_are_refused_on_the_device() {
         };
         let buffer = device.allocator().allocate_buffer(params, 16).unwrap();
         let run = |element_count| {
-            let mut cb = CommandBuffer::new(0);
-            cb.collective(
-                Arc::new(LocalChannel::new()),
-                Collective {
-                    op: op(1, SUM, F32),
-                    param: 0,
-                    element_count,
-                },
-                Some(whole(&buffer)),
-                Some(whole(&buffer)),
-            )
-            .unwrap();
-            cb.finalize().unwrap();
-            execute(&*device, &cb).unwrap_err()
+            let collective = Collective {
+                op: op(1, SUM, F32),
+                param: 0,
+                element_count,
+            };
+            let channel = Arc::new(LocalChannel::new());
+            run_one(&*device, channel, collective, &buffer, &buffer).unwrap_err()
         };
         let e = run(4);
         assert_eq!(e.code(), StatusCode::InvalidArgument, "{e}");
@@ -135,6 +128,22 @@ fn whole(buffer: &Buffer) -> BindingRef {
         offset: 0,
         length: buffer.byte_length(),
     }
+}
+
+/// Records `collective` of `channel` over all of `send` and `recv` in a
+/// command buffer of its own and runs it on `device`.
+fn run_one(
+    device: &dyn Device,
+    channel: Arc<dyn Channel>,
+    collective: Collective,
+    send: &Buffer,
+    recv: &Buffer,
+) -> iree_base::Result<()> {
+    let mut cb = CommandBuffer::new(0);
+    cb.collective(channel, collective, Some(whole(send)), Some(whole(recv)))
+        .unwrap();
+    cb.finalize().unwrap();
+    execute(device, &cb)
 }
 
 /// Runs one command buffer on `device`, returning its error.
@@ -259,20 +268,12 @@ fn single_rank_collectives_on_device_memory() {
 
         // NCCL has no 16-bit integers to reduce; moving them is fine.
         for (kind, reduction, ok) in [(1u8, SUM, false), (3, 0, true)] {
-            let mut cb = CommandBuffer::new(0);
-            cb.collective(
-                channel.clone(),
-                Collective {
-                    op: op(kind, reduction, 2),
-                    param: 0,
-                    element_count: 8,
-                },
-                Some(whole(&source)),
-                Some(whole(&targets[0])),
-            )
-            .unwrap();
-            cb.finalize().unwrap();
-            match execute(&*device, &cb) {
+            let collective = Collective {
+                op: op(kind, reduction, 2),
+                param: 0,
+                element_count: 8,
+            };
+            match run_one(&*device, channel.clone(), collective, &source, &targets[0]) {
                 Ok(()) => assert!(ok, "si16 all_reduce ran"),
                 Err(e) => {
                     assert!(!ok, "si16 broadcast: {e}");
@@ -281,20 +282,12 @@ fn single_rank_collectives_on_device_memory() {
             }
         }
         // A receive range too short for the op: as the host path says.
-        let mut cb = CommandBuffer::new(0);
-        cb.collective(
-            channel.clone(),
-            Collective {
-                op: op(1, SUM, F32),
-                param: 0,
-                element_count: 8,
-            },
-            Some(whole(&source)),
-            Some(whole(&targets[0])),
-        )
-        .unwrap();
-        cb.finalize().unwrap();
-        let e = execute(&*device, &cb).unwrap_err();
+        let collective = Collective {
+            op: op(1, SUM, F32),
+            param: 0,
+            element_count: 8,
+        };
+        let e = run_one(&*device, channel.clone(), collective, &source, &targets[0]).unwrap_err();
         assert_eq!(e.code(), StatusCode::OutOfRange, "{e}");
         // Host ranges: NCCL channels run on device memory only.
         let binding = BufferBinding {
