@@ -1,0 +1,4 @@
+//! Readers of tokenizer file formats.
+
+pub mod huggingface;
+pub mod tiktoken;

@@ -1,0 +1,357 @@
+//! Text tokenizers for IREE: Hugging Face `tokenizer.json` (BPE, WordPiece,
+//! WordLevel and Unigram models with their normalizers, pre-tokenizers,
+//! post-processors, decoders and added tokens) and tiktoken files, with
+//! one-shot and streaming encode and decode.
+//!
+//! ```no_run
+//! use iree_tokenizer::{EncodeOptions, Tokenizer};
+//! let tokenizer = Tokenizer::from_file("tokenizer.json")?;
+//! let ids = tokenizer.encode("Hello world", EncodeOptions::default())?;
+//! assert_eq!(tokenizer.decode(&ids, false)?, "Hello world");
+//! # Ok::<(), iree_tokenizer::Error>(())
+//! ```
+//!
+//! The pipeline stages of `tokenizer.json` are run by the `tokenizers`
+//! crate; this crate adds the tiktoken format, streaming, and an API with
+//! errors as values (`docs/tokenizer.md` explains the split).
+
+pub mod added_tokens;
+pub mod decoder;
+mod error;
+pub mod format;
+pub mod model;
+pub mod post_processor;
+pub mod stream;
+
+use std::path::Path;
+use std::sync::{Arc, OnceLock};
+
+use tokenizers::{PostProcessor, PostProcessorWrapper};
+
+pub use error::{Error, ErrorKind, Result};
+pub use stream::{DecodeStream, EncodeStream};
+
+use added_tokens::AddedTokens;
+use error::from_hf;
+use post_processor::Affixes;
+
+/// Options of [`Tokenizer::encode`] and [`Tokenizer::encode_stream`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct EncodeOptions {
+    /// Add the post-processor's special tokens (e.g. BOS/EOS, CLS/SEP).
+    pub add_special_tokens: bool,
+    /// Treat special tokens in the text as ordinary text (like tiktoken's
+    /// `encode_ordinary`).
+    pub no_special_token_matching: bool,
+}
+
+/// The ids of well-known special tokens, `None` where not configured.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SpecialIds {
+    /// Beginning of sequence.
+    pub bos: Option<u32>,
+    /// End of sequence.
+    pub eos: Option<u32>,
+    /// Unknown token.
+    pub unk: Option<u32>,
+    /// Padding.
+    pub pad: Option<u32>,
+    /// Separator.
+    pub sep: Option<u32>,
+    /// Classification.
+    pub cls: Option<u32>,
+    /// Mask.
+    pub mask: Option<u32>,
+}
+
+/// One token of an encoding with its byte span in the input text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TokenSpan {
+    /// The token id.
+    pub id: u32,
+    /// Byte offsets `start..end` in the input.
+    pub start: usize,
+    /// End byte offset (exclusive).
+    pub end: usize,
+    /// The pre-tokenizer segment ("word") the token belongs to.
+    pub word: Option<u32>,
+}
+
+/// A loaded tokenizer. Immutable and cheap to clone (clones share state);
+/// usable from many threads at once.
+#[derive(Clone)]
+pub struct Tokenizer {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    /// The pipeline, without its post-processor (applied separately).
+    pipeline: tokenizers::Tokenizer,
+    /// The pipeline with special-token matching off, built on first use.
+    literal: OnceLock<tokenizers::Tokenizer>,
+    post_processor: Option<PostProcessorWrapper>,
+    affixes: Option<Affixes>,
+    added: AddedTokens,
+    model_type: &'static str,
+    special_ids: SpecialIds,
+}
+
+impl std::fmt::Debug for Tokenizer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Tokenizer")
+            .field("model_type", &self.model_type())
+            .field("vocab_size", &self.vocab_size())
+            .finish()
+    }
+}
+
+impl Tokenizer {
+    /// Loads a tokenizer file: `*.tiktoken` files as tiktoken (the encoding
+    /// named by the file stem, e.g. `cl100k_base.tiktoken`), anything else as
+    /// Hugging Face `tokenizer.json`.
+    pub fn from_file(path: impl AsRef<Path>) -> Result<Self> {
+        let path = path.as_ref();
+        let shown = path.display();
+        let data = std::fs::read(path).map_err(|e| {
+            let kind = match e.kind() {
+                std::io::ErrorKind::NotFound => ErrorKind::NotFound,
+                _ => ErrorKind::InvalidArgument,
+            };
+            Error::new(kind, format!("Failed to open file: {shown}: {e}"))
+        })?;
+        let name = path.to_string_lossy();
+        if let Some(without_ext) = name.strip_suffix(".tiktoken") {
+            let stem = without_ext
+                .rsplit(['/', '\\'])
+                .next()
+                .unwrap_or(without_ext);
+            let encoding = format::tiktoken::encoding_by_name(stem).ok_or_else(|| {
+                Error::invalid(format!(
+                    "Unknown tiktoken encoding in filename: {shown}. Expected one of: {}",
+                    format::tiktoken::ENCODING_NAMES
+                ))
+            })?;
+            let pipeline = format::tiktoken::build(&data, encoding)
+                .map_err(|e| e.context(format!("Failed to load tokenizer: {shown}")))?;
+            return Self::from_pipeline(pipeline, None);
+        }
+        let text = std::str::from_utf8(&data).map_err(|e| {
+            Error::invalid(format!("Failed to load tokenizer: {shown}; not UTF-8: {e}"))
+        })?;
+        Self::from_huggingface_json(text)
+            .map_err(|e| e.context(format!("Failed to load tokenizer: {shown}")))
+    }
+
+    /// Parses a Hugging Face `tokenizer.json` document.
+    pub fn from_huggingface_json(json: &str) -> Result<Self> {
+        let (pipeline, unk) = format::huggingface::parse(json)?;
+        Self::from_pipeline(pipeline, unk)
+    }
+
+    /// Parses tiktoken data (`<base64> <rank>` lines) under the named
+    /// encoding (`cl100k_base`, `o200k_base`, `o200k_harmony`, `r50k_base`,
+    /// `gpt2`, `p50k_base`, `p50k_edit`).
+    pub fn from_tiktoken(data: impl AsRef<[u8]>, encoding: &str) -> Result<Self> {
+        let config = format::tiktoken::encoding_by_name(encoding).ok_or_else(|| {
+            Error::invalid(format!(
+                "Unknown tiktoken encoding: {encoding}. Expected one of: {}",
+                format::tiktoken::ENCODING_NAMES
+            ))
+        })?;
+        let pipeline = format::tiktoken::build(data.as_ref(), config)?;
+        Self::from_pipeline(pipeline, None)
+    }
+
+    fn from_pipeline(mut pipeline: tokenizers::Tokenizer, unk: Option<u32>) -> Result<Self> {
+        use tokenizers::models::ModelWrapper;
+        let model_type = match pipeline.get_model() {
+            ModelWrapper::BPE(_) => "BPE",
+            ModelWrapper::WordPiece(_) => "WordPiece",
+            ModelWrapper::WordLevel(_) => "WordLevel",
+            ModelWrapper::Unigram(_) => "Unigram",
+        };
+        // Truncation and padding are batch-shaping options of the Python
+        // `tokenizers` package; IREE's tokenizer does not apply them.
+        pipeline
+            .with_truncation(None)
+            .map_err(|e| from_hf(ErrorKind::Internal, e))?;
+        pipeline.with_padding(None);
+        let post_processor = pipeline.get_post_processor().cloned();
+        pipeline.with_post_processor(None::<PostProcessorWrapper>);
+        let affixes = post_processor.as_ref().and_then(post_processor::affixes_of);
+        let added = AddedTokens::of(&pipeline);
+        Ok(Tokenizer {
+            inner: Arc::new(Inner {
+                pipeline,
+                literal: OnceLock::new(),
+                post_processor,
+                affixes,
+                added,
+                model_type,
+                special_ids: SpecialIds {
+                    unk,
+                    ..SpecialIds::default()
+                },
+            }),
+        })
+    }
+
+    fn pipeline(&self, match_special: bool) -> &tokenizers::Tokenizer {
+        if match_special {
+            return &self.inner.pipeline;
+        }
+        self.inner.literal.get_or_init(|| {
+            let mut literal = self.inner.pipeline.clone();
+            literal.set_encode_special_tokens(true);
+            literal
+        })
+    }
+
+    /// Encodes `text` to token ids.
+    pub fn encode(&self, text: &str, options: EncodeOptions) -> Result<Vec<u32>> {
+        let encoding = self
+            .pipeline(!options.no_special_token_matching)
+            .encode_fast(text, false)
+            .map_err(|e| from_hf(ErrorKind::InvalidArgument, e))?;
+        if !options.add_special_tokens {
+            return Ok(encoding.get_ids().to_vec());
+        }
+        self.add_special_tokens(encoding)
+    }
+
+    fn add_special_tokens(&self, encoding: tokenizers::Encoding) -> Result<Vec<u32>> {
+        if let Some(affixes) = &self.inner.affixes {
+            let ids = encoding.get_ids();
+            let mut out =
+                Vec::with_capacity(affixes.prefix.len() + ids.len() + affixes.suffix.len());
+            out.extend_from_slice(&affixes.prefix);
+            out.extend_from_slice(ids);
+            out.extend_from_slice(&affixes.suffix);
+            return Ok(out);
+        }
+        match &self.inner.post_processor {
+            Some(processor) => Ok(processor
+                .process(encoding, None, true)
+                .map_err(|e| from_hf(ErrorKind::InvalidArgument, e))?
+                .get_ids()
+                .to_vec()),
+            None => Ok(encoding.get_ids().to_vec()),
+        }
+    }
+
+    /// Encodes several texts (in parallel where it pays).
+    pub fn encode_batch<S: AsRef<str> + Sync>(
+        &self,
+        texts: &[S],
+        options: EncodeOptions,
+    ) -> Result<Vec<Vec<u32>>> {
+        let total: usize = texts.iter().map(|t| t.as_ref().len()).sum();
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        if texts.len() < 2 || total < (64 << 10) || threads < 2 {
+            return texts
+                .iter()
+                .map(|t| self.encode(t.as_ref(), options))
+                .collect();
+        }
+        let per = texts.len().div_ceil(threads);
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = texts
+                .chunks(per)
+                .map(|chunk| {
+                    scope.spawn(move || {
+                        chunk
+                            .iter()
+                            .map(|t| self.encode(t.as_ref(), options))
+                            .collect::<Result<Vec<_>>>()
+                    })
+                })
+                .collect();
+            let mut out = Vec::with_capacity(texts.len());
+            for handle in handles {
+                let part = handle
+                    .join()
+                    .map_err(|_| Error::new(ErrorKind::Internal, "encode worker panicked"))??;
+                out.extend(part);
+            }
+            Ok(out)
+        })
+    }
+
+    /// Encodes `text` (without post-processor tokens) and returns each
+    /// token's byte span and segment.
+    pub fn encode_spans(&self, text: &str, match_special_tokens: bool) -> Result<Vec<TokenSpan>> {
+        let encoding = self
+            .pipeline(match_special_tokens)
+            .encode(text, false)
+            .map_err(|e| from_hf(ErrorKind::InvalidArgument, e))?;
+        Ok(encoding
+            .get_ids()
+            .iter()
+            .zip(encoding.get_offsets())
+            .zip(encoding.get_word_ids())
+            .map(|((&id, &(start, end)), &word)| TokenSpan {
+                id,
+                start,
+                end,
+                word,
+            })
+            .collect())
+    }
+
+    /// Decodes token ids to text. Ids outside the vocabulary are skipped;
+    /// byte sequences that are not UTF-8 become U+FFFD.
+    pub fn decode(&self, ids: &[u32], skip_special_tokens: bool) -> Result<String> {
+        if ids.is_empty() {
+            return Ok(String::new());
+        }
+        self.inner
+            .pipeline
+            .decode(ids, skip_special_tokens)
+            .map_err(|e| from_hf(ErrorKind::InvalidArgument, e))
+    }
+
+    /// A streaming encoder: feed text in chunks, get ids as they are final.
+    pub fn encode_stream(&self, options: EncodeOptions) -> EncodeStream {
+        EncodeStream::new(self.clone(), options)
+    }
+
+    /// A streaming decoder: feed ids, get text as it is complete.
+    pub fn decode_stream(&self, skip_special_tokens: bool) -> DecodeStream {
+        DecodeStream::new(self.clone(), skip_special_tokens)
+    }
+
+    /// The number of tokens in the vocabulary, added tokens included.
+    pub fn vocab_size(&self) -> usize {
+        self.inner.pipeline.get_vocab_size(true)
+    }
+
+    /// The model's name: `BPE`, `WordPiece`, `WordLevel` or `Unigram`.
+    pub fn model_type(&self) -> &'static str {
+        self.inner.model_type
+    }
+
+    /// The vocabulary string of token `id`.
+    pub fn id_to_token(&self, id: u32) -> Option<String> {
+        self.inner.pipeline.id_to_token(id)
+    }
+
+    /// The id of the vocabulary string `token`.
+    pub fn token_to_id(&self, token: &str) -> Option<u32> {
+        self.inner.pipeline.token_to_id(token)
+    }
+
+    /// The well-known special token ids.
+    pub fn special_ids(&self) -> SpecialIds {
+        self.inner.special_ids
+    }
+
+    /// The post-processor's tokens around a single sequence, if it adds any.
+    pub fn affixes(&self) -> Option<&Affixes> {
+        self.inner.affixes.as_ref()
+    }
+
+    /// The added tokens (matched in raw text).
+    pub fn added_tokens(&self) -> &AddedTokens {
+        &self.inner.added
+    }
+}

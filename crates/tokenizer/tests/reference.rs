@@ -1,0 +1,335 @@
+//! Encode/decode of the fixtures in `tests/data` against the ids the
+//! reference implementations give (`tests/data/expected.json`, written by
+//! `tests/data/reference.py`), and streaming against one-shot results.
+
+use std::path::PathBuf;
+
+use iree_tokenizer::{EncodeOptions, ErrorKind, Tokenizer};
+use serde_json::Value;
+
+fn data(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(name)
+}
+
+fn expected(name: &str) -> Vec<Value> {
+    let text = std::fs::read_to_string(data("expected.json")).unwrap();
+    let all: Value = serde_json::from_str(&text).unwrap();
+    all[name].as_array().unwrap().clone()
+}
+
+fn ids(value: &Value) -> Vec<u32> {
+    value
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_u64().unwrap() as u32)
+        .collect()
+}
+
+const PLAIN: EncodeOptions = EncodeOptions {
+    add_special_tokens: false,
+    no_special_token_matching: false,
+};
+const SPECIAL: EncodeOptions = EncodeOptions {
+    add_special_tokens: true,
+    no_special_token_matching: false,
+};
+const ORDINARY: EncodeOptions = EncodeOptions {
+    add_special_tokens: false,
+    no_special_token_matching: true,
+};
+
+const JSON_FIXTURES: [&str; 3] = [
+    "bpe_byte_level.json",
+    "wordpiece_bert.json",
+    "unigram_metaspace.json",
+];
+
+#[test]
+fn json_fixtures_match_reference() {
+    for name in JSON_FIXTURES {
+        let tok = Tokenizer::from_file(data(name)).unwrap();
+        for case in expected(name) {
+            let text = case["text"].as_str().unwrap();
+            let plain = tok.encode(text, PLAIN).unwrap();
+            assert_eq!(plain, ids(&case["ids"]), "{name}: {text:?}");
+            let special = tok.encode(text, SPECIAL).unwrap();
+            assert_eq!(special, ids(&case["ids_with_special"]), "{name}: {text:?}");
+            assert_eq!(
+                tok.decode(&plain, false).unwrap(),
+                case["decoded"].as_str().unwrap(),
+                "{name}: {text:?}"
+            );
+            assert_eq!(
+                tok.decode(&special, true).unwrap(),
+                case["decoded_skip"].as_str().unwrap(),
+                "{name}: {text:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn tiktoken_fixture_matches_reference() {
+    let tok = Tokenizer::from_file(data("gpt2.tiktoken")).unwrap();
+    assert_eq!(tok.model_type(), "BPE");
+    for case in expected("gpt2.tiktoken") {
+        let text = case["text"].as_str().unwrap();
+        let got = tok.encode(text, PLAIN).unwrap();
+        assert_eq!(got, ids(&case["ids"]), "{text:?}");
+        assert_eq!(
+            tok.encode(text, ORDINARY).unwrap(),
+            ids(&case["ordinary"]),
+            "{text:?}"
+        );
+        assert_eq!(
+            tok.decode(&got, false).unwrap(),
+            case["decoded"].as_str().unwrap()
+        );
+    }
+    let data = std::fs::read(data("gpt2.tiktoken")).unwrap();
+    let inline = Tokenizer::from_tiktoken(&data, "r50k_base").unwrap();
+    assert_eq!(
+        inline.encode("Hello world", PLAIN).unwrap(),
+        tok.encode("Hello world", PLAIN).unwrap()
+    );
+    assert_eq!(inline.token_to_id("<|endoftext|>"), Some(50256));
+    assert_eq!(inline.id_to_token(0).as_deref(), Some("!"));
+}
+
+fn stream_encode(tok: &Tokenizer, text: &str, options: EncodeOptions, cuts: &[usize]) -> Vec<u32> {
+    let mut stream = tok.encode_stream(options);
+    let mut out = Vec::new();
+    let mut at = 0;
+    for &cut in cuts {
+        out.extend(stream.feed(&text[at..cut]).unwrap());
+        at = cut;
+    }
+    out.extend(stream.feed(&text[at..]).unwrap());
+    out.extend(stream.finalize().unwrap());
+    out
+}
+
+fn boundaries(text: &str) -> Vec<usize> {
+    (1..text.len())
+        .filter(|&i| text.is_char_boundary(i))
+        .collect()
+}
+
+fn all_fixtures() -> Vec<Tokenizer> {
+    let mut out: Vec<Tokenizer> = JSON_FIXTURES
+        .iter()
+        .map(|n| Tokenizer::from_file(data(n)).unwrap())
+        .collect();
+    out.push(Tokenizer::from_file(data("gpt2.tiktoken")).unwrap());
+    out
+}
+
+#[test]
+fn streaming_encode_matches_batch_at_every_split() {
+    for tok in all_fixtures() {
+        for case in expected("bpe_byte_level.json") {
+            let text = case["text"].as_str().unwrap();
+            for options in [PLAIN, SPECIAL, ORDINARY] {
+                let batch = tok.encode(text, options).unwrap();
+                assert_eq!(stream_encode(&tok, text, options, &[]), batch);
+                if text.len() > 80 {
+                    continue;
+                }
+                let splits = boundaries(text);
+                for &cut in &splits {
+                    assert_eq!(
+                        stream_encode(&tok, text, options, &[cut]),
+                        batch,
+                        "{tok:?} {text:?} at {cut}"
+                    );
+                }
+                // Every character its own chunk.
+                assert_eq!(
+                    stream_encode(&tok, text, options, &splits),
+                    batch,
+                    "{tok:?} {text:?} per char"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn streaming_encode_long_text_in_chunks() {
+    let text =
+        "The quick brown fox jumps over the lazy dog. Hello <|endoftext|> world!\n".repeat(200);
+    for tok in all_fixtures() {
+        let batch = tok.encode(&text, PLAIN).unwrap();
+        for chunk in [1usize, 7, 64, 1000] {
+            let cuts: Vec<usize> = (chunk..text.len()).step_by(chunk).collect();
+            assert_eq!(
+                stream_encode(&tok, &text, PLAIN, &cuts),
+                batch,
+                "{tok:?} chunk {chunk}"
+            );
+        }
+    }
+}
+
+#[test]
+fn streaming_decode_matches_batch() {
+    for tok in all_fixtures() {
+        for case in expected("bpe_byte_level.json") {
+            let text = case["text"].as_str().unwrap();
+            for skip in [false, true] {
+                let ids = tok.encode(text, SPECIAL).unwrap();
+                let batch = tok.decode(&ids, skip).unwrap();
+                let mut one = tok.decode_stream(skip);
+                let mut got: String = ids.iter().map(|&id| one.feed_one(id).unwrap()).collect();
+                got += &one.finalize().unwrap();
+                assert_eq!(got, batch, "{tok:?} {text:?} skip={skip}");
+                let mut halves = tok.decode_stream(skip);
+                let mid = ids.len() / 2;
+                let mut got = halves.feed(&ids[..mid]).unwrap();
+                got += &halves.feed(&ids[mid..]).unwrap();
+                got += &halves.finalize().unwrap();
+                assert_eq!(got, batch);
+            }
+        }
+    }
+}
+
+#[test]
+fn byte_level_decode_waits_for_complete_characters() {
+    let tok = Tokenizer::from_file(data("bpe_byte_level.json")).unwrap();
+    let ids = tok.encode("\u{1F600}", PLAIN).unwrap();
+    assert!(ids.len() > 1, "{ids:?}");
+    let mut stream = tok.decode_stream(false);
+    for &id in &ids[..ids.len() - 1] {
+        assert_eq!(stream.feed_one(id).unwrap(), "");
+    }
+    assert_eq!(stream.feed_one(ids[ids.len() - 1]).unwrap(), "\u{1F600}");
+    assert_eq!(stream.finalize().unwrap(), "");
+    // An incomplete character left at the end comes out as U+FFFD.
+    let mut stream = tok.decode_stream(false);
+    assert_eq!(stream.feed(&ids[..1]).unwrap(), "");
+    assert_eq!(stream.finalize().unwrap(), "\u{FFFD}");
+}
+
+#[test]
+fn streams_refuse_use_after_finalize() {
+    let tok = Tokenizer::from_file(data("bpe_byte_level.json")).unwrap();
+    let mut enc = tok.encode_stream(PLAIN);
+    enc.finalize().unwrap();
+    assert_eq!(
+        enc.feed("x").unwrap_err().kind(),
+        ErrorKind::FailedPrecondition
+    );
+    assert_eq!(enc.finalize().unwrap_err().message(), "Already finalized");
+    let mut dec = tok.decode_stream(false);
+    dec.finalize().unwrap();
+    assert_eq!(
+        dec.feed(&[1]).unwrap_err().message(),
+        "Cannot feed after finalize"
+    );
+    assert!(dec.finalize().is_err());
+}
+
+#[test]
+fn vocabulary_queries() {
+    let bert = Tokenizer::from_file(data("wordpiece_bert.json")).unwrap();
+    assert_eq!(bert.model_type(), "WordPiece");
+    assert_eq!(bert.special_ids().unk, Some(1));
+    assert_eq!(bert.token_to_id("[CLS]"), Some(2));
+    assert_eq!(bert.id_to_token(3).as_deref(), Some("[SEP]"));
+    assert_eq!(bert.id_to_token(1_000_000), None);
+    let affixes = bert.affixes().unwrap();
+    assert_eq!(
+        (affixes.prefix.as_slice(), affixes.suffix.as_slice()),
+        (&[2u32][..], &[3u32][..])
+    );
+    let uni = Tokenizer::from_file(data("unigram_metaspace.json")).unwrap();
+    assert_eq!(uni.model_type(), "Unigram");
+    assert_eq!(uni.special_ids().unk, Some(0));
+    let bpe = Tokenizer::from_file(data("bpe_byte_level.json")).unwrap();
+    assert_eq!(
+        bpe.vocab_size(),
+        bpe.token_to_id("<|endoftext|>").unwrap() as usize + 1
+    );
+    assert_eq!(bpe.special_ids().unk, None);
+}
+
+#[test]
+fn encode_batch_matches_encode() {
+    let tok = Tokenizer::from_file(data("bpe_byte_level.json")).unwrap();
+    let texts: Vec<String> = (0..64)
+        .map(|i| format!("text number {i} ").repeat(200))
+        .collect();
+    let batch = tok.encode_batch(&texts, PLAIN).unwrap();
+    for (text, ids) in texts.iter().zip(&batch) {
+        assert_eq!(&tok.encode(text, PLAIN).unwrap(), ids);
+    }
+}
+
+#[test]
+fn load_errors_are_values() {
+    let err = Tokenizer::from_file("/nonexistent/tokenizer.json").unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::NotFound);
+    assert!(err.message().starts_with("Failed to open file"), "{err}");
+    for bad in [
+        "",
+        "{invalid json",
+        "[]",
+        "{}",
+        "{\"model\": 5}",
+        "not json content",
+    ] {
+        let err = Tokenizer::from_huggingface_json(bad).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::InvalidArgument, "{bad:?}: {err}");
+    }
+    let err = Tokenizer::from_tiktoken("AA== 0\n", "cl100k_base").unwrap_err();
+    assert!(err.message().contains("need at least 256"), "{err}");
+    let err = Tokenizer::from_tiktoken("AA== 0\n", "no_such_encoding").unwrap_err();
+    assert!(
+        err.message()
+            .starts_with("Unknown tiktoken encoding: no_such_encoding"),
+        "{err}"
+    );
+    let dir = std::env::temp_dir().join(format!("iree-tokenizer-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("unknown_enc.tiktoken");
+    std::fs::write(&path, "AA== 0\n").unwrap();
+    let err = Tokenizer::from_file(&path).unwrap_err();
+    assert!(
+        err.message()
+            .starts_with("Unknown tiktoken encoding in filename"),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn all_named_tiktoken_encodings_load() {
+    // Every byte as its own token, in byte order; base64 of one byte `b` is
+    // two alphabet characters and `==`.
+    const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut lines = String::new();
+    for b in 0..=255u8 {
+        let (hi, lo) = (
+            ALPHABET[(b >> 2) as usize],
+            ALPHABET[((b & 3) << 4) as usize],
+        );
+        lines.push_str(&format!("{}{}== {b}\n", hi as char, lo as char));
+    }
+    for encoding in iree_tokenizer::format::tiktoken::ENCODINGS {
+        let tok = Tokenizer::from_tiktoken(&lines, encoding.name).unwrap();
+        assert_eq!(
+            tok.vocab_size(),
+            256 + encoding.special_tokens.len(),
+            "{}",
+            encoding.name
+        );
+        let text = "Hello, world! 12345 caf\u{e9} <|endoftext|>";
+        let ids = tok.encode(text, PLAIN).unwrap();
+        assert_eq!(tok.decode(&ids, false).unwrap(), text);
+        assert!(ids.contains(&tok.token_to_id("<|endoftext|>").unwrap()));
+    }
+}
