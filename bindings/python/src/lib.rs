@@ -18,6 +18,7 @@ mod invoke;
 mod io;
 mod pymodule;
 mod sync;
+mod tokenizer;
 mod tools;
 mod vm;
 mod vm_buffer;
@@ -35,5 +36,6 @@ fn _binding(m: &Bound<'_, PyModule>) -> PyResult<()> {
     sync::register(m)?;
     vm_buffer::register(m)?;
     tools::register(m)?;
+    tokenizer::register(m)?;
     Ok(())
 }

@@ -1,0 +1,323 @@
+//! Tokenizers: `Tokenizer`, `TokenizerEncodeStream` and
+//! `TokenizerDecodeStream`, upstream's `iree.runtime` tokenizer API over the
+//! `iree-tokenizer` crate.
+
+use std::sync::Mutex;
+
+use iree_tokenizer::{EncodeOptions, Error, ErrorKind};
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::pybacked::PyBackedStr;
+use pyo3::types::{PyBytes, PyDict, PyTuple};
+
+/// Inputs at least this long are processed with the GIL released.
+const RELEASE_GIL_BYTES: usize = 1024;
+
+/// Adds the tokenizer classes to the extension module.
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<Tokenizer>()?;
+    m.add_class::<TokenizerEncodeStream>()?;
+    m.add_class::<TokenizerDecodeStream>()?;
+    Ok(())
+}
+
+/// ValueError for bad input and misuse (as upstream), RuntimeError for
+/// internal failures; `context` prefixes the message.
+fn to_py(err: Error, context: &str) -> PyErr {
+    let message = if context.is_empty() {
+        err.message().to_string()
+    } else {
+        format!("{context}: {}", err.message())
+    };
+    match err.kind() {
+        ErrorKind::InvalidArgument | ErrorKind::NotFound | ErrorKind::FailedPrecondition => {
+            PyValueError::new_err(message)
+        }
+        ErrorKind::Unimplemented | ErrorKind::Internal => PyRuntimeError::new_err(message),
+    }
+}
+
+/// Runs `f` with the GIL released when `size` is large.
+fn maybe_detached<T: Send>(py: Python<'_>, size: usize, f: impl FnOnce() -> T + Send) -> T {
+    if size >= RELEASE_GIL_BYTES {
+        py.allow_threads(f)
+    } else {
+        f()
+    }
+}
+
+/// Token ids from Python ints; ids no vocabulary can hold (negative or
+/// beyond 32 bits) are dropped, as unknown ids are.
+fn to_ids(ids: &[i64]) -> Vec<u32> {
+    ids.iter()
+        .filter_map(|&id| u32::try_from(id).ok())
+        .collect()
+}
+
+/// A text tokenizer (Hugging Face tokenizer.json or tiktoken). Immutable
+/// and safe to share between threads.
+#[pyclass(module = "iree_rust.runtime._binding", frozen)]
+pub struct Tokenizer {
+    inner: iree_tokenizer::Tokenizer,
+}
+
+#[pymethods]
+impl Tokenizer {
+    /// Loads a tokenizer from a path (str, bytes or os.PathLike); files
+    /// ending in `.tiktoken` are tiktoken (encoding from the file name),
+    /// others Hugging Face JSON.
+    #[staticmethod]
+    fn from_file(py: Python<'_>, path: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let fspath = py.import("os")?.getattr("fspath")?.call1((path,))?;
+        let path: String = match fspath.downcast::<PyBytes>() {
+            Ok(bytes) => String::from_utf8_lossy(bytes.as_bytes()).into_owned(),
+            Err(_) => fspath.extract()?,
+        };
+        let inner = py
+            .allow_threads(|| iree_tokenizer::Tokenizer::from_file(&path))
+            .map_err(|e| to_py(e, ""))?;
+        Ok(Tokenizer { inner })
+    }
+
+    /// Creates a tokenizer from a Hugging Face tokenizer.json string.
+    #[staticmethod]
+    fn from_huggingface_json(py: Python<'_>, json: PyBackedStr) -> PyResult<Self> {
+        let inner = py
+            .allow_threads(|| iree_tokenizer::Tokenizer::from_huggingface_json(&json))
+            .map_err(|e| to_py(e, "Failed to parse HuggingFace tokenizer JSON"))?;
+        Ok(Tokenizer { inner })
+    }
+
+    /// Creates a tokenizer from tiktoken data and an encoding name
+    /// (cl100k_base, o200k_base, o200k_harmony, r50k_base, gpt2, p50k_base,
+    /// p50k_edit).
+    #[staticmethod]
+    fn from_tiktoken(py: Python<'_>, data: PyBackedStr, encoding: PyBackedStr) -> PyResult<Self> {
+        if iree_tokenizer::format::tiktoken::encoding_by_name(&encoding).is_none() {
+            return Err(PyValueError::new_err(format!(
+                "Unknown tiktoken encoding: {}. Expected one of: {}",
+                &*encoding,
+                iree_tokenizer::format::tiktoken::ENCODING_NAMES
+            )));
+        }
+        let inner = py
+            .allow_threads(|| iree_tokenizer::Tokenizer::from_tiktoken(data.as_bytes(), &encoding))
+            .map_err(|e| to_py(e, "Failed to parse tiktoken data"))?;
+        Ok(Tokenizer { inner })
+    }
+
+    /// Encodes text to token ids. `no_special_token_matching` treats
+    /// special tokens as literal text (like tiktoken's encode_ordinary).
+    #[pyo3(signature = (text, add_special_tokens = false, no_special_token_matching = false))]
+    fn encode(
+        &self,
+        py: Python<'_>,
+        text: PyBackedStr,
+        add_special_tokens: bool,
+        no_special_token_matching: bool,
+    ) -> PyResult<Vec<u32>> {
+        let options = EncodeOptions {
+            add_special_tokens,
+            no_special_token_matching,
+        };
+        maybe_detached(py, text.len(), || self.inner.encode(&text, options))
+            .map_err(|e| to_py(e, "Tokenizer encode failed"))
+    }
+
+    /// Decodes token ids to text.
+    #[pyo3(signature = (token_ids, skip_special_tokens = false))]
+    fn decode(
+        &self,
+        py: Python<'_>,
+        token_ids: Vec<i64>,
+        skip_special_tokens: bool,
+    ) -> PyResult<String> {
+        let ids = to_ids(&token_ids);
+        maybe_detached(py, ids.len() * 4, || {
+            self.inner.decode(&ids, skip_special_tokens)
+        })
+        .map_err(|e| to_py(e, "Tokenizer decode failed"))
+    }
+
+    /// Creates a streaming encoder.
+    #[pyo3(signature = (add_special_tokens = false, no_special_token_matching = false))]
+    fn encode_stream(
+        &self,
+        add_special_tokens: bool,
+        no_special_token_matching: bool,
+    ) -> TokenizerEncodeStream {
+        let options = EncodeOptions {
+            add_special_tokens,
+            no_special_token_matching,
+        };
+        TokenizerEncodeStream {
+            stream: Mutex::new(self.inner.encode_stream(options)),
+        }
+    }
+
+    /// Creates a streaming decoder.
+    #[pyo3(signature = (skip_special_tokens = false))]
+    fn decode_stream(&self, skip_special_tokens: bool) -> TokenizerDecodeStream {
+        TokenizerDecodeStream {
+            stream: Mutex::new(self.inner.decode_stream(skip_special_tokens)),
+        }
+    }
+
+    /// Number of active tokens in the vocabulary.
+    #[getter]
+    fn vocab_size(&self) -> usize {
+        self.inner.vocab_size()
+    }
+
+    /// Model type name ('BPE', 'WordPiece', 'Unigram', ...).
+    #[getter]
+    fn model_type(&self) -> &'static str {
+        self.inner.model_type()
+    }
+
+    /// The text of a token id, or None if there is no such token.
+    fn id_to_token(&self, token_id: i64) -> Option<String> {
+        u32::try_from(token_id)
+            .ok()
+            .and_then(|id| self.inner.id_to_token(id))
+    }
+
+    /// The id of a token string, or None if it is not in the vocabulary.
+    fn token_to_id(&self, token: &str) -> Option<u32> {
+        self.inner.token_to_id(token)
+    }
+
+    /// Dict of special token ids (bos, eos, unk, pad, sep, cls, mask); None
+    /// where absent.
+    #[getter]
+    fn special_ids<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let ids = self.inner.special_ids();
+        let dict = PyDict::new(py);
+        for (name, id) in [
+            ("bos", ids.bos),
+            ("eos", ids.eos),
+            ("unk", ids.unk),
+            ("pad", ids.pad),
+            ("sep", ids.sep),
+            ("cls", ids.cls),
+            ("mask", ids.mask),
+        ] {
+            dict.set_item(name, id)?;
+        }
+        Ok(dict)
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "<Tokenizer model_type='{}' vocab_size={}>",
+            self.inner.model_type(),
+            self.inner.vocab_size()
+        )
+    }
+}
+
+/// A streaming encoder: `feed` text chunks, then `finalize` once.
+#[pyclass(module = "iree_rust.runtime._binding", frozen)]
+pub struct TokenizerEncodeStream {
+    stream: Mutex<iree_tokenizer::EncodeStream>,
+}
+
+impl TokenizerEncodeStream {
+    fn locked<T>(&self, f: impl FnOnce(&mut iree_tokenizer::EncodeStream) -> T) -> T {
+        let mut guard = self
+            .stream
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        f(&mut guard)
+    }
+}
+
+#[pymethods]
+impl TokenizerEncodeStream {
+    /// Feeds a text chunk; returns the tokens it completed.
+    fn feed(&self, py: Python<'_>, chunk: PyBackedStr) -> PyResult<Vec<u32>> {
+        maybe_detached(py, chunk.len(), || self.locked(|s| s.feed(&chunk)))
+            .map_err(|e| to_py(e, ""))
+    }
+
+    /// Flushes the remaining tokens; call once, after all input is fed.
+    fn finalize(&self, py: Python<'_>) -> PyResult<Vec<u32>> {
+        py.allow_threads(|| self.locked(|s| s.finalize()))
+            .map_err(|e| to_py(e, ""))
+    }
+
+    fn __enter__(slf: Py<Self>) -> Py<Self> {
+        slf
+    }
+
+    /// Finalizes (discarding the result) if not done yet.
+    #[pyo3(signature = (*_args))]
+    fn __exit__(&self, py: Python<'_>, _args: &Bound<'_, PyTuple>) {
+        py.allow_threads(|| {
+            self.locked(|s| {
+                if !s.is_finalized() {
+                    let _ = s.finalize();
+                }
+            })
+        });
+    }
+
+    fn __repr__(&self) -> &'static str {
+        "<TokenizerEncodeStream>"
+    }
+}
+
+/// A streaming decoder: `feed` token ids, then `finalize` once.
+#[pyclass(module = "iree_rust.runtime._binding", frozen)]
+pub struct TokenizerDecodeStream {
+    stream: Mutex<iree_tokenizer::DecodeStream>,
+}
+
+impl TokenizerDecodeStream {
+    fn locked<T>(&self, f: impl FnOnce(&mut iree_tokenizer::DecodeStream) -> T) -> T {
+        let mut guard = self
+            .stream
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        f(&mut guard)
+    }
+}
+
+#[pymethods]
+impl TokenizerDecodeStream {
+    /// Feeds token ids; returns the text they completed.
+    fn feed(&self, py: Python<'_>, token_ids: Vec<i64>) -> PyResult<String> {
+        let ids = to_ids(&token_ids);
+        maybe_detached(py, ids.len() * 4, || self.locked(|s| s.feed(&ids)))
+            .map_err(|e| to_py(e, ""))
+    }
+
+    /// Feeds one token id (per-token LLM decoding).
+    fn feed_one(&self, token_id: i64) -> PyResult<String> {
+        let ids = to_ids(&[token_id]);
+        self.locked(|s| s.feed(&ids)).map_err(|e| to_py(e, ""))
+    }
+
+    /// Flushes the remaining text; call once, after all tokens are fed.
+    fn finalize(&self) -> PyResult<String> {
+        self.locked(|s| s.finalize()).map_err(|e| to_py(e, ""))
+    }
+
+    fn __enter__(slf: Py<Self>) -> Py<Self> {
+        slf
+    }
+
+    /// Finalizes (discarding the result) if not done yet.
+    #[pyo3(signature = (*_args))]
+    fn __exit__(&self, _args: &Bound<'_, PyTuple>) {
+        self.locked(|s| {
+            if !s.is_finalized() {
+                let _ = s.finalize();
+            }
+        });
+    }
+
+    fn __repr__(&self) -> &'static str {
+        "<TokenizerDecodeStream>"
+    }
+}
