@@ -20,6 +20,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
+use crate::tools::median;
 use crate::{conformance, proc, Result};
 
 /// The sizes benchmarked: the export suffix and the byte count.
@@ -287,16 +288,6 @@ fn parse_raw(stdout: &str) -> Vec<f64> {
         .filter(|(_, l)| l.starts_with("raw_allreduce "))
         .filter_map(|(_, l)| l.rsplit_once("ns_per_call=")?.1.trim().parse().ok())
         .collect()
-}
-
-fn median(values: &mut [f64]) -> f64 {
-    values.sort_by(f64::total_cmp);
-    let n = values.len();
-    if n % 2 == 1 {
-        values[n / 2]
-    } else {
-        (values[n / 2 - 1] + values[n / 2]) / 2.0
-    }
 }
 
 fn show(ns: f64) -> String {

