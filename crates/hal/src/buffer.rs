@@ -391,8 +391,9 @@ impl ExternalHostMemory {
     /// # Safety
     ///
     /// `[ptr, ptr + len)` must be valid for reads and writes for as long as
-    /// `owner` lives, and nothing outside the buffers made from this value
-    /// may access those bytes while it lives. The aligned
+    /// `owner` lives, and nothing but buffers (made from this value or from
+    /// another `ExternalHostMemory` over the same bytes) may access those
+    /// bytes while it lives. The aligned
     /// [`HOST_ACCESS_WORD`]-byte words holding the range must lie in the same
     /// allocation (executables may read and write them whole, keeping the
     /// bytes outside the range as they are).

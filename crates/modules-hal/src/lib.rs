@@ -1145,21 +1145,23 @@ fn implemented(b: Builder) -> Result<Builder> {
         // Module constants (rodata) are lent to the device without a copy.
         // A buffer that dispatches or transfers may write (the compiler asks
         // for that usage even for constants, and some programs do write them
-        // in place) gets a private copy-on-write window of the module when
-        // its image can make one; a read-only window serves buffers nobody
-        // writes. Other VM memory is mutable by the guest and cannot be
-        // aliased; neither can memory an allocator cannot import (device
-        // memory, or rodata not aligned for buffers). A `try` import reports
-        // that with null, and the compiled program then allocates and copies.
+        // in place) gets a copy-on-write window of the module when its image
+        // can make one, shared by every context of the module as upstream's
+        // contexts share their module's memory; a read-only window serves
+        // buffers nobody writes. Other VM memory is mutable by the guest and
+        // cannot be aliased; neither can memory an allocator cannot import
+        // (device memory, or rodata not aligned for buffers). A `try` import
+        // reports that with null, and the compiled program then allocates
+        // and copies.
         let usage = BufferUsage(usage as u32);
         let imported = source.shared_window().and_then(|(bytes, window)| {
             let start = window.start + offset as usize;
             let range = start..start + length as usize;
-            let (memory, access) = if let Some(copy) = bytes.private_copy(range.clone()) {
-                let (ptr, len, owner) = copy.into_parts();
-                // SAFETY: `PrivateCopy` guarantees the bytes (and the words
-                // holding them) are writable, private to this value and kept
-                // alive by `owner`.
+            let (memory, access) = if let Some(window) = bytes.writable_window(range.clone()) {
+                let (ptr, len, owner) = window.into_parts();
+                // SAFETY: `WritableWindow` guarantees the bytes (and the
+                // words holding them) are writable, kept alive by `owner`,
+                // and reached only through buffers (word by word).
                 let memory = unsafe { ExternalHostMemory::new(ptr.as_ptr(), len, owner) };
                 (memory, MemoryAccess::ALL)
             } else if usage.intersects(WRITING_USAGE) {

@@ -3,10 +3,12 @@
 //!
 //! Where the OS has sealed memory files (Linux memfds), a module lives in
 //! one: the module sees a read-only shared mapping, and a constant that a
-//! compiled program imports and then writes in place (the pinned compiler
-//! does this for `util.unfoldable_constant` results used as `outs`) gets a
-//! private copy-on-write mapping of its pages ([`SharedImage::private_copy`]):
-//! no copy unless written, and the module's own bytes never change.
+//! compiled program imports with write usage (the pinned compiler asks for
+//! it for every constant, and writes `util.unfoldable_constant` results
+//! used as `outs` in place) gets a copy-on-write mapping of its pages
+//! ([`SharedImage::writable_window`]): no copy unless written, one mapping
+//! per constant however many contexts import it, and the module's own
+//! bytes never change.
 //! Elsewhere the file is read into anonymous memory made read-only, and
 //! writable imports are copied instead.
 
@@ -14,7 +16,7 @@ use std::io::Read;
 use std::ops::Range;
 use std::sync::Arc;
 
-use iree_vm::buffer::{PrivateCopy, SharedBytes, SharedImage};
+use iree_vm::buffer::{SharedBytes, SharedImage, WritableWindow};
 
 /// Reads the file at `path` into page-aligned, immutable memory.
 pub fn read_image(path: impl AsRef<std::path::Path>) -> std::io::Result<SharedBytes> {
@@ -37,6 +39,17 @@ pub fn read_image(path: impl AsRef<std::path::Path>) -> std::io::Result<SharedBy
 struct SealedImage {
     file: std::fs::File,
     map: memmap2::Mmap,
+    /// The live copy-on-write windows, by byte range, for every import of
+    /// the same range to share.
+    windows: parking_lot::Mutex<std::collections::HashMap<(usize, usize), std::sync::Weak<Window>>>,
+}
+
+/// A private (copy-on-write) mapping of some of a [`SealedImage`]'s pages.
+#[cfg(any(target_os = "linux", target_os = "android"))]
+struct Window {
+    map: memmap2::MmapMut,
+    /// Where in `map` the window's range starts (its offset in its page).
+    start: usize,
 }
 
 #[cfg(any(target_os = "linux", target_os = "android"))]
@@ -68,7 +81,11 @@ impl SealedImage {
         // SAFETY: the memfd is sealed against writes and resizing, so the
         // mapped bytes can never change or vanish while the map lives.
         let map = unsafe { memmap2::Mmap::map(&file)? };
-        Ok(Some(SealedImage { file, map }))
+        Ok(Some(SealedImage {
+            file,
+            map,
+            windows: Default::default(),
+        }))
     }
 }
 
@@ -78,27 +95,44 @@ impl SharedImage for SealedImage {
         &self.map
     }
 
-    fn private_copy(&self, range: Range<usize>) -> Option<PrivateCopy> {
+    fn writable_window(&self, range: Range<usize>) -> Option<WritableWindow> {
         if range.start > range.end || range.end > self.map.len() || range.is_empty() {
             return None;
         }
-        let page = rustix::param::page_size();
-        let start = range.start / page * page;
-        // SAFETY: a private mapping of a sealed file: writes through it go to
-        // private pages (copy-on-write) and never reach the file or another
-        // mapping; the file cannot change or shrink underneath it.
-        let mut map = unsafe {
-            memmap2::MmapOptions::new()
-                .offset(start as u64)
-                .len(range.end - start)
-                .map_copy(&self.file)
-                .ok()?
+        let mut windows = self.windows.lock();
+        windows.retain(|_, window| window.strong_count() > 0);
+        let key = (range.start, range.end);
+        let window = match windows.get(&key).and_then(std::sync::Weak::upgrade) {
+            Some(window) => window,
+            None => {
+                let page = rustix::param::page_size();
+                let first_page = range.start / page * page;
+                // SAFETY: a private mapping of a sealed file: writes through
+                // it go to private pages (copy-on-write) and never reach the
+                // file or another mapping; the file cannot change or shrink
+                // underneath it.
+                let map = unsafe {
+                    memmap2::MmapOptions::new()
+                        .offset(first_page as u64)
+                        .len(range.end - first_page)
+                        .map_copy(&self.file)
+                        .ok()?
+                };
+                let window = Arc::new(Window {
+                    map,
+                    start: range.start - first_page,
+                });
+                windows.insert(key, Arc::downgrade(&window));
+                window
+            }
         };
-        let ptr = std::ptr::NonNull::new(map.as_mut_ptr().wrapping_add(range.start - start))?;
+        let ptr = window.map.as_ptr().wrapping_add(window.start).cast_mut();
+        let ptr = std::ptr::NonNull::new(ptr)?;
         // SAFETY: `ptr..ptr + range.len()` lies in the mapping (whole pages,
-        // so the words holding it do too), which is writable, private to this
-        // value and lives as long as the owner.
-        Some(unsafe { PrivateCopy::new(ptr, range.len(), Box::new(map)) })
+        // so the words holding it do too), which is writable, reached only
+        // through the windows this image hands out for this range, and lives
+        // as long as any owner (an `Arc` of it).
+        Some(unsafe { WritableWindow::new(ptr, range.len(), Box::new(window)) })
     }
 }
 
@@ -107,7 +141,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn private_copies_are_writable_and_never_change_the_image() {
+    fn writable_windows_are_shared_and_never_change_the_image() {
         let path = concat!(
             env!("CARGO_MANIFEST_DIR"),
             "/../../testdata/llvm-cpu/expected_output.vmfb"
@@ -116,19 +150,30 @@ mod tests {
         let original = image.bytes().to_vec();
         assert_eq!(original, std::fs::read(path).unwrap());
         let range = 100..4200;
-        let copy = image.private_copy(range.clone());
+        let window = image.writable_window(range.clone());
         if cfg!(any(target_os = "linux", target_os = "android")) {
-            let (ptr, len, owner) = copy.expect("a private copy").into_parts();
+            let (ptr, len, owner) = window.expect("a writable window").into_parts();
             assert_eq!(len, range.len());
-            // SAFETY: `PrivateCopy` makes these bytes writable and private
-            // while `owner` lives.
+            // SAFETY: `WritableWindow` makes these bytes writable while
+            // `owner` lives; nothing else touches them in this test.
             let bytes = unsafe { std::slice::from_raw_parts_mut(ptr.as_ptr(), len) };
             assert_eq!(bytes, &original[range.clone()]);
             bytes.fill(0xAB);
             assert!(bytes.iter().all(|&b| b == 0xAB));
-            drop(owner);
+            // A second import of the range shares the window and its writes.
+            let (again, _, again_owner) =
+                image.writable_window(range.clone()).unwrap().into_parts();
+            assert_eq!(again, ptr);
+            drop((owner, again_owner));
+            // Once no window lives, a new one starts from the image again.
+            let (fresh, len, fresh_owner) =
+                image.writable_window(range.clone()).unwrap().into_parts();
+            // SAFETY: as above.
+            let fresh = unsafe { std::slice::from_raw_parts(fresh.as_ptr(), len) };
+            assert_eq!(fresh, &original[range.clone()]);
+            drop(fresh_owner);
         }
         assert_eq!(image.bytes(), &original[..], "the image never changes");
-        assert!(image.private_copy(0..original.len() + 1).is_none());
+        assert!(image.writable_window(0..original.len() + 1).is_none());
     }
 }

@@ -5,9 +5,13 @@
 //!
 //! Within one context the imported buffer is a global, so a second call
 //! accumulates onto the first one's result, as upstream's in-place writes
-//! do. The import is a private copy-on-write window of the module, so the
-//! module's own bytes never change: a second context on the same loaded
-//! module starts from the constant as compiled.
+//! do. Contexts of one loaded module share the constant, as upstream's
+//! share their module's memory: a second context continues from the
+//! first's writes (upstream's Python, one `VmModule.copy_buffer` module and
+//! two `SystemContext`s: [[112 124] [154 170]], [[223 246] [305 336]], then
+//! [[334 368] [456 502]]). The import is a copy-on-write window of the
+//! module, so the module's own bytes never change: the same file loaded
+//! again starts from the constant as compiled.
 
 use std::sync::Arc;
 
@@ -37,15 +41,15 @@ fn call(run: &RunContext, options: &RunOptions) -> String {
 }
 
 #[test]
-fn writes_into_an_imported_constant_never_reach_the_module() {
+fn writes_into_an_imported_constant_are_shared_by_contexts_and_never_reach_the_module() {
     for device in ["local-sync", "local-task"] {
         let options = options(device);
         let instance = Instance::new();
         iree_modules_hal::register_types(&instance).unwrap();
         let modules = load_modules(&instance, &options).unwrap();
-        let main = modules.last().cloned().unwrap();
-        let ordinal = main.lookup_export("mm_into_constant").unwrap();
         let context = |modules: Vec<Arc<dyn iree_vm::Module>>| {
+            let main = modules.last().cloned().unwrap();
+            let ordinal = main.lookup_export("mm_into_constant").unwrap();
             let (context, device) =
                 create_context(instance.clone(), modules, &options, None, &[]).unwrap();
             let function = Function::new(main_instance(&context, &main).unwrap(), ordinal);
@@ -69,6 +73,12 @@ fn writes_into_an_imported_constant_never_reach_the_module() {
         let second = context(modules);
         assert_eq!(
             call(&second, &options),
+            "2x2xi32=[334 368][456 502]",
+            "{device}"
+        );
+        let reloaded = context(load_modules(&instance, &options).unwrap());
+        assert_eq!(
+            call(&reloaded, &options),
             "2x2xi32=[112 124][154 170]",
             "{device}"
         );

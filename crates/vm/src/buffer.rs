@@ -68,18 +68,25 @@ pub type SharedBytes = Arc<dyn SharedImage>;
 
 /// Immutable bytes that buffers may view in place: a loaded module's file.
 ///
-/// Every `AsRef<[u8]>` type is one (without private copies); an image that
-/// can hand out copy-on-write windows of itself (a sealed memory file, see
-/// `iree_tooling`) implements [`SharedImage::private_copy`].
+/// Every `AsRef<[u8]>` type is one (without writable windows); an image
+/// that can hand out copy-on-write windows of itself (a sealed memory file,
+/// see `iree_runtime::image`) implements [`SharedImage::writable_window`].
 pub trait SharedImage: Send + Sync {
     /// The bytes; they never change while the image lives.
     fn bytes(&self) -> &[u8];
 
-    /// A private, writable copy of `range` that shares memory with the image
-    /// until it is written (copy-on-write), or `None` when the image cannot
-    /// make one without copying. Devices write such copies in place where a
-    /// compiled program writes into an imported constant.
-    fn private_copy(&self, range: Range<usize>) -> Option<PrivateCopy> {
+    /// A writable window of `range` that shares memory with the image until
+    /// it is written (copy-on-write; writes never reach the image), or
+    /// `None` when the image cannot make one without copying. Devices write
+    /// such windows in place where a compiled program writes into an
+    /// imported constant.
+    ///
+    /// Every caller asking for the same range while a window of it lives
+    /// gets that window: the contexts of one loaded module share its
+    /// constants, written or not, as upstream's contexts share their
+    /// module's memory. N contexts then map a model's weights once, not N
+    /// times.
+    fn writable_window(&self, range: Range<usize>) -> Option<WritableWindow> {
         let _ = range;
         None
     }
@@ -91,28 +98,29 @@ impl<T: AsRef<[u8]> + Send + Sync + ?Sized> SharedImage for T {
     }
 }
 
-/// Memory made by [`SharedImage::private_copy`]: writable bytes nothing
-/// else uses, kept alive by an owner.
-pub struct PrivateCopy {
+/// Memory made by [`SharedImage::writable_window`]: writable bytes that
+/// never reach the image, kept alive by an owner.
+pub struct WritableWindow {
     ptr: std::ptr::NonNull<u8>,
     len: usize,
     owner: Box<dyn Any + Send + Sync>,
 }
 
-impl PrivateCopy {
+impl WritableWindow {
     /// Wraps `len` bytes at `ptr`, kept alive by `owner`.
     ///
     /// # Safety
     ///
     /// While `owner` lives, `ptr..ptr + len` and the aligned 4-byte words
-    /// holding it must be valid for reads and writes, and nothing but the
-    /// user of this value may access them.
+    /// holding it must be valid for reads and writes, and nothing but
+    /// holders of windows of the same range (buffers, which access memory
+    /// word by word) may access them.
     pub unsafe fn new(
         ptr: std::ptr::NonNull<u8>,
         len: usize,
         owner: Box<dyn Any + Send + Sync>,
-    ) -> PrivateCopy {
-        PrivateCopy { ptr, len, owner }
+    ) -> WritableWindow {
+        WritableWindow { ptr, len, owner }
     }
 
     /// The address, the length and the owner (which keeps them valid).
