@@ -83,8 +83,9 @@ impl Tensor {
         })
     }
 
-    /// A copy of the tensor's bytes, wherever its memory is.
-    fn bytes(&self) -> Result<Vec<u8>> {
+    /// A copy of the tensor's bytes (packed, row-major), wherever its
+    /// memory is.
+    pub fn to_bytes(&self) -> Result<Vec<u8>> {
         let buffer = self.view.buffer();
         let length = usize::try_from(buffer.byte_length()).map_err(|_| {
             Status::new(
@@ -112,7 +113,7 @@ impl Tensor {
             self.view.shape().to_vec(),
             self.view.element_type(),
             self.view.encoding(),
-            &self.bytes()?,
+            &self.to_bytes()?,
         )
     }
 
@@ -123,7 +124,11 @@ impl Tensor {
         if buffer.device_memory().is_none() {
             return Ok(self.clone());
         }
-        Tensor::from_bytes(self.view.shape(), self.view.element_type(), &self.bytes()?)
+        Tensor::from_bytes(
+            self.view.shape(),
+            self.view.element_type(),
+            &self.to_bytes()?,
+        )
     }
 
     /// Wraps a HAL buffer view.
