@@ -41,6 +41,7 @@ mod models;
 mod opcodes;
 mod param_rss;
 mod proc;
+mod serve_load;
 mod testdata;
 mod tools;
 mod upstream_collectives;
@@ -85,6 +86,12 @@ commands:
                             then iree-benchmark-module's per-call time (tiny dispatch
                             on local-sync and local-task, a VM-only call) and
                             iree-benchmark-executable's per-dispatch time
+  serve-load [--model M] [--device D,..] [--threads N] [--calls N]
+                            one shared iree_runtime::Model under load (default silero-vad,
+                            4 threads x 10000 calls, local-sync and local-task): results vs
+                            the single-threaded one, peak RSS growth, 1 vs 2 thread
+                            throughput, 8 concurrent callers' memory vs one (and vs 8
+                            separate Sessions)
   bench-collectives [--runs N] [--device D] [--transport shm|tcp] [--sizes 4k,1m,...]
                             all_reduce (f32 sum, 4 KiB..64 MiB) over 2 ranks under mpirun,
                             our iree-benchmark-module (default --device=local-sync) vs
@@ -205,6 +212,7 @@ fn main() -> ExitCode {
         "opcodes" => cli::Options::parse(&args).and_then(|o| opcodes::run(&o)),
         "bench" => bench::run(&args),
         "bench-collectives" => bench_collectives::run(&args),
+        "serve-load" => serve_load::run(&args),
         "loom" => loom(),
         "param-rss" => param_rss::run(&args),
         "e2e" => e2e::run(&args),

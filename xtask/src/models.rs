@@ -93,6 +93,10 @@ pub struct Prepared {
     pub outputs: usize,
     /// The function's name (the ONNX graph's name).
     pub function: String,
+    /// The module's file name, in `dir`.
+    pub module: String,
+    /// The input `.npy` files' names, in `dir`, in argument order.
+    pub inputs: Vec<String>,
 }
 
 /// Prepares `model` under `<root>/target/models/<name>` unless it already is.
@@ -112,13 +116,16 @@ pub fn prepare(root: &Path, venv: &Venv, model: &Model) -> Result<Prepared> {
     }
     let (inputs, outputs, function) =
         read().ok_or_else(|| format!("{}: missing or malformed", manifest.display()))?;
-    let mut args = vec![format!("--module={}.vmfb", model.name)];
+    let module = format!("{}.vmfb", model.name);
+    let mut args = vec![format!("--module={module}")];
     args.extend(inputs.iter().map(|file| format!("--input=@{file}")));
     Ok(Prepared {
         dir,
         args,
         outputs,
         function,
+        module,
+        inputs,
     })
 }
 
@@ -141,7 +148,8 @@ pub fn prepare_vmvx(root: &Path, venv: &Venv, model: &Model) -> Result<Prepared>
                 .arg(&vmfb),
         )?;
     }
-    prepared.args[0] = format!("--module={}.vmvx.vmfb", model.name);
+    prepared.module = format!("{}.vmvx.vmfb", model.name);
+    prepared.args[0] = format!("--module={}", prepared.module);
     Ok(prepared)
 }
 

@@ -8,8 +8,10 @@
 //! pool of idle contexts (built on first need, then reused), so concurrent
 //! calls never wait on one another and a context's module state (globals,
 //! loaded executables) is touched by one call at a time. A context costs
-//! the module instances' state, not the modules: the pool grows to the
-//! number of calls that were ever in flight at once.
+//! the module instances' state, not the modules (the system modules `hal`
+//! and `io_parameters` are built once too, and imported constants are
+//! mapped once for all contexts): the pool grows to the number of calls
+//! that were ever in flight at once.
 //!
 //! The price of that choice: calls do not share globals. A program whose
 //! functions keep state across calls (a counter, a KV cache in globals)
@@ -30,7 +32,7 @@ use iree_io_parameters::ParameterProvider;
 use iree_vm::{Context, Module};
 use parking_lot::Mutex;
 
-use crate::session::{build_context, invoke, resolve_function};
+use crate::session::{invoke, resolve_function, with_system_modules};
 use crate::Value;
 
 /// Loaded modules on one device, called from any number of threads
@@ -40,8 +42,10 @@ use crate::Value;
 pub struct Model {
     vm: Arc<iree_vm::Instance>,
     device: Arc<dyn Device>,
+    /// The loaded modules, in load order.
     modules: Vec<Arc<dyn Module>>,
-    parameters: Vec<Arc<dyn ParameterProvider>>,
+    /// The modules every context holds: the system modules, then `modules`.
+    context_modules: Vec<Arc<dyn Module>>,
     /// Contexts no call is using.
     idle: Mutex<Vec<Context>>,
     /// How many contexts exist (idle or in use).
@@ -58,11 +62,12 @@ impl Model {
         modules: Vec<Arc<dyn Module>>,
         parameters: Vec<Arc<dyn ParameterProvider>>,
     ) -> Result<Model> {
+        let context_modules = with_system_modules(&device, &modules, || Ok(parameters.clone()))?;
         let model = Model {
             vm,
             device,
             modules,
-            parameters,
+            context_modules,
             idle: Mutex::new(Vec::new()),
             created: Mutex::new(0),
         };
@@ -97,9 +102,8 @@ impl Model {
     }
 
     fn new_context(&self) -> Result<Context> {
-        let context = build_context(&self.vm, &self.device, &self.modules, || {
-            Ok(self.parameters.clone())
-        })?;
+        let context = Context::with_modules(self.vm.clone(), self.context_modules.clone())
+            .annotate("creating a VM context of the model")?;
         *self.created.lock() += 1;
         Ok(context)
     }

@@ -144,15 +144,27 @@ impl Session {
 }
 
 /// A VM context of `modules` (in load order) after the system modules they
-/// depend on: `hal` on `device`, `io_parameters` over the providers
-/// `parameters` returns (called only when a module needs them); buffer-view
-/// traces go to stderr, as upstream's sessions print them.
+/// depend on ([`with_system_modules`]).
 pub(crate) fn build_context(
     vm: &Arc<iree_vm::Instance>,
     device: &Arc<dyn Device>,
     modules: &[Arc<dyn Module>],
     parameters: impl FnMut() -> Result<Vec<Arc<dyn ParameterProvider>>>,
 ) -> Result<Context> {
+    let all = with_system_modules(device, modules, parameters)?;
+    Context::with_modules(vm.clone(), all).annotate("creating the session's VM context")
+}
+
+/// `modules` (in load order) after the system modules they depend on:
+/// `hal` on `device`, `io_parameters` over the providers `parameters`
+/// returns (called only when a module needs them); buffer-view traces go
+/// to stderr, as upstream's sessions print them. Module objects hold no
+/// per-context state, so any number of contexts may share these.
+pub(crate) fn with_system_modules(
+    device: &Arc<dyn Device>,
+    modules: &[Arc<dyn Module>],
+    parameters: impl FnMut() -> Result<Vec<Arc<dyn ParameterProvider>>>,
+) -> Result<Vec<Arc<dyn Module>>> {
     let mut all = system_modules(
         modules,
         || Ok(device.clone()),
@@ -161,7 +173,7 @@ pub(crate) fn build_context(
         Some(iree_modules_hal::stderr_debug_sink()),
     )?;
     all.extend(modules.iter().cloned());
-    Context::with_modules(vm.clone(), all).annotate("creating the session's VM context")
+    Ok(all)
 }
 
 /// Resolves `module.function`, or a bare name in the last of `modules`, to
