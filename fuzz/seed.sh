@@ -86,3 +86,18 @@ for path in sys.argv[2:]:
 print(f"seed.sh: {n} seeds -> corpus/parse_gpu_executable")
 PY
 fi
+# Tokenizers: the fixtures of crates/tokenizer/tests/data (tokenizer.json
+# files; the tiktoken file behind a selector byte, in seeds/), and for the
+# round trip a few texts behind its option byte.
+tok="$root/crates/tokenizer/tests/data"
+mkdir -p "$here/corpus/tokenizer_json" "$here/corpus/tokenizer_tiktoken" "$here/corpus/tokenizer_round_trip"
+for f in "$tok"/bpe_byte_level.json "$tok"/wordpiece_bert.json "$tok"/unigram_metaspace.json \
+  "$here"/seeds/tokenizer_json/* "$here"/regressions/tokenizer_json/*; do
+  cp "$f" "$here/corpus/tokenizer_json/seed-$(sha1sum "$f" | cut -c1-16)"
+done
+for f in "$here"/seeds/tokenizer_tiktoken/* "$here"/regressions/tokenizer_tiktoken/*; do
+  cp "$f" "$here/corpus/tokenizer_tiktoken/seed-$(sha1sum "$f" | cut -c1-16)"
+done
+printf '\000Hello <|endoftext|> world \360\237\230\200 caf\303\251\n\n  x' >"$here/corpus/tokenizer_round_trip/seed-text"
+printf '\013The quick brown fox [CLS] jumps over the lazy dog.' >"$here/corpus/tokenizer_round_trip/seed-template"
+echo "seed.sh: tokenizer seeds -> corpus/tokenizer_{json,tiktoken,round_trip}"

@@ -84,3 +84,22 @@ pub type Result<T> = std::result::Result<T, Error>;
 pub(crate) fn from_hf(kind: ErrorKind, err: impl fmt::Display) -> Error {
     Error::new(kind, err.to_string())
 }
+
+/// Runs `f`, turning a panic inside the `tokenizers` crate (a bug there on
+/// some malformed configuration) into an [`ErrorKind::Internal`] error.
+pub(crate) fn guard<T>(what: &str, f: impl FnOnce() -> Result<T>) -> Result<T> {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
+        Ok(result) => result,
+        Err(payload) => {
+            let detail = payload
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_default();
+            Err(Error::new(
+                ErrorKind::Internal,
+                format!("{what} failed: {detail}"),
+            ))
+        }
+    }
+}

@@ -32,7 +32,7 @@ pub use error::{Error, ErrorKind, Result};
 pub use stream::{DecodeStream, EncodeStream};
 
 use added_tokens::AddedTokens;
-use error::from_hf;
+use error::{from_hf, guard};
 use post_processor::Affixes;
 
 /// Options of [`Tokenizer::encode`] and [`Tokenizer::encode_stream`].
@@ -131,9 +131,8 @@ impl Tokenizer {
                     format::tiktoken::ENCODING_NAMES
                 ))
             })?;
-            let pipeline = format::tiktoken::build(&data, encoding)
-                .map_err(|e| e.context(format!("Failed to load tokenizer: {shown}")))?;
-            return Self::from_pipeline(pipeline, None);
+            return Self::from_tiktoken(&data, encoding.name)
+                .map_err(|e| e.context(format!("Failed to load tokenizer: {shown}")));
         }
         let text = std::str::from_utf8(&data).map_err(|e| {
             Error::invalid(format!("Failed to load tokenizer: {shown}; not UTF-8: {e}"))
@@ -144,8 +143,10 @@ impl Tokenizer {
 
     /// Parses a Hugging Face `tokenizer.json` document.
     pub fn from_huggingface_json(json: &str) -> Result<Self> {
-        let (pipeline, unk) = format::huggingface::parse(json)?;
-        Self::from_pipeline(pipeline, unk)
+        guard("tokenizer.json parse", || {
+            let (pipeline, unk) = format::huggingface::parse(json)?;
+            Self::from_pipeline(pipeline, unk)
+        })
     }
 
     /// Parses tiktoken data (`<base64> <rank>` lines) under the named
@@ -158,8 +159,10 @@ impl Tokenizer {
                 format::tiktoken::ENCODING_NAMES
             ))
         })?;
-        let pipeline = format::tiktoken::build(data.as_ref(), config)?;
-        Self::from_pipeline(pipeline, None)
+        guard("tiktoken parse", || {
+            let pipeline = format::tiktoken::build(data.as_ref(), config)?;
+            Self::from_pipeline(pipeline, None)
+        })
     }
 
     fn from_pipeline(mut pipeline: tokenizers::Tokenizer, unk: Option<u32>) -> Result<Self> {
@@ -209,14 +212,16 @@ impl Tokenizer {
 
     /// Encodes `text` to token ids.
     pub fn encode(&self, text: &str, options: EncodeOptions) -> Result<Vec<u32>> {
-        let encoding = self
-            .pipeline(!options.no_special_token_matching)
-            .encode_fast(text, false)
-            .map_err(|e| from_hf(ErrorKind::InvalidArgument, e))?;
-        if !options.add_special_tokens {
-            return Ok(encoding.get_ids().to_vec());
-        }
-        self.add_special_tokens(encoding)
+        guard("encode", || {
+            let encoding = self
+                .pipeline(!options.no_special_token_matching)
+                .encode_fast(text, false)
+                .map_err(|e| from_hf(ErrorKind::InvalidArgument, e))?;
+            if !options.add_special_tokens {
+                return Ok(encoding.get_ids().to_vec());
+            }
+            self.add_special_tokens(encoding)
+        })
     }
 
     fn add_special_tokens(&self, encoding: tokenizers::Encoding) -> Result<Vec<u32>> {
@@ -280,10 +285,11 @@ impl Tokenizer {
     /// Encodes `text` (without post-processor tokens) and returns each
     /// token's byte span and segment.
     pub fn encode_spans(&self, text: &str, match_special_tokens: bool) -> Result<Vec<TokenSpan>> {
-        let encoding = self
-            .pipeline(match_special_tokens)
-            .encode(text, false)
-            .map_err(|e| from_hf(ErrorKind::InvalidArgument, e))?;
+        let encoding = guard("encode", || {
+            self.pipeline(match_special_tokens)
+                .encode(text, false)
+                .map_err(|e| from_hf(ErrorKind::InvalidArgument, e))
+        })?;
         Ok(encoding
             .get_ids()
             .iter()
@@ -304,10 +310,12 @@ impl Tokenizer {
         if ids.is_empty() {
             return Ok(String::new());
         }
-        self.inner
-            .pipeline
-            .decode(ids, skip_special_tokens)
-            .map_err(|e| from_hf(ErrorKind::InvalidArgument, e))
+        guard("decode", || {
+            self.inner
+                .pipeline
+                .decode(ids, skip_special_tokens)
+                .map_err(|e| from_hf(ErrorKind::InvalidArgument, e))
+        })
     }
 
     /// A streaming encoder: feed text in chunks, get ids as they are final.
@@ -348,6 +356,15 @@ impl Tokenizer {
     /// The post-processor's tokens around a single sequence, if it adds any.
     pub fn affixes(&self) -> Option<&Affixes> {
         self.inner.affixes.as_ref()
+    }
+
+    /// This tokenizer as a Hugging Face `tokenizer.json` document (for a
+    /// tiktoken file: its byte-level BPE form).
+    pub fn to_huggingface_json(&self, pretty: bool) -> Result<String> {
+        let mut full = self.inner.pipeline.clone();
+        full.with_post_processor(self.inner.post_processor.clone());
+        full.to_string(pretty)
+            .map_err(|e| from_hf(ErrorKind::Internal, e))
     }
 
     /// The added tokens (matched in raw text).

@@ -17,6 +17,9 @@ pub(crate) fn parse(json: &str) -> Result<(tokenizers::Tokenizer, Option<u32>)> 
     if !object.contains_key("model") {
         return Err(Error::invalid("tokenizer JSON has no 'model'"));
     }
+    if let Some(processor) = object.get("post_processor") {
+        validate_post_processor(processor)?;
+    }
     let tokenizer = tokenizers::Tokenizer::from_str(json).map_err(|e| {
         Error::new(
             ErrorKind::InvalidArgument,
@@ -36,4 +39,80 @@ fn unk_token_id(value: &serde_json::Value, tokenizer: &tokenizers::Tokenizer) ->
     let unk_id = model.get("unk_id").and_then(|v| v.as_u64())?;
     let id = u32::try_from(unk_id).ok()?;
     tokenizer.id_to_token(id).map(|_| id)
+}
+
+/// Checks what the `tokenizers` crate accepts when parsing but would panic
+/// on later: template pieces naming special tokens that are not defined, and
+/// special tokens whose `ids` and `tokens` differ in length.
+fn validate_post_processor(processor: &serde_json::Value) -> Result<()> {
+    let Some(object) = processor.as_object() else {
+        return Ok(());
+    };
+    match object.get("type").and_then(|t| t.as_str()) {
+        Some("Sequence") => {
+            for inner in object
+                .get("processors")
+                .and_then(|p| p.as_array())
+                .into_iter()
+                .flatten()
+            {
+                validate_post_processor(inner)?;
+            }
+        }
+        Some("TemplateProcessing") => {
+            let specials = object.get("special_tokens").and_then(|s| s.as_object());
+            for (name, special) in specials.into_iter().flatten() {
+                let len = |key: &str| special.get(key).and_then(|v| v.as_array()).map(Vec::len);
+                if len("ids") != len("tokens") {
+                    return Err(Error::invalid(format!(
+                        "post_processor special token '{name}' has {:?} ids but {:?} tokens",
+                        len("ids"),
+                        len("tokens")
+                    )));
+                }
+            }
+            for template in ["single", "pair"] {
+                let pieces = object.get(template).and_then(|t| t.as_array());
+                for piece in pieces.into_iter().flatten() {
+                    let Some(id) = piece.get("SpecialToken").and_then(|t| t.get("id")) else {
+                        continue;
+                    };
+                    let id = id.as_str().unwrap_or_default();
+                    if !specials.is_some_and(|s| s.contains_key(id)) {
+                        return Err(Error::invalid(format!(
+                            "post_processor template '{template}' uses special token '{id}', \
+                             which special_tokens does not define"
+                        )));
+                    }
+                }
+            }
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MODEL: &str =
+        r#""model": {"type": "WordLevel", "vocab": {"a": 0, "[CLS]": 1}, "unk_token": "a"}"#;
+
+    #[test]
+    fn template_with_undefined_special_token_is_an_error() {
+        let json = format!(
+            r#"{{{MODEL}, "post_processor": {{"type": "TemplateProcessing",
+                "single": [{{"SpecialToken": {{"id": "[CLS]", "type_id": 0}}}},
+                           {{"Sequence": {{"id": "A", "type_id": 0}}}}],
+                "pair": [{{"Sequence": {{"id": "A", "type_id": 0}}}}],
+                "special_tokens": {{"[CLSX]": {{"id": "[CLS]", "ids": [1], "tokens": ["[CLS]"]}}}}}}}}"#
+        );
+        let err = parse(&json).unwrap_err();
+        assert!(err.message().contains("does not define"), "{err}");
+        let fixed = json.replace("[CLSX]", "[CLS]");
+        parse(&fixed).unwrap();
+        let uneven = fixed.replace(r#""ids": [1]"#, r#""ids": [1, 1]"#);
+        assert!(parse(&uneven).unwrap_err().message().contains("ids but"));
+    }
 }

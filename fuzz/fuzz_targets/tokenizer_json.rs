@@ -1,0 +1,36 @@
+//! Parses the input as a Hugging Face `tokenizer.json`. Malformed documents
+//! must give an `iree_tokenizer::Error`, never a panic; a tokenizer that
+//! loads must encode, decode and stream a few texts without panicking.
+#![no_main]
+
+use iree_tokenizer::{EncodeOptions, Tokenizer};
+use libfuzzer_sys::fuzz_target;
+
+#[global_allocator]
+static ALLOC: iree_fuzz::CappedAlloc = iree_fuzz::CappedAlloc;
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(json) = std::str::from_utf8(data) else {
+        return;
+    };
+    let Ok(tok) = Tokenizer::from_huggingface_json(json) else {
+        return;
+    };
+    let _ = (tok.vocab_size(), tok.model_type(), tok.special_ids());
+    for text in ["", "Hello world", "caf\u{e9} <s> [CLS] \u{1F600}\n\t 123"] {
+        for add_special_tokens in [false, true] {
+            let options = EncodeOptions { add_special_tokens, no_special_token_matching: false };
+            if let Ok(ids) = tok.encode(text, options) {
+                let _ = tok.decode(&ids, false);
+                let _ = tok.decode(&ids, true);
+                for &id in ids.iter().take(8) {
+                    let _ = tok.id_to_token(id);
+                }
+            }
+        }
+        let mut stream = tok.encode_stream(EncodeOptions::default());
+        let _ = stream.feed(text);
+        let _ = stream.finalize();
+    }
+    let _ = tok.decode(&[0, 1, 2, 3, u32::MAX], false);
+});
