@@ -951,19 +951,21 @@ impl BytecodeInstance {
                         CallTarget::Import { import, args } => {
                             let resolved = tri!(self.import(*import));
                             let mut values = stack.take_args();
-                            for arg in args.iter() {
-                                values.push(match *arg {
-                                    ImportArg::I32(r) => Value::I32(r32(regs, r) as i32),
-                                    ImportArg::I64(r) => Value::I64(r64(regs, r) as i64),
-                                    ImportArg::F32(r) => Value::F32(rf32(regs, r)),
-                                    ImportArg::F64(r) => Value::F64(rf64(regs, r)),
-                                    ImportArg::Ref(raw) => Value::Ref(take_ref(
-                                        refs,
-                                        RefReg::new(raw & REF_MASK, raw & MOVE_BIT != 0),
-                                    )),
-                                    ImportArg::Count(n) => Value::I32(i32::from(n)),
-                                });
-                            }
+                            // Extended, not pushed one by one: each value
+                            // is written straight into the vector, not built
+                            // in a temporary and then reloaded whole (a
+                            // store-forwarding stall per argument).
+                            values.extend(args.iter().map(|arg| match *arg {
+                                ImportArg::I32(r) => Value::I32(r32(regs, r) as i32),
+                                ImportArg::I64(r) => Value::I64(r64(regs, r) as i64),
+                                ImportArg::F32(r) => Value::F32(rf32(regs, r)),
+                                ImportArg::F64(r) => Value::F64(rf64(regs, r)),
+                                ImportArg::Ref(raw) => Value::Ref(take_ref(
+                                    refs,
+                                    RefReg::new(raw & REF_MASK, raw & MOVE_BIT != 0),
+                                )),
+                                ImportArg::Count(n) => Value::I32(i32::from(n)),
+                            }));
                             let mut import_results = stack.take_args();
                             frame.pc = (pc - 1) as u32;
                             cont.current = frame;
