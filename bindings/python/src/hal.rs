@@ -459,12 +459,15 @@ impl HalAllocator {
     ) -> PyResult<PyObject> {
         let _ = device;
         let (shape, bytes) = crate::invoke::array_bytes(buffer)?;
-        let target = self.allocate(memory_type, allowed_usage, bytes.len() as u64)?;
-        if !bytes.is_empty() {
-            target
-                .write(0, &bytes)
-                .py_context("Error copying into buffer")?;
-        }
+        let params = BufferParams {
+            memory_type: MemoryType(memory_type),
+            usage: BufferUsage(allowed_usage),
+            ..Default::default()
+        };
+        let target = self
+            .allocator
+            .allocate_buffer_with(params, &bytes)
+            .py_context("Error allocating buffer")?;
         match element_type {
             Some(t) => HalBufferView::from_view(BufferView::new(
                 target,
@@ -1017,10 +1020,7 @@ pub fn view_from_host(
         usage: BufferUsage(BufferUsage::DEFAULT.0 | BufferUsage::MAPPING.0),
         ..Default::default()
     };
-    let buffer = device.allocator().allocate_buffer(params, length as u64)?;
-    if length > 0 {
-        buffer.write(0, bytes)?;
-    }
+    let buffer = device.allocator().allocate_buffer_with(params, bytes)?;
     Ok(BufferView::new(
         buffer,
         shape,

@@ -519,22 +519,38 @@ impl HostMemory {
 
     /// Allocates `len` zeroed bytes (lazily: the OS supplies zero pages).
     pub fn zeroed(len: usize) -> Result<HostMemory> {
+        Self::allocate(len, None)
+    }
+
+    /// Allocates a copy of `bytes`: each byte written once, where allocating
+    /// zeroed bytes and then writing them would write a recycled block
+    /// twice (arrays handed to a call are copied this way).
+    pub fn copy_of(bytes: &[u8]) -> Result<HostMemory> {
+        Self::allocate(bytes.len(), Some(bytes))
+    }
+
+    /// `len` bytes holding `contents` (of that length) or zeros.
+    fn allocate(len: usize, contents: Option<&[u8]>) -> Result<HostMemory> {
         #[cfg(target_os = "linux")]
         if len >= HUGE_PAGE_THRESHOLD {
             if let Some(memory) = Self::mapped(len) {
+                if let Some(bytes) = contents {
+                    // SAFETY: the fresh mapping holds `len` writable bytes at
+                    // `ptr` that nothing else refers to yet.
+                    unsafe {
+                        std::ptr::copy_nonoverlapping(bytes.as_ptr(), memory.ptr.as_ptr(), len)
+                    };
+                }
                 return Ok(memory);
             }
         }
         let layout = Self::layout(len)?;
-        let raw = match recycled_blocks::take(layout) {
-            Some(block) => {
-                // SAFETY: a recycled block was allocated with `layout` and
-                // nothing else refers to it.
-                unsafe { std::ptr::write_bytes(block.as_ptr(), 0, layout.size()) };
-                block.as_ptr()
-            }
+        let (raw, zeroed) = match recycled_blocks::take(layout) {
+            Some(block) => (block.as_ptr(), false),
             // SAFETY: `layout` has a non-zero size.
-            None => unsafe { std::alloc::alloc_zeroed(layout) },
+            None if contents.is_none() => (unsafe { std::alloc::alloc_zeroed(layout) }, true),
+            // SAFETY: as above; every byte is written below before use.
+            None => (unsafe { std::alloc::alloc(layout) }, false),
         };
         let base = std::ptr::NonNull::new(raw).ok_or_else(|| {
             Status::new(
@@ -548,6 +564,29 @@ impl HostMemory {
         // has `HOST_ALLOCATION_ALIGNMENT - 1` spare bytes past `len`, so
         // `[ptr, ptr + len)` lies inside it.
         let ptr = unsafe { base.add(padding) };
+        if !zeroed {
+            // SAFETY: the whole block (`layout.size()` bytes from `raw`) is
+            // ours and nothing else refers to it; `[ptr, ptr + len)` lies in
+            // it. Bytes around the contents are zeroed too: executables may
+            // read the words holding the first and last bytes whole.
+            unsafe {
+                match contents {
+                    Some(bytes) => {
+                        std::ptr::write_bytes(raw, 0, padding);
+                        std::ptr::copy_nonoverlapping(bytes.as_ptr(), ptr.as_ptr(), len);
+                        std::ptr::write_bytes(
+                            ptr.as_ptr().add(len),
+                            0,
+                            layout.size() - padding - len,
+                        );
+                    }
+                    None => std::ptr::write_bytes(raw, 0, layout.size()),
+                }
+            }
+        } else if let Some(bytes) = contents {
+            // SAFETY: as above (a zeroed fresh block, written once more).
+            unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), ptr.as_ptr(), len) };
+        }
         Ok(HostMemory {
             ptr,
             base,
@@ -889,13 +928,50 @@ impl Buffer {
                 format!("cannot allocate {length} bytes"),
             )
         })?;
-        let memory = Storage::Host(HostMemory::zeroed(len)?);
+        let memory = HostMemory::zeroed(len)?;
+        Ok(Self::host(
+            memory,
+            memory_type,
+            allowed_usage,
+            allowed_access,
+            statistics,
+        ))
+    }
+
+    /// As [`Buffer::allocate_host_tracked`], holding a copy of `bytes`
+    /// (written once, not zeroed first).
+    pub fn allocate_host_copy(
+        bytes: &[u8],
+        memory_type: MemoryType,
+        allowed_usage: BufferUsage,
+        allowed_access: MemoryAccess,
+        statistics: Option<SharedStatistics>,
+    ) -> Result<Buffer> {
+        let memory = HostMemory::copy_of(bytes)?;
+        Ok(Self::host(
+            memory,
+            memory_type,
+            allowed_usage,
+            allowed_access,
+            statistics,
+        ))
+    }
+
+    /// A buffer owning `memory`, recorded in `statistics` when given.
+    fn host(
+        memory: HostMemory,
+        memory_type: MemoryType,
+        allowed_usage: BufferUsage,
+        allowed_access: MemoryAccess,
+        statistics: Option<SharedStatistics>,
+    ) -> Buffer {
+        let length = memory.len as u64;
         if let Some(statistics) = &statistics {
             statistics.lock().record_alloc(memory_type, length);
         }
-        Ok(Buffer {
+        Buffer {
             allocation: Arc::new(Allocation {
-                memory,
+                memory: Storage::Host(memory),
                 memory_type,
                 allowed_usage,
                 allowed_access,
@@ -903,7 +979,7 @@ impl Buffer {
             }),
             offset: 0,
             length,
-        })
+        }
     }
 
     /// A buffer over external host memory (`iree_hal_allocator_import_buffer`

@@ -76,8 +76,7 @@ impl Tensor {
             usage: BufferUsage::DEFAULT,
             ..Default::default()
         };
-        let buffer = allocator.allocate_buffer(params, bytes.len() as u64)?;
-        buffer.write(0, bytes)?;
+        let buffer = allocator.allocate_buffer_with(params, bytes)?;
         Ok(Tensor {
             view: BufferView::new(buffer, shape, element_type, encoding),
         })
