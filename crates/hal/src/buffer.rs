@@ -929,7 +929,7 @@ impl Buffer {
             )
         })?;
         let memory = HostMemory::zeroed(len)?;
-        Ok(Self::host(
+        Ok(Self::from_host_memory(
             memory,
             memory_type,
             allowed_usage,
@@ -948,38 +948,13 @@ impl Buffer {
         statistics: Option<SharedStatistics>,
     ) -> Result<Buffer> {
         let memory = HostMemory::copy_of(bytes)?;
-        Ok(Self::host(
+        Ok(Self::from_host_memory(
             memory,
             memory_type,
             allowed_usage,
             allowed_access,
             statistics,
         ))
-    }
-
-    /// A buffer owning `memory`, recorded in `statistics` when given.
-    fn host(
-        memory: HostMemory,
-        memory_type: MemoryType,
-        allowed_usage: BufferUsage,
-        allowed_access: MemoryAccess,
-        statistics: Option<SharedStatistics>,
-    ) -> Buffer {
-        let length = memory.len as u64;
-        if let Some(statistics) = &statistics {
-            statistics.lock().record_alloc(memory_type, length);
-        }
-        Buffer {
-            allocation: Arc::new(Allocation {
-                memory: Storage::Host(memory),
-                memory_type,
-                allowed_usage,
-                allowed_access,
-                statistics,
-            }),
-            offset: 0,
-            length,
-        }
     }
 
     /// A buffer over external host memory (`iree_hal_allocator_import_buffer`
