@@ -19,6 +19,14 @@ pub trait Element: Copy + Send + Sync + 'static {
 
     /// Reads elements from little-endian `bytes` (a multiple of the width).
     fn read_le(bytes: &[u8]) -> Vec<Self>;
+
+    /// `values` as their little-endian bytes, in place, where their memory
+    /// already is exactly that (the numeric types on little-endian hosts);
+    /// `None` where the bytes must be made ([`Element::write_le`]).
+    fn as_le_bytes(values: &[Self]) -> Option<&[u8]> {
+        let _ = values;
+        None
+    }
 }
 
 macro_rules! numeric_elements {
@@ -42,6 +50,18 @@ macro_rules! numeric_elements {
                     .chunks_exact(std::mem::size_of::<$t>())
                     .map(|chunk| <$t>::from_le_bytes(chunk.try_into().expect("exact chunk")))
                     .collect()
+            }
+
+            fn as_le_bytes(values: &[Self]) -> Option<&[u8]> {
+                if cfg!(target_endian = "big") {
+                    return None;
+                }
+                // SAFETY: a numeric type has no padding and every byte of it
+                // is initialized; `u8` has alignment 1; the slice covers
+                // exactly the memory of `values` and borrows it.
+                Some(unsafe {
+                    std::slice::from_raw_parts(values.as_ptr().cast::<u8>(), std::mem::size_of_val(values))
+                })
             }
         }
     )*};

@@ -32,9 +32,14 @@ impl Tensor {
                 ),
             ));
         }
-        let mut bytes = Vec::new();
-        T::write_le(data, &mut bytes);
-        Tensor::from_bytes(shape, T::ELEMENT_TYPE, &bytes)
+        match T::as_le_bytes(data) {
+            Some(bytes) => Tensor::from_bytes(shape, T::ELEMENT_TYPE, bytes),
+            None => {
+                let mut bytes = Vec::new();
+                T::write_le(data, &mut bytes);
+                Tensor::from_bytes(shape, T::ELEMENT_TYPE, &bytes)
+            }
+        }
     }
 
     /// A tensor of `shape` and `element_type` holding a copy of `bytes`
