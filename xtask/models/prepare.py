@@ -226,10 +226,12 @@ def lower_reflect_pad(model):
     constants = {i.name: numpy_helper.to_array(i) for i in model.graph.initializer}
     nodes = []
     for node in model.graph.node:
-        mode = _attr(node, "mode", b"constant")
+        if node.op_type != "Pad" or _attr(node, "mode", b"constant") not in (b"reflect", "reflect"):
+            nodes.append(node)
+            continue
         shape = shapes.get(node.input[0])
         pads = constants.get(node.input[1]) if len(node.input) > 1 else None
-        if node.op_type != "Pad" or mode not in (b"reflect", "reflect") or shape is None or pads is None:
+        if shape is None or pads is None:
             nodes.append(node)
             continue
         rank = len(shape)
