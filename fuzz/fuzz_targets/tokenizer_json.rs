@@ -19,7 +19,10 @@ fuzz_target!(|data: &[u8]| {
     let _ = (tok.vocab_size(), tok.model_type(), tok.special_ids());
     for text in ["", "Hello world", "caf\u{e9} <s> [CLS] \u{1F600}\n\t 123"] {
         for add_special_tokens in [false, true] {
-            let options = EncodeOptions { add_special_tokens, no_special_token_matching: false };
+            let options = EncodeOptions {
+                add_special_tokens,
+                no_special_token_matching: false,
+            };
             if let Ok(ids) = tok.encode(text, options) {
                 let _ = tok.decode(&ids, false);
                 let _ = tok.decode(&ids, true);

@@ -13,7 +13,10 @@ use libfuzzer_sys::fuzz_target;
 #[global_allocator]
 static ALLOC: iree_fuzz::CappedAlloc = iree_fuzz::CappedAlloc;
 
-const DATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../crates/tokenizer/tests/data/");
+const DATA: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../crates/tokenizer/tests/data/"
+);
 
 /// The fixtures, and whether each one round-trips any text exactly.
 fn fixtures() -> &'static [(Tokenizer, bool)] {
@@ -52,7 +55,11 @@ fuzz_target!(|data: &[u8]| {
         for piece in chars.chunks(chunk) {
             let start = piece[0].0;
             let last = piece[piece.len() - 1];
-            streamed.extend(stream.feed(&text[start..last.0 + last.1.len_utf8()]).expect("feed"));
+            streamed.extend(
+                stream
+                    .feed(&text[start..last.0 + last.1.len_utf8()])
+                    .expect("feed"),
+            );
         }
         streamed.extend(stream.finalize().expect("finalize"));
         assert_eq!(streamed, ids, "{tok:?} chunk {chunk}");

@@ -19,7 +19,11 @@ fuzz_target!(|data: &[u8]| {
     let Ok(tok) = Tokenizer::from_tiktoken(rest, encoding.name) else {
         return;
     };
-    for text in ["", "Hello world", "caf\u{e9} <|endoftext|> \u{1F600}\n\t 123"] {
+    for text in [
+        "",
+        "Hello world",
+        "caf\u{e9} <|endoftext|> \u{1F600}\n\t 123",
+    ] {
         let ids = tok.encode(text, EncodeOptions::default()).expect("encode");
         assert_eq!(tok.decode(&ids, false).expect("decode"), text);
     }

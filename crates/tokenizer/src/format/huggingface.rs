@@ -17,15 +17,19 @@ pub(crate) fn parse(json: &str) -> Result<(tokenizers::Tokenizer, Option<u32>)> 
     if !object.contains_key("model") {
         return Err(Error::invalid("tokenizer JSON has no 'model'"));
     }
-    if let Some(processor) = object.get("post_processor") {
-        validate_post_processor(processor)?;
-    }
     let tokenizer = tokenizers::Tokenizer::from_str(json).map_err(|e| {
         Error::new(
             ErrorKind::InvalidArgument,
             format!("invalid tokenizer JSON: {e}"),
         )
     })?;
+    // Validated in its canonical form: serde accepts e.g. a template
+    // without its "type" tag, so the document itself is no guide.
+    if let Some(processor) = tokenizer.get_post_processor() {
+        let canonical = serde_json::to_value(processor)
+            .map_err(|e| Error::invalid(format!("invalid post_processor: {e}")))?;
+        validate_post_processor(&canonical)?;
+    }
     let unk = unk_token_id(&value, &tokenizer);
     Ok((tokenizer, unk))
 }
@@ -74,6 +78,19 @@ fn validate_post_processor(processor: &serde_json::Value) -> Result<()> {
             for template in ["single", "pair"] {
                 let pieces = object.get(template).and_then(|t| t.as_array());
                 for piece in pieces.into_iter().flatten() {
+                    if let Some(id) = piece.get("Sequence").and_then(|t| t.get("id")) {
+                        let allowed: &[&str] = if template == "single" {
+                            &["A"]
+                        } else {
+                            &["A", "B"]
+                        };
+                        if !id.as_str().is_some_and(|id| allowed.contains(&id)) {
+                            return Err(Error::invalid(format!(
+                                "post_processor template '{template}' uses sequence {id}, \
+                                 which it does not have"
+                            )));
+                        }
+                    }
                     let Some(id) = piece.get("SpecialToken").and_then(|t| t.get("id")) else {
                         continue;
                     };
@@ -110,7 +127,14 @@ mod tests {
         );
         let err = parse(&json).unwrap_err();
         assert!(err.message().contains("does not define"), "{err}");
+        let untagged = json.replace(r#""type": "TemplateProcessing","#, "");
+        assert!(parse(&untagged)
+            .unwrap_err()
+            .message()
+            .contains("does not define"));
         let fixed = json.replace("[CLSX]", "[CLS]");
+        let single_b = fixed.replacen(r#""id": "A""#, r#""id": "B""#, 1);
+        assert!(parse(&single_b).unwrap_err().message().contains("sequence"));
         parse(&fixed).unwrap();
         let uneven = fixed.replace(r#""ids": [1]"#, r#""ids": [1, 1]"#);
         assert!(parse(&uneven).unwrap_err().message().contains("ids but"));
