@@ -14,8 +14,10 @@
 pub use loom::sync::{atomic, Condvar, Mutex, MutexGuard};
 #[cfg(loom)]
 pub use loom::thread;
+#[cfg(loom)]
+pub use std::sync::TryLockError;
 #[cfg(not(loom))]
-pub use std::sync::{atomic, Condvar, Mutex, MutexGuard};
+pub use std::sync::{atomic, Condvar, Mutex, MutexGuard, TryLockError};
 #[cfg(not(loom))]
 pub use std::thread;
 
