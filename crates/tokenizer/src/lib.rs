@@ -33,6 +33,7 @@ pub use stream::{DecodeStream, EncodeStream};
 
 use added_tokens::AddedTokens;
 use error::{from_hf, guard};
+use model::byte_bpe::{self, ByteBpe};
 use post_processor::Affixes;
 
 /// Options of [`Tokenizer::encode`] and [`Tokenizer::encode_stream`].
@@ -94,6 +95,10 @@ struct Inner {
     added: AddedTokens,
     model_type: &'static str,
     special_ids: SpecialIds,
+    /// Direct byte-level BPE encoder, for configurations it reproduces.
+    fast_encoder: Option<Arc<ByteBpe>>,
+    /// Per-id bytes for a ByteLevel decoder: (bytes, special).
+    fast_decoder: Option<Arc<DecodeTable>>,
 }
 
 impl std::fmt::Debug for Tokenizer {
@@ -183,6 +188,8 @@ impl Tokenizer {
         pipeline.with_post_processor(None::<PostProcessorWrapper>);
         let affixes = post_processor.as_ref().and_then(post_processor::affixes_of);
         let added = AddedTokens::of(&pipeline);
+        let fast_encoder = ByteBpe::from_pipeline(&pipeline).map(Arc::new);
+        let fast_decoder = byte_level_decode_table(&pipeline).map(Arc::new);
         Ok(Tokenizer {
             inner: Arc::new(Inner {
                 pipeline,
@@ -195,6 +202,8 @@ impl Tokenizer {
                     unk,
                     ..SpecialIds::default()
                 },
+                fast_encoder,
+                fast_decoder,
             }),
         })
     }
@@ -212,6 +221,38 @@ impl Tokenizer {
 
     /// Encodes `text` to token ids.
     pub fn encode(&self, text: &str, options: EncodeOptions) -> Result<Vec<u32>> {
+        if let Some(fast) = &self.inner.fast_encoder {
+            let mut spans = Vec::new();
+            guard("encode", || {
+                fast.encode(text, !options.no_special_token_matching, &mut spans);
+                Ok(())
+            })?;
+            let mut ids = Vec::with_capacity(spans.len() + 4);
+            let affixes = self
+                .inner
+                .affixes
+                .as_ref()
+                .filter(|_| options.add_special_tokens);
+            if let Some(affixes) = affixes {
+                ids.extend_from_slice(&affixes.prefix);
+            }
+            ids.extend(spans.iter().map(|s| s.id));
+            if let Some(affixes) = affixes {
+                ids.extend_from_slice(&affixes.suffix);
+            }
+            if options.add_special_tokens
+                && affixes.is_none()
+                && self.inner.post_processor.is_some()
+            {
+                // A post-processor whose output is not prefix + ids + suffix.
+                return self.encode_general(text, options);
+            }
+            return Ok(ids);
+        }
+        self.encode_general(text, options)
+    }
+
+    fn encode_general(&self, text: &str, options: EncodeOptions) -> Result<Vec<u32>> {
         guard("encode", || {
             let encoding = self
                 .pipeline(!options.no_special_token_matching)
@@ -285,6 +326,14 @@ impl Tokenizer {
     /// Encodes `text` (without post-processor tokens) and returns each
     /// token's byte span and segment.
     pub fn encode_spans(&self, text: &str, match_special_tokens: bool) -> Result<Vec<TokenSpan>> {
+        if let Some(fast) = &self.inner.fast_encoder {
+            let mut spans = Vec::new();
+            guard("encode", || {
+                fast.encode(text, match_special_tokens, &mut spans);
+                Ok(())
+            })?;
+            return Ok(spans);
+        }
         let encoding = guard("encode", || {
             self.pipeline(match_special_tokens)
                 .encode(text, false)
@@ -309,6 +358,20 @@ impl Tokenizer {
     pub fn decode(&self, ids: &[u32], skip_special_tokens: bool) -> Result<String> {
         if ids.is_empty() {
             return Ok(String::new());
+        }
+        if let Some(table) = &self.inner.fast_decoder {
+            let mut bytes = Vec::with_capacity(ids.len() * 4);
+            for &id in ids {
+                if let Some(Some((token, special))) = table.get(id as usize) {
+                    if !(skip_special_tokens && *special) {
+                        bytes.extend_from_slice(token);
+                    }
+                }
+            }
+            return Ok(match String::from_utf8(bytes) {
+                Ok(text) => text,
+                Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+            });
         }
         guard("decode", || {
             self.inner
@@ -367,8 +430,64 @@ impl Tokenizer {
             .map_err(|e| from_hf(ErrorKind::Internal, e))
     }
 
+    /// A copy that runs everything through the general pipeline (no
+    /// byte-level fast paths); for tests that compare the two.
+    #[doc(hidden)]
+    pub fn general_pipeline_only(&self) -> Tokenizer {
+        let inner = &self.inner;
+        Tokenizer {
+            inner: Arc::new(Inner {
+                pipeline: inner.pipeline.clone(),
+                literal: OnceLock::new(),
+                post_processor: inner.post_processor.clone(),
+                affixes: inner.affixes.clone(),
+                added: inner.added.clone(),
+                model_type: inner.model_type,
+                special_ids: inner.special_ids,
+                fast_encoder: None,
+                fast_decoder: None,
+            }),
+        }
+    }
+
+    /// Whether encode and decode take the byte-level fast paths.
+    pub fn uses_fast_paths(&self) -> (bool, bool) {
+        (
+            self.inner.fast_encoder.is_some(),
+            self.inner.fast_decoder.is_some(),
+        )
+    }
+
     /// The added tokens (matched in raw text).
     pub fn added_tokens(&self) -> &AddedTokens {
         &self.inner.added
     }
+}
+
+/// Per-id token bytes and whether the token is special (`None`: no token).
+type DecodeTable = Vec<Option<(Box<[u8]>, bool)>>;
+
+/// Per-id bytes when the decoder is exactly ByteLevel (HF's semantics:
+/// byte-level decoding of each token string, concatenated, then UTF-8 with
+/// replacement), with whether the token is special.
+fn byte_level_decode_table(pipeline: &tokenizers::Tokenizer) -> Option<DecodeTable> {
+    use tokenizers::DecoderWrapper;
+    if !matches!(pipeline.get_decoder(), Some(DecoderWrapper::ByteLevel(_))) {
+        return None;
+    }
+    let max_id = pipeline.get_vocab(true).values().copied().max()?;
+    // Vocabularies with huge id gaps are left to the general path.
+    if max_id as usize > 4 * pipeline.get_vocab_size(true) + (1 << 18) {
+        return None;
+    }
+    let added = pipeline.get_added_vocabulary();
+    let table = (0..=max_id)
+        .map(|id| {
+            pipeline.id_to_token(id).map(|token| {
+                let special = added.is_special_token(&token);
+                (byte_bpe::token_bytes(&token).into_boxed_slice(), special)
+            })
+        })
+        .collect();
+    Some(table)
 }

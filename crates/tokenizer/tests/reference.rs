@@ -333,3 +333,55 @@ fn all_named_tiktoken_encodings_load() {
         assert!(ids.contains(&tok.token_to_id("<|endoftext|>").unwrap()));
     }
 }
+
+#[test]
+fn fast_paths_match_the_general_pipeline() {
+    let bpe = Tokenizer::from_file(data("bpe_byte_level.json")).unwrap();
+    let tiktoken = Tokenizer::from_file(data("gpt2.tiktoken")).unwrap();
+    assert_eq!(bpe.uses_fast_paths(), (true, true));
+    assert_eq!(tiktoken.uses_fast_paths(), (true, true));
+    // The BERT and Unigram fixtures are not byte-level: general path only.
+    for name in ["wordpiece_bert.json", "unigram_metaspace.json"] {
+        assert_eq!(
+            Tokenizer::from_file(data(name)).unwrap().uses_fast_paths(),
+            (false, false)
+        );
+    }
+    let mut texts: Vec<String> = expected("bpe_byte_level.json")
+        .iter()
+        .map(|c| c["text"].as_str().unwrap().to_string())
+        .collect();
+    texts.push("a".repeat(100) + &"ab".repeat(40) + " the the the\u{a0}\u{3000}x\r\n");
+    texts.push("<|endoftext|><|endoftext|>x<|endoftext".to_string());
+    texts.push("\u{0}\u{1}\u{7f}\u{80}\u{ff}\u{fffd} 'll 's 're   \t\n".to_string());
+    for tok in [bpe, tiktoken] {
+        let general = tok.general_pipeline_only();
+        assert_eq!(general.uses_fast_paths(), (false, false));
+        for text in &texts {
+            for options in [PLAIN, SPECIAL, ORDINARY] {
+                let ids = tok.encode(text, options).unwrap();
+                assert_eq!(
+                    ids,
+                    general.encode(text, options).unwrap(),
+                    "{tok:?} {text:?} {options:?}"
+                );
+                for skip in [false, true] {
+                    assert_eq!(
+                        tok.decode(&ids, skip).unwrap(),
+                        general.decode(&ids, skip).unwrap()
+                    );
+                }
+            }
+        }
+        // Every byte sequence decodes the same, valid UTF-8 or not.
+        let ids: Vec<u32> = (0..tok.vocab_size() as u32 + 3).collect();
+        assert_eq!(
+            tok.decode(&ids, false).unwrap(),
+            general.decode(&ids, false).unwrap()
+        );
+        assert_eq!(
+            tok.decode(&ids, true).unwrap(),
+            general.decode(&ids, true).unwrap()
+        );
+    }
+}

@@ -1,11 +1,21 @@
 //! The GPT-2 byte-level alphabet: each byte maps to one printable Unicode
 //! character, so arbitrary bytes can be vocabulary strings.
 
+use std::collections::HashMap;
 use std::sync::OnceLock;
 
 /// The character that stands for `byte` in byte-level vocabularies.
 pub fn byte_to_char(byte: u8) -> char {
     table()[byte as usize]
+}
+
+/// The byte that `c` stands for, if it is in the byte-level alphabet.
+pub fn char_to_byte(c: char) -> Option<u8> {
+    static REVERSE: OnceLock<HashMap<char, u8>> = OnceLock::new();
+    REVERSE
+        .get_or_init(|| (0..=255u8).map(|b| (byte_to_char(b), b)).collect())
+        .get(&c)
+        .copied()
 }
 
 /// Appends the byte-level spelling of `bytes` to `out`.

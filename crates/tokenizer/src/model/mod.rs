@@ -3,5 +3,6 @@
 //! and Unigram models of tokenizer.json are run by the `tokenizers` crate
 //! (see `docs/tokenizer.md`).
 
+pub mod byte_bpe;
 pub mod byte_level;
 pub mod rank_bpe;

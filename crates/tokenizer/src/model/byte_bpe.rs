@@ -1,0 +1,329 @@
+//! A direct implementation of byte-level BPE, the model of GPT-2 style
+//! tokenizer.json files and of every tiktoken file: added-token matching,
+//! regex pre-tokenization, byte-to-id mapping and merges, without the
+//! per-character alignment bookkeeping of the general pipeline. It is used
+//! only for configurations it reproduces exactly (see [`ByteBpe::from_pipeline`]),
+//! and tests and the `tokenizer_round_trip` fuzz target compare it with the
+//! general pipeline.
+
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
+
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
+use fancy_regex::Regex;
+use serde_json::Value;
+use tokenizers::models::ModelWrapper;
+
+use crate::model::byte_level;
+use crate::TokenSpan;
+
+/// GPT-2's split pattern, as the ByteLevel pre-tokenizer applies it.
+const BYTE_LEVEL_PATTERN: &str =
+    r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+";
+
+/// Added tokens matched in one pass (HF matches non-normalized tokens
+/// first, then normalized ones in what is left).
+struct AddedPass {
+    matcher: AhoCorasick,
+    ids: Vec<u32>,
+    special: Vec<bool>,
+}
+
+/// Byte-level BPE encoder.
+pub struct ByteBpe {
+    regex: Regex,
+    byte_ids: [u32; 256],
+    merges: HashMap<(u32, u32), (u32, u32)>,
+    /// With `ignore_merges`: whole pieces found in the vocabulary.
+    whole: Option<HashMap<Vec<u8>, u32>>,
+    passes: Vec<AddedPass>,
+}
+
+impl std::fmt::Debug for ByteBpe {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ByteBpe")
+            .field("merges", &self.merges.len())
+            .finish()
+    }
+}
+
+/// The bytes a vocabulary string spells in the byte-level alphabet, or
+/// `None` if a character is outside it.
+pub fn alphabet_bytes(token: &str) -> Option<Vec<u8>> {
+    token.chars().map(byte_level::char_to_byte).collect()
+}
+
+/// The byte-level decoding of a vocabulary string (HF's ByteLevel decoder:
+/// the raw string when a character is outside the byte alphabet).
+pub fn token_bytes(token: &str) -> Vec<u8> {
+    alphabet_bytes(token).unwrap_or_else(|| token.as_bytes().to_vec())
+}
+
+impl ByteBpe {
+    /// Builds the encoder for `pipeline` if its configuration is one this
+    /// encoder reproduces exactly: no normalizer; a ByteLevel pre-tokenizer
+    /// with its regex, or a regex Split (isolated) followed by a regex-less
+    /// ByteLevel, without prefix space; a BPE model without dropout or
+    /// subword affixes whose vocabulary holds all 256 bytes; added tokens
+    /// without strip or single-word rules.
+    pub(crate) fn from_pipeline(pipeline: &tokenizers::Tokenizer) -> Option<ByteBpe> {
+        if pipeline.get_normalizer().is_some() {
+            return None;
+        }
+        let pattern = split_pattern(&serde_json::to_value(pipeline.get_pre_tokenizer()?).ok()?)?;
+        let ModelWrapper::BPE(bpe) = pipeline.get_model() else {
+            return None;
+        };
+        if bpe.dropout.is_some_and(|d| d > 0.0)
+            || bpe.continuing_subword_prefix.is_some()
+            || bpe.end_of_word_suffix.is_some()
+        {
+            return None;
+        }
+        let regex = Regex::new(&pattern).ok()?;
+        let model = serde_json::to_value(bpe).ok()?;
+        let vocab = model.get("vocab")?.as_object()?;
+        let mut by_string: HashMap<&str, u32> = HashMap::with_capacity(vocab.len());
+        for (token, id) in vocab {
+            by_string.insert(token.as_str(), u32::try_from(id.as_u64()?).ok()?);
+        }
+        let mut byte_ids = [0u32; 256];
+        let mut utf8 = [0u8; 4];
+        for b in 0..=255u8 {
+            byte_ids[b as usize] =
+                *by_string.get(byte_level::byte_to_char(b).encode_utf8(&mut utf8) as &str)?;
+        }
+        let mut merges = HashMap::new();
+        for (rank, merge) in model.get("merges")?.as_array()?.iter().enumerate() {
+            let (a, b) = match merge {
+                Value::String(s) => s.split_once(' ')?,
+                Value::Array(pair) if pair.len() == 2 => (pair[0].as_str()?, pair[1].as_str()?),
+                _ => return None,
+            };
+            let (ia, ib) = (*by_string.get(a)?, *by_string.get(b)?);
+            let joined = format!("{a}{b}");
+            let new_id = *by_string.get(joined.as_str())?;
+            merges.entry((ia, ib)).or_insert((rank as u32, new_id));
+        }
+        let whole = bpe.ignore_merges.then(|| {
+            by_string
+                .iter()
+                .filter_map(|(token, &id)| Some((alphabet_bytes(token)?, id)))
+                .collect::<HashMap<_, _>>()
+        });
+        let mut added: Vec<_> = pipeline.get_added_tokens_decoder().into_iter().collect();
+        added.sort_by_key(|(id, _)| *id);
+        if added
+            .iter()
+            .any(|(_, t)| t.lstrip || t.rstrip || t.single_word)
+        {
+            return None;
+        }
+        let mut passes = Vec::new();
+        for normalized in [false, true] {
+            let tokens: Vec<_> = added
+                .iter()
+                .filter(|(_, t)| t.normalized == normalized && !t.content.is_empty())
+                .collect();
+            if tokens.is_empty() {
+                continue;
+            }
+            let matcher = AhoCorasickBuilder::new()
+                .match_kind(MatchKind::LeftmostLongest)
+                .build(tokens.iter().map(|(_, t)| t.content.as_str()))
+                .ok()?;
+            passes.push(AddedPass {
+                matcher,
+                ids: tokens.iter().map(|(id, _)| *id).collect(),
+                special: tokens.iter().map(|(_, t)| t.special).collect(),
+            });
+        }
+        Some(ByteBpe {
+            regex,
+            byte_ids,
+            merges,
+            whole,
+            passes,
+        })
+    }
+
+    /// Encodes `text`: token ids with the byte span of their segment and
+    /// the segment index. Special tokens are matched when `match_special`.
+    pub fn encode(&self, text: &str, match_special: bool, out: &mut Vec<TokenSpan>) {
+        // Sections: (start, end, Some(id)) for added tokens.
+        let mut sections: Vec<(usize, usize, Option<u32>)> = vec![(0, text.len(), None)];
+        for pass in &self.passes {
+            let mut next = Vec::with_capacity(sections.len());
+            for &(start, end, id) in &sections {
+                if id.is_some() {
+                    next.push((start, end, id));
+                    continue;
+                }
+                let mut at = start;
+                for m in pass.matcher.find_iter(&text[start..end]) {
+                    let index = m.pattern().as_usize();
+                    if !match_special && pass.special[index] {
+                        continue;
+                    }
+                    if start + m.start() > at {
+                        next.push((at, start + m.start(), None));
+                    }
+                    next.push((start + m.start(), start + m.end(), Some(pass.ids[index])));
+                    at = start + m.end();
+                }
+                if at < end || start == end {
+                    next.push((at, end, None));
+                }
+            }
+            sections = next;
+        }
+        let mut word = 0u32;
+        let mut symbols = Vec::new();
+        for (start, end, id) in sections {
+            if let Some(id) = id {
+                out.push(TokenSpan {
+                    id,
+                    start,
+                    end,
+                    word: Some(word),
+                });
+                word += 1;
+                continue;
+            }
+            let section = &text[start..end];
+            let mut at = 0;
+            let mut piece = |from: usize, to: usize, word: &mut u32| {
+                if from < to {
+                    self.encode_piece(&section.as_bytes()[from..to], &mut symbols);
+                    out.extend(symbols.iter().map(|&id| TokenSpan {
+                        id,
+                        start: start + from,
+                        end: start + to,
+                        word: Some(*word),
+                    }));
+                    *word += 1;
+                }
+            };
+            for m in self.regex.find_iter(section) {
+                let Ok(m) = m else { break };
+                piece(at, m.start(), &mut word);
+                piece(m.start(), m.end(), &mut word);
+                at = m.end();
+            }
+            piece(at, section.len(), &mut word);
+        }
+    }
+
+    /// BPE of one piece into `out` (cleared first).
+    fn encode_piece(&self, bytes: &[u8], out: &mut Vec<u32>) {
+        out.clear();
+        if let Some(id) = self.whole.as_ref().and_then(|w| w.get(bytes)) {
+            out.push(*id);
+            return;
+        }
+        out.extend(bytes.iter().map(|&b| self.byte_ids[b as usize]));
+        if out.len() < 2 {
+            return;
+        }
+        if out.len() <= 16 {
+            // Short pieces: repeatedly merge the lowest-ranked pair (leftmost
+            // on ties).
+            loop {
+                let mut best: Option<(u32, usize, u32)> = None;
+                for i in 0..out.len() - 1 {
+                    if let Some(&(rank, new_id)) = self.merges.get(&(out[i], out[i + 1])) {
+                        if best.is_none_or(|(r, _, _)| rank < r) {
+                            best = Some((rank, i, new_id));
+                        }
+                    }
+                }
+                let Some((_, i, new_id)) = best else { break };
+                out[i] = new_id;
+                out.remove(i + 1);
+            }
+            return;
+        }
+        // Long pieces: a heap of candidate merges over a linked list.
+        let n = out.len();
+        let mut ids = out.clone();
+        let mut next: Vec<usize> = (1..=n).collect();
+        let mut prev: Vec<usize> = (0..n).map(|i| i.wrapping_sub(1)).collect();
+        let mut alive = vec![true; n];
+        let mut heap = BinaryHeap::new();
+        for i in 0..n - 1 {
+            if let Some(&(rank, _)) = self.merges.get(&(ids[i], ids[i + 1])) {
+                heap.push(Reverse((rank, i, ids[i], ids[i + 1])));
+            }
+        }
+        while let Some(Reverse((_, i, left, right))) = heap.pop() {
+            let j = next[i];
+            if !alive[i] || j >= n || ids[i] != left || ids[j] != right {
+                continue;
+            }
+            let Some(&(_, new_id)) = self.merges.get(&(left, right)) else {
+                continue;
+            };
+            ids[i] = new_id;
+            alive[j] = false;
+            next[i] = next[j];
+            if next[i] < n {
+                prev[next[i]] = i;
+            }
+            if prev[i] < n {
+                let p = prev[i];
+                if let Some(&(rank, _)) = self.merges.get(&(ids[p], ids[i])) {
+                    heap.push(Reverse((rank, p, ids[p], ids[i])));
+                }
+            }
+            if next[i] < n {
+                let k = next[i];
+                if let Some(&(rank, _)) = self.merges.get(&(ids[i], ids[k])) {
+                    heap.push(Reverse((rank, i, ids[i], ids[k])));
+                }
+            }
+        }
+        out.clear();
+        let mut i = 0;
+        while i < n {
+            out.push(ids[i]);
+            i = next[i];
+        }
+    }
+}
+
+/// The regex a supported pre-tokenizer splits with (canonical JSON form).
+fn split_pattern(pre: &Value) -> Option<String> {
+    let kind = pre.get("type")?.as_str()?;
+    let flag = |v: &Value, key: &str| v.get(key).and_then(Value::as_bool);
+    match kind {
+        "ByteLevel" if flag(pre, "use_regex")? && !flag(pre, "add_prefix_space")? => {
+            Some(BYTE_LEVEL_PATTERN.to_string())
+        }
+        "Sequence" => {
+            let steps = pre.get("pretokenizers")?.as_array()?;
+            let [split, level] = steps.as_slice() else {
+                return None;
+            };
+            if level.get("type")?.as_str()? != "ByteLevel"
+                || flag(level, "use_regex")?
+                || flag(level, "add_prefix_space")?
+                || split.get("type")?.as_str()? != "Split"
+                || split.get("behavior")?.as_str()? != "Isolated"
+                || flag(split, "invert")?
+            {
+                return None;
+            }
+            let pattern = split.get("pattern")?;
+            if let Some(regex) = pattern.get("Regex").and_then(Value::as_str) {
+                Some(regex.to_string())
+            } else {
+                pattern
+                    .get("String")
+                    .and_then(Value::as_str)
+                    .map(fancy_regex::escape)
+                    .map(|s| s.into_owned())
+            }
+        }
+        _ => None,
+    }
+}
