@@ -82,9 +82,20 @@ impl Model {
     }
 
     /// How many VM contexts the model has built: the most calls that were
-    /// ever in flight at once (at least one).
+    /// ever in flight at once, or as many as were reserved (at least one).
     pub fn context_count(&self) -> usize {
         *self.created.lock()
+    }
+
+    /// Builds contexts until `count` exist, so that up to `count` calls at
+    /// once never wait for one to be built (a service warming up for its
+    /// expected concurrency; contexts are otherwise built on first need).
+    pub fn reserve_contexts(&self, count: usize) -> Result<()> {
+        while self.context_count() < count {
+            let context = self.new_context()?;
+            self.idle.lock().push(context);
+        }
+        Ok(())
     }
 
     /// Calls `name` (`module.function`, or a function of the last module)

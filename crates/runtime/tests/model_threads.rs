@@ -108,3 +108,19 @@ fn model_calls_equal_session_calls() {
     let error = model.call("missing", &[]).unwrap_err();
     assert!(error.to_string().contains("calling 'missing'"), "{error}");
 }
+
+#[test]
+fn reserved_contexts_serve_calls_without_building_more() {
+    let model = model("local-sync");
+    model.reserve_contexts(3).unwrap();
+    assert_eq!(model.context_count(), 3);
+    model.reserve_contexts(2).unwrap();
+    assert_eq!(model.context_count(), 3, "reserving fewer builds none");
+    let expected = result(&model, 7);
+    std::thread::scope(|s| {
+        for _ in 0..3 {
+            s.spawn(|| assert_eq!(result(&model, 7), expected));
+        }
+    });
+    assert_eq!(model.context_count(), 3);
+}

@@ -99,6 +99,7 @@ fn run(options: &Options) -> Result<()> {
         "throughput" => throughput(&*load_model(&instance, options)?, options, &inputs),
         "sessions" => {
             let model = load_model(&instance, options)?;
+            model.reserve_contexts(options.threads)?;
             concurrent_callers(options, |_| {
                 let model = model.clone();
                 let inputs = inputs.clone();
@@ -135,6 +136,7 @@ fn load(model: &Model, options: &Options, inputs: &[Value]) -> Result<()> {
     };
     let expected = call()?;
     // Warm-up: every thread's context and stacks exist before counting.
+    model.reserve_contexts(options.threads)?;
     std::thread::scope(|s| {
         for _ in 0..options.threads {
             s.spawn(|| (0..100).try_for_each(|_| call().map(drop)));
