@@ -2,7 +2,8 @@
 //! `crates/tokenizer/tests/data`. For byte-level BPE (tokenizer.json and
 //! tiktoken) `decode(encode(x)) == x`. For every fixture, streaming encode
 //! (chunk sizes from the input) equals one-shot encode, and streaming decode
-//! (one id at a time) equals one-shot decode.
+//! (one id at a time) equals one-shot decode. Where the byte-level fast
+//! paths are used, they must agree with the general pipeline.
 #![no_main]
 
 use std::sync::OnceLock;
@@ -32,6 +33,22 @@ fn fixtures() -> &'static [(Tokenizer, bool)] {
     })
 }
 
+/// The general-pipeline copy of a fixture (cached per fixture).
+fn general(tok: &Tokenizer) -> &'static Tokenizer {
+    static GENERAL: OnceLock<Vec<Tokenizer>> = OnceLock::new();
+    let all = GENERAL.get_or_init(|| {
+        fixtures()
+            .iter()
+            .map(|(t, _)| t.general_pipeline_only())
+            .collect()
+    });
+    let index = fixtures()
+        .iter()
+        .position(|(t, _)| std::ptr::eq(t, tok))
+        .expect("a fixture");
+    &all[index]
+}
+
 fuzz_target!(|data: &[u8]| {
     let Some((&shape, rest)) = data.split_first() else {
         return;
@@ -45,6 +62,23 @@ fuzz_target!(|data: &[u8]| {
     for (tok, lossless) in fixtures() {
         let ids = tok.encode(&text, options).expect("encode");
         let decoded = tok.decode(&ids, false).expect("decode");
+        if tok.uses_fast_paths() != (false, false) {
+            let general = general(tok);
+            assert_eq!(
+                general.encode(&text, options).expect("encode"),
+                ids,
+                "{tok:?}"
+            );
+            assert_eq!(
+                general.decode(&ids, false).expect("decode"),
+                decoded,
+                "{tok:?}"
+            );
+            assert_eq!(
+                general.decode(&ids, true).expect("decode"),
+                tok.decode(&ids, true).expect("decode")
+            );
+        }
         if *lossless && !options.add_special_tokens {
             assert_eq!(decoded, text, "{tok:?}");
         }
