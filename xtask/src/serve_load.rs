@@ -129,9 +129,13 @@ pub fn run(args: &[String]) -> Result<bool> {
                 load.get("contexts").map_or("?", String::as_str),
             );
             println!(
-                "  peak RSS after the first 1000 calls {:.1} MiB, at the end {:.1} MiB: {growth:+.2}%",
+                "  peak RSS after the first 1000 calls {:.1} MiB, at the end {:.1} MiB: {growth:+.2}%; \
+                 anonymous RSS {:.1} -> {:.1} MiB: {:+.2}%",
                 get(&load, "peak_rss_kib_after_1000") / 1024.0,
                 get(&load, "peak_rss_kib_at_end") / 1024.0,
+                get(&load, "anon_rss_kib_after_1000") / 1024.0,
+                get(&load, "anon_rss_kib_at_end") / 1024.0,
+                get(&load, "anon_rss_growth_percent"),
             );
             println!(
                 "  throughput: 1 thread {} calls/s, 2 threads {} calls/s: {speedup:.2}x",

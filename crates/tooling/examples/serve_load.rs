@@ -135,33 +135,37 @@ fn load(model: &Model, options: &Options, inputs: &[Value]) -> Result<()> {
             .and_then(|r| result_bytes(&r))
     };
     let expected = call()?;
-    // Warm-up: every thread's context and stacks exist before counting.
+    // Warm-up, in the threads that then count: every context, thread stack
+    // and thread-local cache exists before the first counted call.
     model.reserve_contexts(options.threads)?;
-    std::thread::scope(|s| {
-        for _ in 0..options.threads {
-            s.spawn(|| (0..100).try_for_each(|_| call().map(drop)));
-        }
-    });
+    let warm = Barrier::new(options.threads + 1);
     let done = AtomicUsize::new(0);
     let mismatches = AtomicUsize::new(0);
     let rss_after_first_1000 = AtomicUsize::new(0);
-    let start = Instant::now();
+    let anon_after_first_1000 = AtomicUsize::new(0);
+    let mut start = Instant::now();
     let outcome: Result<()> = std::thread::scope(|s| {
         let workers: Vec<_> = (0..options.threads)
             .map(|_| {
                 s.spawn(|| -> Result<()> {
+                    let warmed = (0..1000).try_for_each(|_| call().map(drop));
+                    warm.wait();
+                    warmed?;
                     for _ in 0..options.calls {
                         if call()? != expected {
                             mismatches.fetch_add(1, Ordering::Relaxed);
                         }
                         if done.fetch_add(1, Ordering::Relaxed) + 1 == 1000 {
                             rss_after_first_1000.store(peak_rss_kib(), Ordering::Relaxed);
+                            anon_after_first_1000.store(anon_rss_kib(), Ordering::Relaxed);
                         }
                     }
                     Ok(())
                 })
             })
             .collect();
+        warm.wait();
+        start = Instant::now();
         workers
             .into_iter()
             .try_for_each(|w| w.join().expect("worker"))
@@ -169,6 +173,7 @@ fn load(model: &Model, options: &Options, inputs: &[Value]) -> Result<()> {
     outcome?;
     let elapsed = start.elapsed().as_secs_f64();
     let (first, last) = (rss_after_first_1000.into_inner(), peak_rss_kib());
+    let (first_anon, last_anon) = (anon_after_first_1000.into_inner(), anon_rss_kib());
     println!("calls={}", done.into_inner());
     println!("mismatches={}", mismatches.into_inner());
     println!(
@@ -180,6 +185,12 @@ fn load(model: &Model, options: &Options, inputs: &[Value]) -> Result<()> {
     println!(
         "rss_growth_percent={:.3}",
         (last as f64 / first as f64 - 1.0) * 100.0
+    );
+    println!("anon_rss_kib_after_1000={first_anon}");
+    println!("anon_rss_kib_at_end={last_anon}");
+    println!(
+        "anon_rss_growth_percent={:.3}",
+        (last_anon as f64 / first_anon as f64 - 1.0) * 100.0
     );
     println!("contexts={}", model.context_count());
     Ok(())
@@ -301,11 +312,23 @@ fn resident_kib() -> (usize, usize) {
 }
 
 /// The process's peak resident set (`VmHWM`), in KiB; 0 where unknown.
+/// It includes shared-library code, which pages in as code paths first run.
 fn peak_rss_kib() -> usize {
+    status_kib("VmHWM:")
+}
+
+/// The process's resident anonymous memory (`RssAnon`: what it allocated,
+/// without file-backed pages such as library code), in KiB.
+fn anon_rss_kib() -> usize {
+    status_kib("RssAnon:")
+}
+
+/// A `/proc/self/status` field in KiB; 0 where unknown.
+fn status_kib(field: &str) -> usize {
     std::fs::read_to_string("/proc/self/status")
         .ok()
         .and_then(|status| {
-            let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+            let line = status.lines().find(|l| l.starts_with(field))?;
             line.split_whitespace().nth(1)?.parse().ok()
         })
         .unwrap_or(0)
