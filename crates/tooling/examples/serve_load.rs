@@ -143,6 +143,10 @@ fn load(model: &Model, options: &Options, inputs: &[Value]) -> Result<()> {
     let mismatches = AtomicUsize::new(0);
     let rss_after_first_1000 = AtomicUsize::new(0);
     let anon_after_first_1000 = AtomicUsize::new(0);
+    // Read when the last call returns, before threads exit (thread exit
+    // pages in library code of its own).
+    let at_last_call = parking_lot::Mutex::new((0, 0));
+    let total = options.threads * options.calls;
     let mut start = Instant::now();
     let outcome: Result<()> = std::thread::scope(|s| {
         let workers: Vec<_> = (0..options.threads)
@@ -155,9 +159,13 @@ fn load(model: &Model, options: &Options, inputs: &[Value]) -> Result<()> {
                         if call()? != expected {
                             mismatches.fetch_add(1, Ordering::Relaxed);
                         }
-                        if done.fetch_add(1, Ordering::Relaxed) + 1 == 1000 {
+                        let count = done.fetch_add(1, Ordering::Relaxed) + 1;
+                        if count == 1000 {
                             rss_after_first_1000.store(peak_rss_kib(), Ordering::Relaxed);
                             anon_after_first_1000.store(anon_rss_kib(), Ordering::Relaxed);
+                        }
+                        if count == total {
+                            *at_last_call.lock() = (peak_rss_kib(), anon_rss_kib());
                         }
                     }
                     Ok(())
@@ -172,8 +180,11 @@ fn load(model: &Model, options: &Options, inputs: &[Value]) -> Result<()> {
     });
     outcome?;
     let elapsed = start.elapsed().as_secs_f64();
-    let (first, last) = (rss_after_first_1000.into_inner(), peak_rss_kib());
-    let (first_anon, last_anon) = (anon_after_first_1000.into_inner(), anon_rss_kib());
+    let (last, last_anon) = at_last_call.into_inner();
+    let (first, first_anon) = (
+        rss_after_first_1000.into_inner(),
+        anon_after_first_1000.into_inner(),
+    );
     println!("calls={}", done.into_inner());
     println!("mismatches={}", mismatches.into_inner());
     println!(
