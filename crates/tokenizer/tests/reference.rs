@@ -385,3 +385,35 @@ fn fast_paths_match_the_general_pipeline() {
         );
     }
 }
+
+#[test]
+fn fast_split_matches_each_named_pattern() {
+    let ranks = std::fs::read(data("gpt2.tiktoken")).unwrap();
+    let texts = [
+        "a  b   c\n\n  d \t\n x  \r\n\r\n  y   ",
+        "  leading\u{3000}\u{3000}ideographic\u{a0}\u{a0}nbsp \u{2028}sep",
+        "tabs\t\t\tand\n\n\nnewlines\r\r\n done  ",
+        "Hello, WORLD! It's 12345 o'clock; DON'T we're   'll\n\n\n",
+        "\u{1F600}  \u{1F600}\n \u{1F600}",
+        "   ",
+        " ",
+        "\n",
+        "x\n  ",
+        "CamelCaseWords and\u{0301}combining marks /path/to\n/x",
+    ];
+    for encoding in iree_tokenizer::format::tiktoken::ENCODINGS {
+        let tok = Tokenizer::from_tiktoken(&ranks, encoding.name).unwrap();
+        assert_eq!(tok.uses_fast_paths(), (true, true), "{}", encoding.name);
+        let general = tok.general_pipeline_only();
+        for text in texts {
+            for options in [PLAIN, ORDINARY] {
+                assert_eq!(
+                    tok.encode(text, options).unwrap(),
+                    general.encode(text, options).unwrap(),
+                    "{} {text:?}",
+                    encoding.name
+                );
+            }
+        }
+    }
+}

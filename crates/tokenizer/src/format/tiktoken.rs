@@ -163,8 +163,13 @@ pub fn parse(data: &[u8]) -> Result<Ranks> {
                 "line {line_number}: rank {rank} exceeds maximum token ID"
             )));
         }
-        let bytes =
-            base64_decode(b64).map_err(|e| Error::invalid(format!("line {line_number}: {e}")))?;
+        // Padding alone (whisper's multilingual.tiktoken has "= 50256") is
+        // an empty token, which upstream rejects as such.
+        let bytes = if b64.iter().all(|&c| c == b'=') {
+            Vec::new()
+        } else {
+            base64_decode(b64).map_err(|e| Error::invalid(format!("line {line_number}: {e}")))?
+        };
         if bytes.is_empty() {
             return Err(Error::invalid(format!(
                 "line {line_number}: base64 decodes to empty token"
@@ -351,6 +356,8 @@ mod tests {
         assert_eq!(err.message(), "line 1: invalid rank 'x'");
         assert!(parse(b"").is_err());
         assert!(parse(b"\n\n").is_err());
+        let err = parse(b"AA== 0\n= 1\n").unwrap_err();
+        assert_eq!(err.message(), "line 2: base64 decodes to empty token");
         let ranks = parse(b"AA== 0\r\nAQ== 2\n").unwrap();
         assert_eq!(ranks.tokens, vec![Some(vec![0]), None, Some(vec![1])]);
     }

@@ -9,6 +9,7 @@
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 
+use ahash::AHashMap;
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
 use fancy_regex::Regex;
 use serde_json::Value;
@@ -29,13 +30,101 @@ struct AddedPass {
     special: Vec<bool>,
 }
 
+/// The split regex. Patterns whose only lookaround is the usual
+/// `\s+(?!\S)` alternative run on the `regex` crate's automata without it,
+/// and the whitespace run it would have shortened is shortened here.
+enum Splitter {
+    Backtracking(Regex),
+    Automaton {
+        regex: regex::Regex,
+        /// The pattern has a `\s*[\r\n]+` alternative before `\s+(?!\S)`.
+        newline_alternative: bool,
+    },
+}
+
+impl Splitter {
+    fn new(pattern: &str) -> Option<Splitter> {
+        const LOOKAHEAD: &str = r"|\s+(?!\S)|";
+        if pattern.matches(LOOKAHEAD).count() == 1 {
+            let plain = pattern
+                .replacen(LOOKAHEAD, "|", 1)
+                .replace("++", "+")
+                .replace("*+", "*");
+            if !plain.contains("(?=") && !plain.contains("(?!") && !plain.contains("(?<") {
+                if let Ok(regex) = regex::Regex::new(&plain) {
+                    let at = pattern.find(LOOKAHEAD).unwrap_or(0);
+                    return Some(Splitter::Automaton {
+                        regex,
+                        newline_alternative: pattern[..at].contains(r"\s*[\r\n]+"),
+                    });
+                }
+            }
+        }
+        Regex::new(pattern).ok().map(Splitter::Backtracking)
+    }
+
+    /// Calls `piece(start, end)` for each match and each gap between
+    /// matches, in order (HF's isolated split).
+    fn split(&self, text: &str, mut piece: impl FnMut(usize, usize)) {
+        let mut at = 0;
+        match self {
+            Splitter::Backtracking(regex) => {
+                for m in regex.find_iter(text) {
+                    let Ok(m) = m else { break };
+                    piece(at, m.start());
+                    piece(m.start(), m.end());
+                    at = m.end();
+                }
+            }
+            Splitter::Automaton {
+                regex,
+                newline_alternative,
+            } => {
+                let mut from = 0;
+                while let Some(m) = regex.find_at(text, from) {
+                    let mut end = m.end();
+                    let matched = m.as_str();
+                    let next_is_text = text[end..]
+                        .chars()
+                        .next()
+                        .is_some_and(|c| !c.is_whitespace());
+                    if next_is_text
+                        && matched.chars().all(char::is_whitespace)
+                        && !(*newline_alternative && matched.contains(['\r', '\n']))
+                    {
+                        // `\s+(?!\S)` leaves the last whitespace character for
+                        // the next piece.
+                        if let Some(last) = matched.chars().next_back() {
+                            if matched.len() > last.len_utf8() {
+                                end -= last.len_utf8();
+                            }
+                        }
+                    }
+                    piece(at, m.start());
+                    piece(m.start(), end);
+                    at = end;
+                    from = if end > m.start() {
+                        end
+                    } else {
+                        end + text[end..].chars().next().map_or(1, char::len_utf8)
+                    };
+                    if from > text.len() {
+                        break;
+                    }
+                }
+            }
+        }
+        piece(at, text.len());
+    }
+}
+
 /// Byte-level BPE encoder.
 pub struct ByteBpe {
-    regex: Regex,
+    splitter: Splitter,
     byte_ids: [u32; 256],
-    merges: HashMap<(u32, u32), (u32, u32)>,
+    merges: AHashMap<(u32, u32), (u32, u32)>,
     /// With `ignore_merges`: whole pieces found in the vocabulary.
-    whole: Option<HashMap<Vec<u8>, u32>>,
+    whole: Option<AHashMap<Vec<u8>, u32>>,
     passes: Vec<AddedPass>,
 }
 
@@ -80,7 +169,7 @@ impl ByteBpe {
         {
             return None;
         }
-        let regex = Regex::new(&pattern).ok()?;
+        let splitter = Splitter::new(&pattern)?;
         let model = serde_json::to_value(bpe).ok()?;
         let vocab = model.get("vocab")?.as_object()?;
         let mut by_string: HashMap<&str, u32> = HashMap::with_capacity(vocab.len());
@@ -93,7 +182,7 @@ impl ByteBpe {
             byte_ids[b as usize] =
                 *by_string.get(byte_level::byte_to_char(b).encode_utf8(&mut utf8) as &str)?;
         }
-        let mut merges = HashMap::new();
+        let mut merges = AHashMap::new();
         for (rank, merge) in model.get("merges")?.as_array()?.iter().enumerate() {
             let (a, b) = match merge {
                 Value::String(s) => s.split_once(' ')?,
@@ -109,7 +198,7 @@ impl ByteBpe {
             by_string
                 .iter()
                 .filter_map(|(token, &id)| Some((alphabet_bytes(token)?, id)))
-                .collect::<HashMap<_, _>>()
+                .collect::<AHashMap<_, _>>()
         });
         let mut added: Vec<_> = pipeline.get_added_tokens_decoder().into_iter().collect();
         added.sort_by_key(|(id, _)| *id);
@@ -139,7 +228,7 @@ impl ByteBpe {
             });
         }
         Some(ByteBpe {
-            regex,
+            splitter,
             byte_ids,
             merges,
             whole,
@@ -191,26 +280,18 @@ impl ByteBpe {
                 continue;
             }
             let section = &text[start..end];
-            let mut at = 0;
-            let mut piece = |from: usize, to: usize, word: &mut u32| {
+            self.splitter.split(section, |from, to| {
                 if from < to {
                     self.encode_piece(&section.as_bytes()[from..to], &mut symbols);
                     out.extend(symbols.iter().map(|&id| TokenSpan {
                         id,
                         start: start + from,
                         end: start + to,
-                        word: Some(*word),
+                        word: Some(word),
                     }));
-                    *word += 1;
+                    word += 1;
                 }
-            };
-            for m in self.regex.find_iter(section) {
-                let Ok(m) = m else { break };
-                piece(at, m.start(), &mut word);
-                piece(m.start(), m.end(), &mut word);
-                at = m.end();
-            }
-            piece(at, section.len(), &mut word);
+            });
         }
     }
 
