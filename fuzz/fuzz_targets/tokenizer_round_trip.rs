@@ -24,9 +24,14 @@ fn fixtures() -> &'static [(Tokenizer, bool)] {
     static FIXTURES: OnceLock<Vec<(Tokenizer, bool)>> = OnceLock::new();
     FIXTURES.get_or_init(|| {
         let load = |name: &str| Tokenizer::from_file(format!("{DATA}{name}")).expect(name);
+        let ranks = std::fs::read(format!("{DATA}gpt2.tiktoken")).expect("gpt2.tiktoken");
+        let tiktoken = |encoding: &str| Tokenizer::from_tiktoken(&ranks, encoding).expect(encoding);
         vec![
             (load("bpe_byte_level.json"), true),
             (load("gpt2.tiktoken"), true),
+            // The same ranks under the cl100k and o200k split patterns.
+            (tiktoken("cl100k_base"), true),
+            (tiktoken("o200k_base"), true),
             (load("wordpiece_bert.json"), false),
             (load("unigram_metaspace.json"), false),
         ]
