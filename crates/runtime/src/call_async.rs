@@ -1,8 +1,10 @@
 //! [`Model::call_async`]: a call as a `Future`, for async services.
 //!
-//! The call runs on the runtime's call workers, a fixed pool of one thread
-//! per CPU shared by every model, and the future completes (waking its
-//! task) when the call's results are ready. An executor's threads never
+//! The call's VM part runs on the runtime's call workers, a fixed pool of
+//! one thread per CPU shared by every model, and the future completes
+//! (waking its task) when the call's results are ready: for a function of
+//! the coarse-fences ABI, when its signal fence signals, with no worker
+//! waiting on the device meanwhile. An executor's threads never
 //! block on a call, and a thousand requests in flight queue on the pool
 //! instead of parking a thousand threads. Nothing here depends on an async
 //! runtime: any executor that polls futures can await it.
@@ -13,7 +15,7 @@ use std::sync::mpsc::{channel, Sender};
 use std::sync::{Arc, OnceLock};
 use std::task::{Context, Poll, Waker};
 
-use iree_base::{Result, Status, StatusCode};
+use iree_base::{Result, ResultExt, Status, StatusCode};
 use parking_lot::Mutex;
 
 use crate::{Model, Value};
@@ -74,20 +76,31 @@ impl Future for CallFuture {
 
 impl Model {
     /// Calls `name` as [`Model::call`] does, on the runtime's call workers;
-    /// the future completes with the results (or the error) when the call
-    /// does. The model and inputs are shared with the call until then.
+    /// the future completes with the results (or the error) when they are
+    /// ready (a coarse-fences function's signal fence signals; no worker
+    /// waits for it). The model and inputs are shared with the call until
+    /// its VM part returns.
     pub fn call_async(self: &Arc<Self>, name: &str, inputs: Vec<Value>) -> CallFuture {
         let slot = Arc::new(Mutex::new(Slot::default()));
         let (model, name, done) = (self.clone(), name.to_string(), slot.clone());
         let job: Job = Box::new(move || {
-            let result = model.call(&name, &inputs);
-            let waker = {
-                let mut slot = done.lock();
-                slot.result = Some(result);
-                slot.waker.take()
+            let label = name.clone();
+            let complete = move |result: Result<Vec<Value>>| {
+                let result = result.annotate_with(|| format!("calling '{label}'"));
+                let waker = {
+                    let mut slot = done.lock();
+                    slot.result = Some(result);
+                    slot.waker.take()
+                };
+                if let Some(waker) = waker {
+                    waker.wake();
+                }
             };
-            if let Some(waker) = waker {
-                waker.wake();
+            let started = model.start_call(&name, &inputs);
+            drop((model, inputs));
+            match started {
+                Ok(started) => started.on_finish(complete),
+                Err(status) => complete(Err(status)),
             }
         });
         if workers().lock().send(job).is_err() {

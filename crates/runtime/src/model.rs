@@ -32,7 +32,7 @@ use iree_io_parameters::ParameterProvider;
 use iree_vm::{Context, Module};
 use parking_lot::Mutex;
 
-use crate::session::{invoke, resolve_function, with_system_modules};
+use crate::session::{resolve_function, start_invoke, with_system_modules, Started};
 use crate::Value;
 
 /// Loaded modules on one device, called from any number of threads
@@ -102,14 +102,23 @@ impl Model {
     /// as [`crate::Session::call`] does, in a context no other call is
     /// using.
     pub fn call(&self, name: &str, inputs: &[Value]) -> Result<Vec<Value>> {
+        self.start_call(name, inputs)
+            .and_then(Started::finish)
+            .annotate_with(|| format!("calling '{name}'"))
+    }
+
+    /// The VM part of a call, in a context no other call is using; the
+    /// context is free again as soon as the function returns (a
+    /// coarse-fences function's device work goes on without it).
+    pub(crate) fn start_call(&self, name: &str, inputs: &[Value]) -> Result<Started> {
         let context = match self.idle.lock().pop() {
             Some(context) => context,
             None => self.new_context()?,
         };
-        let result = resolve_function(&self.modules, &context, name)
-            .and_then(|function| invoke(&context, &*self.device, &function, inputs));
+        let started = resolve_function(&self.modules, &context, name)
+            .and_then(|function| start_invoke(&context, &*self.device, &function, inputs));
         self.idle.lock().push(context);
-        result.annotate_with(|| format!("calling '{name}'"))
+        started
     }
 
     fn new_context(&self) -> Result<Context> {

@@ -220,6 +220,54 @@ pub(crate) fn invoke(
     function: &Function,
     inputs: &[Value],
 ) -> Result<Vec<Value>> {
+    start_invoke(context, device, function, inputs)?.finish()
+}
+
+/// A call whose VM part has returned: its results, and for functions of
+/// the coarse-fences ABI the fence that signals when they are ready.
+pub(crate) struct Started {
+    results: Vec<iree_vm::Value>,
+    finish: Option<Fence>,
+}
+
+impl Started {
+    /// The results, once ready (waits on the signal fence).
+    pub(crate) fn finish(self) -> Result<Vec<Value>> {
+        if let Some(finish) = &self.finish {
+            finish
+                .wait(None)
+                .annotate("waiting on the call's signal fence")?;
+        }
+        self.results.into_iter().map(Value::from_vm).collect()
+    }
+
+    /// Calls `done` with the results once they are ready: at once for a
+    /// synchronous function, else from whichever thread signals (or fails)
+    /// the call's signal fence; no thread waits meanwhile.
+    pub(crate) fn on_finish(self, done: impl FnOnce(Result<Vec<Value>>) + Send + 'static) {
+        let Started { results, finish } = self;
+        let convert = move || results.into_iter().map(Value::from_vm).collect();
+        match finish {
+            None => done(convert()),
+            Some(finish) => finish.notify(Box::new(move |outcome| {
+                done(
+                    outcome
+                        .annotate("waiting on the call's signal fence")
+                        .and_then(|()| convert()),
+                )
+            })),
+        }
+    }
+}
+
+/// The VM part of [`invoke`]: returns as soon as `function` does, with the
+/// fence a coarse-fences function signals when its results are ready.
+pub(crate) fn start_invoke(
+    context: &Context,
+    device: &dyn Device,
+    function: &Function,
+    inputs: &[Value],
+) -> Result<Started> {
     let cconv = function.cconv()?;
     let mut args: Vec<iree_vm::Value> = inputs
         .iter()
@@ -248,12 +296,7 @@ pub(crate) fn invoke(
     }
     iree_vm::Cconv::check_values(&cconv.args, &args, "argument")?;
     let results = context.invoke(function, &args)?;
-    if let Some(finish) = finish {
-        finish
-            .wait(None)
-            .annotate("waiting on the call's signal fence")?;
-    }
-    results.into_iter().map(Value::from_vm).collect()
+    Ok(Started { results, finish })
 }
 
 /// The system modules that `modules` depend on and do not provide

@@ -109,3 +109,34 @@ fn any_executor_can_poll_it() {
         }
     }
 }
+
+/// A coarse-fences function completes its future from its signal fence,
+/// on both CPU devices, with the same results as a blocking call.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn coarse_fences_functions_complete_on_their_fence() {
+    for device in ["local-sync", "local-task"] {
+        let instance = Instance::new();
+        let mut session = Session::new(&instance, device).unwrap();
+        session
+            .load_module_file(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/../../testdata/llvm-cpu/async_elementwise.vmfb"
+            ))
+            .unwrap();
+        let model = Arc::new(session.into_model().unwrap());
+        let calls: Vec<_> = (0..16)
+            .map(|i| {
+                let a = Tensor::from_slice(&[3], &[i, -2, 3]).unwrap();
+                model.call_async("two", vec![a.into()])
+            })
+            .collect();
+        for (i, call) in calls.into_iter().enumerate() {
+            let results = call.await.unwrap();
+            let doubled = Tensor::try_from(results[0].clone()).unwrap();
+            let squared = Tensor::try_from(results[1].clone()).unwrap();
+            let i = i as i32;
+            assert_eq!(doubled.to_vec::<i32>().unwrap(), [2 * i, -4, 6], "{device}");
+            assert_eq!(squared.to_vec::<i32>().unwrap(), [i * i, 4, 9], "{device}");
+        }
+    }
+}
