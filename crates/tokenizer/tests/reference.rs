@@ -401,6 +401,31 @@ fn fast_split_matches_each_named_pattern() {
         "x\n  ",
         "CamelCaseWords and\u{0301}combining marks /path/to\n/x",
     ];
+    // tokenizer.json with a regex Split then a regex-less ByteLevel, for
+    // each pattern the fast splitter knows (Llama-3 and Qwen2 among them).
+    let doc: Value =
+        serde_json::from_str(&std::fs::read_to_string(data("bpe_byte_level.json")).unwrap())
+            .unwrap();
+    for pattern in iree_tokenizer::model::byte_bpe::AUTOMATON_PATTERNS {
+        let mut doc = doc.clone();
+        doc["pre_tokenizer"] = serde_json::json!({
+            "type": "Sequence",
+            "pretokenizers": [
+                {"type": "Split", "pattern": {"Regex": pattern}, "behavior": "Isolated", "invert": false},
+                {"type": "ByteLevel", "add_prefix_space": false, "trim_offsets": true, "use_regex": false}
+            ]
+        });
+        let tok = Tokenizer::from_huggingface_json(&doc.to_string()).unwrap();
+        assert_eq!(tok.uses_fast_paths(), (true, true), "{pattern}");
+        let general = tok.general_pipeline_only();
+        for text in texts {
+            assert_eq!(
+                tok.encode(text, PLAIN).unwrap(),
+                general.encode(text, PLAIN).unwrap(),
+                "{pattern} {text:?}"
+            );
+        }
+    }
     for encoding in iree_tokenizer::format::tiktoken::ENCODINGS {
         let tok = Tokenizer::from_tiktoken(&ranks, encoding.name).unwrap();
         assert_eq!(tok.uses_fast_paths(), (true, true), "{}", encoding.name);

@@ -33,16 +33,19 @@ pub struct Encoding {
     pub special_tokens: &'static [(&'static str, u32)],
 }
 
-const CL100K_PATTERN: &str = concat!(
+/// A split pattern of the named encodings.
+pub const CL100K_PATTERN: &str = concat!(
     r"'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?\p{L}++|\p{N}{1,3}| ?[^\s\p{L}\p{N}]++[\r\n]*",
     r"|\s*[\r\n]+|\s+(?!\S)|\s++"
 );
-const O200K_PATTERN: &str = concat!(
+/// A split pattern of the named encodings.
+pub const O200K_PATTERN: &str = concat!(
     r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
     r"|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
     r"|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+"
 );
-const GPT2_PATTERN: &str =
+/// A split pattern of the named encodings.
+pub const GPT2_PATTERN: &str =
     r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+";
 
 /// The encodings accepted by name, as upstream IREE accepts them.

@@ -22,6 +22,18 @@ use crate::TokenSpan;
 const BYTE_LEVEL_PATTERN: &str =
     r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+";
 
+/// Split patterns run on the `regex` crate (see [`Splitter`]): GPT-2's
+/// (ByteLevel and r50k/p50k), cl100k's and o200k's (tiktoken), and the
+/// Llama-3 and Qwen2 tokenizer.json ones.
+pub const AUTOMATON_PATTERNS: &[&str] = &[
+    BYTE_LEVEL_PATTERN,
+    crate::format::tiktoken::CL100K_PATTERN,
+    crate::format::tiktoken::O200K_PATTERN,
+    crate::format::tiktoken::GPT2_PATTERN,
+    r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+",
+    r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+",
+];
+
 /// Added tokens matched in one pass (HF matches non-normalized tokens
 /// first, then normalized ones in what is left).
 struct AddedPass {
@@ -45,19 +57,18 @@ enum Splitter {
 impl Splitter {
     fn new(pattern: &str) -> Option<Splitter> {
         const LOOKAHEAD: &str = r"|\s+(?!\S)|";
-        if pattern.matches(LOOKAHEAD).count() == 1 {
-            let plain = pattern
-                .replacen(LOOKAHEAD, "|", 1)
-                .replace("++", "+")
-                .replace("*+", "*");
-            if !plain.contains("(?=") && !plain.contains("(?!") && !plain.contains("(?<") {
-                if let Ok(regex) = regex::Regex::new(&plain) {
-                    let at = pattern.find(LOOKAHEAD).unwrap_or(0);
-                    return Some(Splitter::Automaton {
-                        regex,
-                        newline_alternative: pattern[..at].contains(r"\s*[\r\n]+"),
-                    });
-                }
+        // Only patterns known to have the required shape: the lookahead
+        // alternative followed by `\s+` last, and no earlier alternative
+        // that matches whitespace alone other than `\s*[\r\n]+`. Their
+        // possessive quantifiers are the same as greedy ones.
+        if AUTOMATON_PATTERNS.contains(&pattern) {
+            let plain = pattern.replacen(LOOKAHEAD, "|", 1).replace("++", "+");
+            if let Ok(regex) = regex::Regex::new(&plain) {
+                let at = pattern.find(LOOKAHEAD).unwrap_or(0);
+                return Some(Splitter::Automaton {
+                    regex,
+                    newline_alternative: pattern[..at].contains(r"\s*[\r\n]+"),
+                });
             }
         }
         Regex::new(pattern).ok().map(Splitter::Backtracking)
