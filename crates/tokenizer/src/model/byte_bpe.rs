@@ -2,7 +2,7 @@
 //! tokenizer.json files and of every tiktoken file: added-token matching,
 //! regex pre-tokenization, byte-to-id mapping and merges, without the
 //! per-character alignment bookkeeping of the general pipeline. It is used
-//! only for configurations it reproduces exactly (see [`ByteBpe::from_pipeline`]),
+//! only for configurations it reproduces exactly (see `ByteBpe::from_pipeline`),
 //! and tests and the `tokenizer_round_trip` fuzz target compare it with the
 //! general pipeline.
 
@@ -22,7 +22,7 @@ use crate::TokenSpan;
 const BYTE_LEVEL_PATTERN: &str =
     r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+";
 
-/// Split patterns run on the `regex` crate (see [`Splitter`]): GPT-2's
+/// Split patterns run on the `regex` crate (see `Splitter`): GPT-2's
 /// (ByteLevel and r50k/p50k), cl100k's and o200k's (tiktoken), and the
 /// Llama-3 and Qwen2 tokenizer.json ones.
 pub const AUTOMATON_PATTERNS: &[&str] = &[
