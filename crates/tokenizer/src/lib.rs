@@ -149,8 +149,8 @@ impl Tokenizer {
     /// Parses a Hugging Face `tokenizer.json` document.
     pub fn from_huggingface_json(json: &str) -> Result<Self> {
         guard("tokenizer.json parse", || {
-            let (pipeline, unk) = format::huggingface::parse(json)?;
-            Self::from_pipeline(pipeline, unk)
+            let (pipeline, unk, source) = format::huggingface::parse(json)?;
+            Self::from_pipeline(pipeline, unk, source)
         })
     }
 
@@ -165,12 +165,16 @@ impl Tokenizer {
             ))
         })?;
         guard("tiktoken parse", || {
-            let pipeline = format::tiktoken::build(data.as_ref(), config)?;
-            Self::from_pipeline(pipeline, None)
+            let (pipeline, source) = format::tiktoken::build(data.as_ref(), config)?;
+            Self::from_pipeline(pipeline, None, Some(source))
         })
     }
 
-    fn from_pipeline(mut pipeline: tokenizers::Tokenizer, unk: Option<u32>) -> Result<Self> {
+    fn from_pipeline(
+        mut pipeline: tokenizers::Tokenizer,
+        unk: Option<u32>,
+        source: Option<model::byte_bpe::BpeSource>,
+    ) -> Result<Self> {
         use tokenizers::models::ModelWrapper;
         let model_type = match pipeline.get_model() {
             ModelWrapper::BPE(_) => "BPE",
@@ -188,7 +192,9 @@ impl Tokenizer {
         pipeline.with_post_processor(None::<PostProcessorWrapper>);
         let affixes = post_processor.as_ref().and_then(post_processor::affixes_of);
         let added = AddedTokens::of(&pipeline);
-        let fast_encoder = ByteBpe::from_pipeline(&pipeline).map(Arc::new);
+        let fast_encoder = source
+            .and_then(|source| ByteBpe::from_pipeline(&pipeline, &source))
+            .map(Arc::new);
         let fast_decoder = byte_level_decode_table(&pipeline).map(Arc::new);
         Ok(Tokenizer {
             inner: Arc::new(Inner {

@@ -4,9 +4,10 @@
 use std::str::FromStr;
 
 use crate::error::{Error, ErrorKind, Result};
+use crate::model::byte_bpe::BpeSource;
 
 /// Parses a `tokenizer.json` document.
-pub(crate) fn parse(json: &str) -> Result<(tokenizers::Tokenizer, Option<u32>)> {
+pub(crate) fn parse(json: &str) -> Result<(tokenizers::Tokenizer, Option<u32>, Option<BpeSource>)> {
     // A first pass with serde_json gives a precise syntax error, and a
     // document that is not an object is rejected before the typed parse.
     let value: serde_json::Value = serde_json::from_str(json)
@@ -31,7 +32,8 @@ pub(crate) fn parse(json: &str) -> Result<(tokenizers::Tokenizer, Option<u32>)> 
         validate_post_processor(&canonical)?;
     }
     let unk = unk_token_id(&value, &tokenizer);
-    Ok((tokenizer, unk))
+    let source = value.get("model").and_then(BpeSource::from_json);
+    Ok((tokenizer, unk, source))
 }
 
 /// The id of the model's unknown token, if it has one.

@@ -17,6 +17,7 @@ use tokenizers::pre_tokenizers::split::{Split, SplitPattern};
 use tokenizers::{AddedToken, SplitDelimiterBehavior};
 
 use crate::error::{from_hf, Error, ErrorKind, Result};
+use crate::model::byte_bpe::BpeSource;
 use crate::model::{byte_level, rank_bpe};
 
 /// The longest token, in bytes, a tiktoken file may hold.
@@ -244,7 +245,10 @@ pub fn base64_decode(text: &[u8]) -> std::result::Result<Vec<u8>, String> {
 }
 
 /// Builds the tokenizer pipeline for tiktoken `data` under `encoding`.
-pub(crate) fn build(data: &[u8], encoding: &Encoding) -> Result<tokenizers::Tokenizer> {
+pub(crate) fn build(
+    data: &[u8],
+    encoding: &Encoding,
+) -> Result<(tokenizers::Tokenizer, BpeSource)> {
     let parsed = parse(data)?;
     if parsed.tokens.len() < 256 {
         return Err(Error::invalid(format!(
@@ -299,6 +303,10 @@ pub(crate) fn build(data: &[u8], encoding: &Encoding) -> Result<tokenizers::Toke
         // In the model's vocabulary, so the added token keeps this id.
         vocab.insert(text.to_string(), id);
     }
+    let source = BpeSource {
+        vocab: vocab.iter().map(|(k, v)| (k.clone(), *v)).collect(),
+        merges: merges.clone(),
+    };
     let model = BPE::builder()
         .vocab_and_merges(vocab.into_iter().collect::<ahash::AHashMap<_, _>>(), merges)
         .ignore_merges(true)
@@ -329,7 +337,7 @@ pub(crate) fn build(data: &[u8], encoding: &Encoding) -> Result<tokenizers::Toke
             ));
         }
     }
-    Ok(tokenizer)
+    Ok((tokenizer, source))
 }
 
 #[cfg(test)]

@@ -14,6 +14,7 @@ use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
 use fancy_regex::Regex;
 use serde_json::Value;
 use tokenizers::models::ModelWrapper;
+use tokenizers::Model;
 
 use crate::model::byte_level;
 use crate::TokenSpan;
@@ -129,6 +130,44 @@ impl Splitter {
     }
 }
 
+/// The vocabulary and merges of a BPE model, as its source file gives them
+/// (the `tokenizers` crate keeps its merges private).
+#[derive(Debug, Default)]
+pub struct BpeSource {
+    /// Vocabulary strings and ids.
+    pub vocab: Vec<(String, u32)>,
+    /// Merges, in rank order.
+    pub merges: Vec<(String, String)>,
+}
+
+impl BpeSource {
+    /// Reads `vocab` and `merges` of a tokenizer.json `model` object.
+    pub fn from_json(model: &Value) -> Option<BpeSource> {
+        let vocab = model
+            .get("vocab")?
+            .as_object()?
+            .iter()
+            .map(|(token, id)| Some((token.clone(), u32::try_from(id.as_u64()?).ok()?)))
+            .collect::<Option<Vec<_>>>()?;
+        let merges = model
+            .get("merges")?
+            .as_array()?
+            .iter()
+            .map(|merge| match merge {
+                Value::String(s) => {
+                    let (a, b) = s.split_once(' ')?;
+                    (!b.contains(' ')).then(|| (a.to_string(), b.to_string()))
+                }
+                Value::Array(pair) if pair.len() == 2 => {
+                    Some((pair[0].as_str()?.to_string(), pair[1].as_str()?.to_string()))
+                }
+                _ => None,
+            })
+            .collect::<Option<Vec<_>>>()?;
+        Some(BpeSource { vocab, merges })
+    }
+}
+
 /// Byte-level BPE encoder.
 pub struct ByteBpe {
     splitter: Splitter,
@@ -166,7 +205,10 @@ impl ByteBpe {
     /// ByteLevel, without prefix space; a BPE model without dropout or
     /// subword affixes whose vocabulary holds all 256 bytes; added tokens
     /// without strip or single-word rules.
-    pub(crate) fn from_pipeline(pipeline: &tokenizers::Tokenizer) -> Option<ByteBpe> {
+    pub(crate) fn from_pipeline(
+        pipeline: &tokenizers::Tokenizer,
+        source: &BpeSource,
+    ) -> Option<ByteBpe> {
         if pipeline.get_normalizer().is_some() {
             return None;
         }
@@ -181,11 +223,13 @@ impl ByteBpe {
             return None;
         }
         let splitter = Splitter::new(&pattern)?;
-        let model = serde_json::to_value(bpe).ok()?;
-        let vocab = model.get("vocab")?.as_object()?;
-        let mut by_string: HashMap<&str, u32> = HashMap::with_capacity(vocab.len());
-        for (token, id) in vocab {
-            by_string.insert(token.as_str(), u32::try_from(id.as_u64()?).ok()?);
+        let mut by_string: HashMap<&str, u32> = HashMap::with_capacity(source.vocab.len());
+        for (token, id) in &source.vocab {
+            by_string.insert(token.as_str(), *id);
+        }
+        // The model must be the one the source describes.
+        if by_string.len() != bpe.get_vocab_size() {
+            return None;
         }
         let mut byte_ids = [0u32; 256];
         let mut utf8 = [0u8; 4];
@@ -194,13 +238,8 @@ impl ByteBpe {
                 *by_string.get(byte_level::byte_to_char(b).encode_utf8(&mut utf8) as &str)?;
         }
         let mut merges = AHashMap::new();
-        for (rank, merge) in model.get("merges")?.as_array()?.iter().enumerate() {
-            let (a, b) = match merge {
-                Value::String(s) => s.split_once(' ')?,
-                Value::Array(pair) if pair.len() == 2 => (pair[0].as_str()?, pair[1].as_str()?),
-                _ => return None,
-            };
-            let (ia, ib) = (*by_string.get(a)?, *by_string.get(b)?);
+        for (rank, (a, b)) in source.merges.iter().enumerate() {
+            let (ia, ib) = (*by_string.get(a.as_str())?, *by_string.get(b.as_str())?);
             let joined = format!("{a}{b}");
             let new_id = *by_string.get(joined.as_str())?;
             merges.entry((ia, ib)).or_insert((rank as u32, new_id));
