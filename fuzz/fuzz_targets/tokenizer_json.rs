@@ -1,6 +1,8 @@
 //! Parses the input as a Hugging Face `tokenizer.json`. Malformed documents
 //! must give an `iree_tokenizer::Error`, never a panic; a tokenizer that
-//! loads must encode, decode and stream a few texts without panicking.
+//! loads must encode, decode and stream a few texts without panicking, and
+//! where it takes the byte-level fast paths they must agree with the
+//! general pipeline.
 #![no_main]
 
 use iree_tokenizer::{EncodeOptions, Tokenizer};
@@ -36,4 +38,31 @@ fuzz_target!(|data: &[u8]| {
         let _ = stream.finalize();
     }
     let _ = tok.decode(&[0, 1, 2, 3, u32::MAX], false);
+    if tok.uses_fast_paths() != (false, false) {
+        let general = tok.general_pipeline_only();
+        for text in [
+            "",
+            "Hello  world\n\n x",
+            "caf\u{e9} <s> [CLS] \u{1F600}\n\t 123 'll",
+        ] {
+            for no_special_token_matching in [false, true] {
+                let options = EncodeOptions {
+                    add_special_tokens: false,
+                    no_special_token_matching,
+                };
+                let fast = tok.encode(text, options);
+                assert_eq!(fast.is_ok(), general.encode(text, options).is_ok());
+                if let (Ok(a), Ok(b)) = (fast, general.encode(text, options)) {
+                    assert_eq!(a, b, "encode {text:?}");
+                    assert_eq!(tok.decode(&a, false).ok(), general.decode(&a, false).ok());
+                    assert_eq!(tok.decode(&a, true).ok(), general.decode(&a, true).ok());
+                }
+            }
+        }
+        let ids: Vec<u32> = (0..64).chain([u32::MAX]).collect();
+        assert_eq!(
+            tok.decode(&ids, false).ok(),
+            general.decode(&ids, false).ok()
+        );
+    }
 });

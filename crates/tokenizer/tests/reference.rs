@@ -442,3 +442,28 @@ fn fast_split_matches_each_named_pattern() {
         }
     }
 }
+
+#[test]
+fn fast_path_keeps_the_last_rank_of_a_repeated_merge() {
+    // Found by fuzzing: `tokenizers` keeps the last rank of a repeated merge.
+    let mut doc: Value =
+        serde_json::from_str(&std::fs::read_to_string(data("bpe_byte_level.json")).unwrap())
+            .unwrap();
+    let merges = doc["model"]["merges"].as_array_mut().unwrap();
+    let first = merges.remove(0);
+    let second = merges[0].clone();
+    merges.push(first.clone());
+    merges.insert(1, first);
+    merges.push(second);
+    let tok = Tokenizer::from_huggingface_json(&doc.to_string()).unwrap();
+    assert_eq!(tok.uses_fast_paths(), (true, true));
+    let general = tok.general_pipeline_only();
+    for case in expected("bpe_byte_level.json") {
+        let text = case["text"].as_str().unwrap();
+        assert_eq!(
+            tok.encode(text, PLAIN).unwrap(),
+            general.encode(text, PLAIN).unwrap(),
+            "{text:?}"
+        );
+    }
+}

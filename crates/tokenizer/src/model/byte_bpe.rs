@@ -242,7 +242,8 @@ impl ByteBpe {
             let (ia, ib) = (*by_string.get(a.as_str())?, *by_string.get(b.as_str())?);
             let joined = format!("{a}{b}");
             let new_id = *by_string.get(joined.as_str())?;
-            merges.entry((ia, ib)).or_insert((rank as u32, new_id));
+            // A repeated pair keeps its last rank, as `tokenizers` builds its map.
+            merges.insert((ia, ib), (rank as u32, new_id));
         }
         let whole = bpe.ignore_merges.then(|| {
             by_string
