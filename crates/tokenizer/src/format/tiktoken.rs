@@ -23,6 +23,9 @@ use crate::model::{byte_level, rank_bpe};
 /// The longest token, in bytes, a tiktoken file may hold.
 pub const MAX_TOKEN_BYTES: usize = 256;
 
+/// Unused ranks a tiktoken file may leave beyond one per token.
+pub const MAX_UNUSED_RANKS: usize = 1 << 16;
+
 /// A named tiktoken encoding: its split pattern and its special tokens.
 #[derive(Clone, Copy, Debug)]
 pub struct Encoding {
@@ -133,6 +136,7 @@ pub fn parse(data: &[u8]) -> Result<Ranks> {
         return Err(Error::invalid("empty tiktoken input"));
     }
     let mut ranks = Ranks::default();
+    let mut gaps = 0usize;
     for (index, line) in data.split(|&b| b == b'\n').enumerate() {
         let line_number = index + 1;
         let line = line.strip_suffix(b"\r").unwrap_or(line);
@@ -185,12 +189,14 @@ pub fn parse(data: &[u8]) -> Result<Ranks> {
                 bytes.len()
             )));
         }
-        // A gap is bounded by the line count times nothing: guard against a
-        // huge rank jump allocating gigabytes.
+        // Unused ranks (reserved for special tokens) are few in real files;
+        // bound them so that a rank jump cannot allocate gigabytes.
         let gap = rank as usize - expected;
-        if gap > (1 << 24) {
+        let used = expected - gaps;
+        gaps += gap;
+        if gaps > MAX_UNUSED_RANKS + used {
             return Err(Error::invalid(format!(
-                "line {line_number}: rank {rank} leaves a gap of {gap} unused ranks"
+                "line {line_number}: rank {rank} leaves too many unused ranks ({gaps} in all)"
             )));
         }
         ranks.tokens.resize(rank as usize, None);
@@ -369,6 +375,8 @@ mod tests {
         assert!(parse(b"\n\n").is_err());
         let err = parse(b"AA== 0\n= 1\n").unwrap_err();
         assert_eq!(err.message(), "line 2: base64 decodes to empty token");
+        let err = parse(b"AA== 0\nAQ== 1000000\n").unwrap_err();
+        assert!(err.message().contains("too many unused ranks"), "{err}");
         let ranks = parse(b"AA== 0\r\nAQ== 2\n").unwrap();
         assert_eq!(ranks.tokens, vec![Some(vec![0]), None, Some(vec![1])]);
     }
