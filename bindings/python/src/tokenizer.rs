@@ -8,7 +8,7 @@ use iree_tokenizer::{EncodeOptions, Error, ErrorKind};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedStr;
-use pyo3::types::{PyBytes, PyDict, PyTuple};
+use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 
 /// Inputs at least this long are processed with the GIL released.
 const RELEASE_GIL_BYTES: usize = 1024;
@@ -52,6 +52,50 @@ fn to_ids(ids: &[i64]) -> Vec<u32> {
     ids.iter()
         .filter_map(|&id| u32::try_from(id).ok())
         .collect()
+}
+
+/// Token ids from a Python sequence of ints, as [`to_ids`] takes them. A
+/// list of plain ints (the common case: `encode`'s own result) is read
+/// without a reference count or a conversion object per element, which
+/// was most of a decode call's time; anything else goes through PyO3's
+/// extraction, with its errors.
+fn ids_from(ids: &Bound<'_, PyAny>) -> PyResult<Vec<u32>> {
+    if let Ok(list) = ids.downcast::<PyList>() {
+        if let Some(fast) = plain_int_list(list) {
+            return Ok(fast);
+        }
+    }
+    Ok(to_ids(&ids.extract::<Vec<i64>>()?))
+}
+
+/// The ids of `list` if every element is an `int` that fits in 64 bits;
+/// `None` otherwise (the caller then extracts the slow way).
+fn plain_int_list(list: &Bound<'_, PyList>) -> Option<Vec<u32>> {
+    use pyo3::ffi;
+    let mut out = Vec::with_capacity(list.len());
+    for index in 0..list.len() {
+        // SAFETY: the GIL is held (`list` is a `Bound`) and `list` is a
+        // list. The item is a borrowed reference, used only before any
+        // Python code can run: `PyLong_Check` runs none, and
+        // `PyLong_AsLongLong` runs none for an `int` (only `__index__` of
+        // other types would). The index is in range because nothing ran
+        // since `len()`; a NULL (out of range) still ends the fast path.
+        let id = unsafe {
+            let item = ffi::PyList_GetItem(list.as_ptr(), index as ffi::Py_ssize_t);
+            if item.is_null() || ffi::PyLong_Check(item) == 0 {
+                ffi::PyErr_Clear();
+                return None;
+            }
+            let value = ffi::PyLong_AsLongLong(item);
+            if value == -1 && !ffi::PyErr_Occurred().is_null() {
+                ffi::PyErr_Clear();
+                return None;
+            }
+            value
+        };
+        out.extend(u32::try_from(id).ok());
+    }
+    Some(out)
 }
 
 /// A text tokenizer (Hugging Face tokenizer.json or tiktoken). Immutable
@@ -129,10 +173,10 @@ impl Tokenizer {
     fn decode(
         &self,
         py: Python<'_>,
-        token_ids: Vec<i64>,
+        token_ids: &Bound<'_, PyAny>,
         skip_special_tokens: bool,
     ) -> PyResult<String> {
-        let ids = to_ids(&token_ids);
+        let ids = ids_from(token_ids)?;
         maybe_detached(py, ids.len() * 4, || {
             self.inner.decode(&ids, skip_special_tokens)
         })
@@ -286,8 +330,8 @@ impl TokenizerDecodeStream {
 #[pymethods]
 impl TokenizerDecodeStream {
     /// Feeds token ids; returns the text they completed.
-    fn feed(&self, py: Python<'_>, token_ids: Vec<i64>) -> PyResult<String> {
-        let ids = to_ids(&token_ids);
+    fn feed(&self, py: Python<'_>, token_ids: &Bound<'_, PyAny>) -> PyResult<String> {
+        let ids = ids_from(token_ids)?;
         maybe_detached(py, ids.len() * 4, || self.locked(|s| s.feed(&ids)))
             .map_err(|e| to_py(e, ""))
     }
