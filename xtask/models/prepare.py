@@ -181,11 +181,7 @@ def trim_unused_conv_padding(model):
     be 4, but found 3", silero-vad's stride-2 convolution of length 2).
     The outputs are the same with that padding gone.
     """
-    shapes = {}
-    for info in list(model.graph.input) + list(model.graph.value_info):
-        dims = info.type.tensor_type.shape.dim
-        if all(d.HasField("dim_value") for d in dims):
-            shapes[info.name] = [d.dim_value for d in dims]
+    shapes = _static_shapes(model)
     weights = {i.name: list(i.dims) for i in model.graph.initializer}
     for node in model.graph.node:
         if node.op_type != "Conv" or _attr(node, "auto_pad", b"NOTSET") not in (b"NOTSET", "NOTSET"):
@@ -218,22 +214,19 @@ def lower_reflect_pad(model):
     #0 has shape's dimension #0 to be greater than or equal to 64, but
     found 57"); a gather of the same elements computes the same tensor.
     """
-    shapes = {}
-    for info in list(model.graph.input) + list(model.graph.value_info):
-        dims = info.type.tensor_type.shape.dim
-        if all(d.HasField("dim_value") for d in dims):
-            shapes[info.name] = [d.dim_value for d in dims]
-    constants = {i.name: numpy_helper.to_array(i) for i in model.graph.initializer}
+    shapes = _static_shapes(model)
+    initializers = {i.name: i for i in model.graph.initializer}
     nodes = []
     for node in model.graph.node:
         if node.op_type != "Pad" or _attr(node, "mode", b"constant") not in (b"reflect", "reflect"):
             nodes.append(node)
             continue
         shape = shapes.get(node.input[0])
-        pads = constants.get(node.input[1]) if len(node.input) > 1 else None
+        pads = initializers.get(node.input[1]) if len(node.input) > 1 else None
         if shape is None or pads is None:
             nodes.append(node)
             continue
+        pads = numpy_helper.to_array(pads)
         rank = len(shape)
         current = node.input[0]
         padded_axes = [a for a in range(rank) if pads[a] or pads[rank + a]]
@@ -253,6 +246,17 @@ def lower_reflect_pad(model):
             nodes.append(helper.make_node("Identity", [node.input[0]], [node.output[0]]))
     del model.graph.node[:]
     model.graph.node.extend(nodes)
+
+
+def _static_shapes(model):
+    """The shape of every graph input and inferred value whose dimensions
+    are all known, by name."""
+    shapes = {}
+    for info in list(model.graph.input) + list(model.graph.value_info):
+        dims = info.type.tensor_type.shape.dim
+        if all(d.HasField("dim_value") for d in dims):
+            shapes[info.name] = [d.dim_value for d in dims]
+    return shapes
 
 
 def _attr(node, name, default):
