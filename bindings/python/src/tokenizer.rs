@@ -46,6 +46,12 @@ fn maybe_detached<T: Send>(py: Python<'_>, size: usize, f: impl FnOnce() -> T + 
     }
 }
 
+/// Runs `f` on a stream behind its lock (a poisoned lock still holds a
+/// consistent stream: its methods return errors, they do not panic).
+fn locked<S, T>(stream: &Mutex<S>, f: impl FnOnce(&mut S) -> T) -> T {
+    f(&mut iree_base::sync::lock(stream))
+}
+
 /// Token ids from Python ints; ids no vocabulary can hold (negative or
 /// beyond 32 bits) are dropped, as unknown ids are.
 fn to_ids(ids: &[i64]) -> Vec<u32> {
@@ -266,27 +272,17 @@ pub struct TokenizerEncodeStream {
     stream: Mutex<iree_tokenizer::EncodeStream>,
 }
 
-impl TokenizerEncodeStream {
-    fn locked<T>(&self, f: impl FnOnce(&mut iree_tokenizer::EncodeStream) -> T) -> T {
-        let mut guard = self
-            .stream
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
-        f(&mut guard)
-    }
-}
-
 #[pymethods]
 impl TokenizerEncodeStream {
     /// Feeds a text chunk; returns the tokens it completed.
     fn feed(&self, py: Python<'_>, chunk: PyBackedStr) -> PyResult<Vec<u32>> {
-        maybe_detached(py, chunk.len(), || self.locked(|s| s.feed(&chunk)))
+        maybe_detached(py, chunk.len(), || locked(&self.stream, |s| s.feed(&chunk)))
             .map_err(|e| to_py(e, ""))
     }
 
     /// Flushes the remaining tokens; call once, after all input is fed.
     fn finalize(&self, py: Python<'_>) -> PyResult<Vec<u32>> {
-        py.allow_threads(|| self.locked(|s| s.finalize()))
+        py.allow_threads(|| locked(&self.stream, |s| s.finalize()))
             .map_err(|e| to_py(e, ""))
     }
 
@@ -298,7 +294,7 @@ impl TokenizerEncodeStream {
     #[pyo3(signature = (*_args))]
     fn __exit__(&self, py: Python<'_>, _args: &Bound<'_, PyTuple>) {
         py.allow_threads(|| {
-            self.locked(|s| {
+            locked(&self.stream, |s| {
                 if !s.is_finalized() {
                     let _ = s.finalize();
                 }
@@ -317,34 +313,24 @@ pub struct TokenizerDecodeStream {
     stream: Mutex<iree_tokenizer::DecodeStream>,
 }
 
-impl TokenizerDecodeStream {
-    fn locked<T>(&self, f: impl FnOnce(&mut iree_tokenizer::DecodeStream) -> T) -> T {
-        let mut guard = self
-            .stream
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
-        f(&mut guard)
-    }
-}
-
 #[pymethods]
 impl TokenizerDecodeStream {
     /// Feeds token ids; returns the text they completed.
     fn feed(&self, py: Python<'_>, token_ids: &Bound<'_, PyAny>) -> PyResult<String> {
         let ids = ids_from(token_ids)?;
-        maybe_detached(py, ids.len() * 4, || self.locked(|s| s.feed(&ids)))
+        maybe_detached(py, ids.len() * 4, || locked(&self.stream, |s| s.feed(&ids)))
             .map_err(|e| to_py(e, ""))
     }
 
     /// Feeds one token id (per-token LLM decoding).
     fn feed_one(&self, token_id: i64) -> PyResult<String> {
         let ids = to_ids(&[token_id]);
-        self.locked(|s| s.feed(&ids)).map_err(|e| to_py(e, ""))
+        locked(&self.stream, |s| s.feed(&ids)).map_err(|e| to_py(e, ""))
     }
 
     /// Flushes the remaining text; call once, after all tokens are fed.
     fn finalize(&self) -> PyResult<String> {
-        self.locked(|s| s.finalize()).map_err(|e| to_py(e, ""))
+        locked(&self.stream, |s| s.finalize()).map_err(|e| to_py(e, ""))
     }
 
     fn __enter__(slf: Py<Self>) -> Py<Self> {
@@ -354,7 +340,7 @@ impl TokenizerDecodeStream {
     /// Finalizes (discarding the result) if not done yet.
     #[pyo3(signature = (*_args))]
     fn __exit__(&self, _args: &Bound<'_, PyTuple>) {
-        self.locked(|s| {
+        locked(&self.stream, |s| {
             if !s.is_finalized() {
                 let _ = s.finalize();
             }
