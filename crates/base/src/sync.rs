@@ -14,10 +14,8 @@
 pub use loom::sync::{atomic, Condvar, Mutex, MutexGuard};
 #[cfg(loom)]
 pub use loom::thread;
-#[cfg(loom)]
-pub use std::sync::TryLockError;
 #[cfg(not(loom))]
-pub use std::sync::{atomic, Condvar, Mutex, MutexGuard, TryLockError};
+pub use std::sync::{atomic, Condvar, Mutex, MutexGuard};
 #[cfg(not(loom))]
 pub use std::thread;
 
@@ -28,6 +26,15 @@ pub fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Locks `mutex` if no one holds it, ignoring poisoning; `None` when held.
+pub fn try_lock<T>(mutex: &Mutex<T>) -> Option<MutexGuard<'_, T>> {
+    match mutex.try_lock() {
+        Ok(guard) => Some(guard),
+        Err(std::sync::TryLockError::Poisoned(poisoned)) => Some(poisoned.into_inner()),
+        Err(std::sync::TryLockError::WouldBlock) => None,
+    }
 }
 
 /// Waits on `condvar`, ignoring poisoning.

@@ -134,7 +134,7 @@ impl WorkerPool {
         // Another thread's job holds the pool (two callers of one model on
         // local-task): this one runs alone on its own thread rather than
         // waiting for the pool, so concurrent callers use their own cores.
-        let Some(_one_job_at_a_time) = try_lock(&self.submit) else {
+        let Some(_one_job_at_a_time) = sync::try_lock(&self.submit) else {
             return job(0);
         };
         let ptr: *const (dyn Fn(u32) + Sync + '_) = job;
@@ -186,15 +186,6 @@ impl Drop for WorkerPool {
         for helper in self.helpers.drain(..) {
             let _ = helper.join();
         }
-    }
-}
-
-/// `mutex`'s guard if no one holds it (ignoring poisoning).
-fn try_lock<T>(mutex: &Mutex<T>) -> Option<MutexGuard<'_, T>> {
-    match mutex.try_lock() {
-        Ok(guard) => Some(guard),
-        Err(sync::TryLockError::Poisoned(poisoned)) => Some(poisoned.into_inner()),
-        Err(sync::TryLockError::WouldBlock) => None,
     }
 }
 
