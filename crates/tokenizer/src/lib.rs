@@ -20,7 +20,10 @@ pub mod decoder;
 mod error;
 pub mod format;
 pub mod model;
+pub mod normalizer;
+mod pipeline;
 pub mod post_processor;
+pub mod pre_tokenizer;
 pub mod stream;
 
 use std::path::Path;
@@ -33,7 +36,7 @@ pub use stream::{DecodeStream, EncodeStream};
 
 use added_tokens::AddedTokens;
 use error::{from_hf, guard};
-use model::byte_bpe::{self, ByteBpe};
+use pipeline::{Decode, Encode};
 use post_processor::Affixes;
 
 /// Options of [`Tokenizer::encode`] and [`Tokenizer::encode_stream`].
@@ -95,10 +98,10 @@ struct Inner {
     added: AddedTokens,
     model_type: &'static str,
     special_ids: SpecialIds,
-    /// Direct byte-level BPE encoder, for configurations it reproduces.
-    fast_encoder: Option<Arc<ByteBpe>>,
-    /// Per-id bytes for a ByteLevel decoder: (bytes, special).
-    fast_decoder: Option<Arc<DecodeTable>>,
+    /// Direct encoder, for configurations it reproduces (`pipeline.rs`).
+    fast_encoder: Option<Arc<dyn Encode>>,
+    /// Direct decoder, for configurations it reproduces.
+    fast_decoder: Option<Arc<dyn Decode>>,
 }
 
 impl std::fmt::Debug for Tokenizer {
@@ -192,10 +195,8 @@ impl Tokenizer {
         pipeline.with_post_processor(None::<PostProcessorWrapper>);
         let affixes = post_processor.as_ref().and_then(post_processor::affixes_of);
         let added = AddedTokens::of(&pipeline);
-        let fast_encoder = source
-            .and_then(|source| ByteBpe::from_pipeline(&pipeline, &source))
-            .map(Arc::new);
-        let fast_decoder = byte_level_decode_table(&pipeline).map(Arc::new);
+        let fast_encoder = pipeline::encoder(&pipeline, source.as_ref());
+        let fast_decoder = pipeline::decoder(&pipeline);
         Ok(Tokenizer {
             inner: Arc::new(Inner {
                 pipeline,
@@ -365,19 +366,8 @@ impl Tokenizer {
         if ids.is_empty() {
             return Ok(String::new());
         }
-        if let Some(table) = &self.inner.fast_decoder {
-            let mut bytes = Vec::with_capacity(ids.len() * 4);
-            for &id in ids {
-                if let Some(Some((token, special))) = table.get(id as usize) {
-                    if !(skip_special_tokens && *special) {
-                        bytes.extend_from_slice(token);
-                    }
-                }
-            }
-            return Ok(match String::from_utf8(bytes) {
-                Ok(text) => text,
-                Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
-            });
+        if let Some(fast) = &self.inner.fast_decoder {
+            return guard("decode", || Ok(fast.decode(ids, skip_special_tokens)));
         }
         guard("decode", || {
             self.inner
@@ -456,7 +446,8 @@ impl Tokenizer {
         }
     }
 
-    /// Whether encode and decode take the byte-level fast paths.
+    /// Whether encode and decode take the direct paths (`pipeline.rs`)
+    /// instead of the general pipeline.
     pub fn uses_fast_paths(&self) -> (bool, bool) {
         (
             self.inner.fast_encoder.is_some(),
@@ -468,32 +459,4 @@ impl Tokenizer {
     pub fn added_tokens(&self) -> &AddedTokens {
         &self.inner.added
     }
-}
-
-/// Per-id token bytes and whether the token is special (`None`: no token).
-type DecodeTable = Vec<Option<(Box<[u8]>, bool)>>;
-
-/// Per-id bytes when the decoder is exactly ByteLevel (HF's semantics:
-/// byte-level decoding of each token string, concatenated, then UTF-8 with
-/// replacement), with whether the token is special.
-fn byte_level_decode_table(pipeline: &tokenizers::Tokenizer) -> Option<DecodeTable> {
-    use tokenizers::DecoderWrapper;
-    if !matches!(pipeline.get_decoder(), Some(DecoderWrapper::ByteLevel(_))) {
-        return None;
-    }
-    let max_id = pipeline.get_vocab(true).values().copied().max()?;
-    // Vocabularies with huge id gaps are left to the general path.
-    if max_id as usize > 4 * pipeline.get_vocab_size(true) + (1 << 18) {
-        return None;
-    }
-    let added = pipeline.get_added_vocabulary();
-    let table = (0..=max_id)
-        .map(|id| {
-            pipeline.id_to_token(id).map(|token| {
-                let special = added.is_special_token(&token);
-                (byte_bpe::token_bytes(&token).into_boxed_slice(), special)
-            })
-        })
-        .collect();
-    Some(table)
 }

@@ -1,6 +1,8 @@
 //! Added tokens (special and not): the strings matched in raw text before
 //! normalization and pre-tokenization.
 
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
+
 /// The added-token strings of a tokenizer, as the streaming encoder needs
 /// them: to hold back text that could still grow into one.
 #[derive(Clone, Debug, Default)]
@@ -59,6 +61,159 @@ impl AddedTokens {
             }
         }
         start
+    }
+}
+
+/// A stretch of text: an added token (`id`) or text between added tokens.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Section {
+    /// Byte offset of the start.
+    pub start: usize,
+    /// Byte offset of the end (exclusive).
+    pub end: usize,
+    /// The added token's id; `None` for ordinary text.
+    pub id: Option<u32>,
+}
+
+/// Added tokens of one kind, matched leftmost-longest in one pass.
+struct Pass {
+    matcher: AhoCorasick,
+    ids: Vec<u32>,
+    special: Vec<bool>,
+}
+
+impl Pass {
+    fn new(tokens: &[(u32, String, bool)]) -> Option<Option<Pass>> {
+        if tokens.is_empty() {
+            return Some(None);
+        }
+        let matcher = AhoCorasickBuilder::new()
+            .match_kind(MatchKind::LeftmostLongest)
+            .build(tokens.iter().map(|(_, content, _)| content.as_str()))
+            .ok()?;
+        Some(Some(Pass {
+            matcher,
+            ids: tokens.iter().map(|(id, _, _)| *id).collect(),
+            special: tokens.iter().map(|(_, _, special)| *special).collect(),
+        }))
+    }
+
+    /// Splits `text` at the added tokens it contains (special ones only when
+    /// `match_special`), appending sections with offsets relative to `base`.
+    fn split(&self, text: &str, base: usize, match_special: bool, out: &mut Vec<Section>) {
+        let mut at = 0;
+        for m in self.matcher.find_iter(text) {
+            let index = m.pattern().as_usize();
+            if !match_special && self.special[index] {
+                continue;
+            }
+            if m.start() > at {
+                out.push(Section {
+                    start: base + at,
+                    end: base + m.start(),
+                    id: None,
+                });
+            }
+            out.push(Section {
+                start: base + m.start(),
+                end: base + m.end(),
+                id: Some(self.ids[index]),
+            });
+            at = m.end();
+        }
+        if at < text.len() || text.is_empty() {
+            out.push(Section {
+                start: base + at,
+                end: base + text.len(),
+                id: None,
+            });
+        }
+    }
+}
+
+/// Finds added tokens as the `tokenizers` crate does: tokens with
+/// `normalized: false` in the raw text first, then tokens with
+/// `normalized: true` (their content normalized) in the normalized text of
+/// what is left. Leftmost-longest within each pass.
+pub(crate) struct AddedMatcher {
+    raw: Option<Pass>,
+    normalized: Option<Pass>,
+}
+
+impl AddedMatcher {
+    /// Builds the matcher of `pipeline`'s added tokens; `normalize` gives the
+    /// normalized form of a `normalized: true` token's content. `None` where
+    /// a token has `lstrip`, `rstrip` or `single_word` (not reproduced here).
+    pub(crate) fn new(
+        pipeline: &tokenizers::Tokenizer,
+        normalize: impl Fn(&str) -> String,
+    ) -> Option<AddedMatcher> {
+        let mut added: Vec<_> = pipeline.get_added_tokens_decoder().into_iter().collect();
+        added.sort_by_key(|(id, _)| *id);
+        if added
+            .iter()
+            .any(|(_, t)| t.lstrip || t.rstrip || t.single_word)
+        {
+            return None;
+        }
+        let pass = |normalized: bool| {
+            let tokens: Vec<(u32, String, bool)> = added
+                .iter()
+                .filter(|(_, t)| t.normalized == normalized && !t.content.is_empty())
+                .map(|(id, t)| {
+                    let content = if normalized {
+                        normalize(&t.content)
+                    } else {
+                        t.content.clone()
+                    };
+                    (*id, content, t.special)
+                })
+                .filter(|(_, content, _)| !content.is_empty())
+                .collect();
+            Pass::new(&tokens)
+        };
+        Some(AddedMatcher {
+            raw: pass(false)?,
+            normalized: pass(true)?,
+        })
+    }
+
+    /// Sections of raw `text` split at `normalized: false` tokens, with
+    /// offsets relative to `base`.
+    pub(crate) fn split_raw(
+        &self,
+        text: &str,
+        base: usize,
+        match_special: bool,
+        out: &mut Vec<Section>,
+    ) {
+        match &self.raw {
+            Some(pass) => pass.split(text, base, match_special, out),
+            None => out.push(Section {
+                start: base,
+                end: base + text.len(),
+                id: None,
+            }),
+        }
+    }
+
+    /// Sections of normalized `text` split at `normalized: true` tokens,
+    /// with offsets relative to `base`.
+    pub(crate) fn split_normalized(
+        &self,
+        text: &str,
+        base: usize,
+        match_special: bool,
+        out: &mut Vec<Section>,
+    ) {
+        match &self.normalized {
+            Some(pass) => pass.split(text, base, match_special, out),
+            None => out.push(Section {
+                start: base,
+                end: base + text.len(),
+                id: None,
+            }),
+        }
     }
 }
 

@@ -1,7 +1,13 @@
-//! Decoders turn token strings back into text (byte-level, metaspace,
-//! WordPiece, byte-fallback, ...; run by the `tokenizers` crate). This module
-//! holds what streaming decode needs on top: finding text that is not final
-//! yet because a multi-byte character is still incomplete.
+//! Decoders turn token ids back into text. The general pipeline runs every
+//! decoder of tokenizer.json through the `tokenizers` crate; the submodules
+//! are direct decoders for configurations they reproduce exactly (chosen in
+//! `pipeline.rs`). This module also holds what streaming decode needs on top:
+//! finding text that is not final yet because a multi-byte character is
+//! still incomplete.
+
+pub(crate) mod byte_level;
+pub(crate) mod sentencepiece;
+pub(crate) mod wordpiece;
 
 /// The length of `text` without its trailing U+FFFD characters (at most
 /// three: the longest incomplete UTF-8 sequence), which may turn into one

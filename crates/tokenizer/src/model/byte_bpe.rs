@@ -10,13 +10,14 @@ use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 
 use ahash::AHashMap;
-use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
 use fancy_regex::Regex;
 use serde_json::Value;
 use tokenizers::models::ModelWrapper;
 use tokenizers::Model;
 
+use crate::added_tokens::{AddedMatcher, Section};
 use crate::model::byte_level;
+use crate::pipeline::Encode;
 use crate::TokenSpan;
 
 /// GPT-2's split pattern, as the ByteLevel pre-tokenizer applies it.
@@ -34,14 +35,6 @@ pub const AUTOMATON_PATTERNS: &[&str] = &[
     r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+",
     r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+",
 ];
-
-/// Added tokens matched in one pass (HF matches non-normalized tokens
-/// first, then normalized ones in what is left).
-struct AddedPass {
-    matcher: AhoCorasick,
-    ids: Vec<u32>,
-    special: Vec<bool>,
-}
 
 /// The split regex. Patterns whose only lookaround is the usual
 /// `\s+(?!\S)` alternative run on the `regex` crate's automata without it,
@@ -175,7 +168,7 @@ pub struct ByteBpe {
     merges: AHashMap<(u32, u32), (u32, u32)>,
     /// With `ignore_merges`: whole pieces found in the vocabulary.
     whole: Option<AHashMap<Vec<u8>, u32>>,
-    passes: Vec<AddedPass>,
+    added: AddedMatcher,
 }
 
 impl std::fmt::Debug for ByteBpe {
@@ -251,75 +244,37 @@ impl ByteBpe {
                 .filter_map(|(token, &id)| Some((alphabet_bytes(token)?, id)))
                 .collect::<AHashMap<_, _>>()
         });
-        let mut added: Vec<_> = pipeline.get_added_tokens_decoder().into_iter().collect();
-        added.sort_by_key(|(id, _)| *id);
-        if added
-            .iter()
-            .any(|(_, t)| t.lstrip || t.rstrip || t.single_word)
-        {
-            return None;
-        }
-        let mut passes = Vec::new();
-        for normalized in [false, true] {
-            let tokens: Vec<_> = added
-                .iter()
-                .filter(|(_, t)| t.normalized == normalized && !t.content.is_empty())
-                .collect();
-            if tokens.is_empty() {
-                continue;
-            }
-            let matcher = AhoCorasickBuilder::new()
-                .match_kind(MatchKind::LeftmostLongest)
-                .build(tokens.iter().map(|(_, t)| t.content.as_str()))
-                .ok()?;
-            passes.push(AddedPass {
-                matcher,
-                ids: tokens.iter().map(|(id, _)| *id).collect(),
-                special: tokens.iter().map(|(_, t)| t.special).collect(),
-            });
-        }
+        // No normalizer: normalized tokens match their content.
+        let added = AddedMatcher::new(pipeline, str::to_string)?;
         Some(ByteBpe {
             splitter,
             byte_ids,
             merges,
             whole,
-            passes,
+            added,
         })
     }
+}
 
-    /// Encodes `text`: token ids with the byte span of their segment and
-    /// the segment index. Special tokens are matched when `match_special`.
-    pub fn encode(&self, text: &str, match_special: bool, out: &mut Vec<TokenSpan>) {
-        // Sections: (start, end, Some(id)) for added tokens.
-        let mut sections: Vec<(usize, usize, Option<u32>)> = vec![(0, text.len(), None)];
-        for pass in &self.passes {
-            let mut next = Vec::with_capacity(sections.len());
-            for &(start, end, id) in &sections {
-                if id.is_some() {
-                    next.push((start, end, id));
-                    continue;
-                }
-                let mut at = start;
-                for m in pass.matcher.find_iter(&text[start..end]) {
-                    let index = m.pattern().as_usize();
-                    if !match_special && pass.special[index] {
-                        continue;
-                    }
-                    if start + m.start() > at {
-                        next.push((at, start + m.start(), None));
-                    }
-                    next.push((start + m.start(), start + m.end(), Some(pass.ids[index])));
-                    at = start + m.end();
-                }
-                if at < end || start == end {
-                    next.push((at, end, None));
-                }
+impl Encode for ByteBpe {
+    fn encode(&self, text: &str, match_special: bool, out: &mut Vec<TokenSpan>) {
+        let mut raw = Vec::new();
+        self.added.split_raw(text, 0, match_special, &mut raw);
+        let mut sections = Vec::with_capacity(raw.len());
+        for section in raw {
+            match section.id {
+                Some(_) => sections.push(section),
+                None => self.added.split_normalized(
+                    &text[section.start..section.end],
+                    section.start,
+                    match_special,
+                    &mut sections,
+                ),
             }
-            sections = next;
         }
         let mut word = 0u32;
         let mut symbols = Vec::new();
-        for (start, end, id) in sections {
+        for Section { start, end, id } in sections {
             if let Some(id) = id {
                 out.push(TokenSpan {
                     id,
@@ -345,7 +300,9 @@ impl ByteBpe {
             });
         }
     }
+}
 
+impl ByteBpe {
     /// BPE of one piece into `out` (cleared first).
     fn encode_piece(&self, bytes: &[u8], out: &mut Vec<u32>) {
         out.clear();

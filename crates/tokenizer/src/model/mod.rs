@@ -6,3 +6,5 @@
 pub mod byte_bpe;
 pub mod byte_level;
 pub mod rank_bpe;
+pub(crate) mod sentencepiece;
+pub(crate) mod wordpiece;

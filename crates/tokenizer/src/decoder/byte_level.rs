@@ -1,0 +1,52 @@
+//! The ByteLevel decoder: each token's string mapped back through the
+//! byte-level alphabet, concatenated, then read as UTF-8 with replacement.
+
+use crate::model::byte_bpe;
+use crate::pipeline::Decode;
+
+/// Per-id token bytes and whether the token is special (`None`: no token).
+pub(crate) struct ByteLevelDecoder {
+    table: Vec<Option<(Box<[u8]>, bool)>>,
+}
+
+impl Decode for ByteLevelDecoder {
+    fn decode(&self, ids: &[u32], skip_special_tokens: bool) -> String {
+        let mut bytes = Vec::with_capacity(ids.len() * 4);
+        for &id in ids {
+            if let Some(Some((token, special))) = self.table.get(id as usize) {
+                if !(skip_special_tokens && *special) {
+                    bytes.extend_from_slice(token);
+                }
+            }
+        }
+        match String::from_utf8(bytes) {
+            Ok(text) => text,
+            Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+        }
+    }
+}
+
+/// Per-id bytes when the decoder is exactly ByteLevel (HF's semantics:
+/// byte-level decoding of each token string, concatenated, then UTF-8 with
+/// replacement), with whether the token is special.
+pub(crate) fn table(pipeline: &tokenizers::Tokenizer) -> Option<ByteLevelDecoder> {
+    use tokenizers::DecoderWrapper;
+    if !matches!(pipeline.get_decoder(), Some(DecoderWrapper::ByteLevel(_))) {
+        return None;
+    }
+    let max_id = pipeline.get_vocab(true).values().copied().max()?;
+    // Vocabularies with huge id gaps are left to the general path.
+    if max_id as usize > 4 * pipeline.get_vocab_size(true) + (1 << 18) {
+        return None;
+    }
+    let added = pipeline.get_added_vocabulary();
+    let table = (0..=max_id)
+        .map(|id| {
+            pipeline.id_to_token(id).map(|token| {
+                let special = added.is_special_token(&token);
+                (byte_bpe::token_bytes(&token).into_boxed_slice(), special)
+            })
+        })
+        .collect();
+    Some(ByteLevelDecoder { table })
+}
