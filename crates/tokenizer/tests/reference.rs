@@ -426,6 +426,45 @@ fn fast_split_matches_each_named_pattern() {
             );
         }
     }
+    // DeepSeek V3's shape: an empty normalizer Sequence, three Splits (the
+    // first two without lookaround) and a regex-less ByteLevel.
+    let mut deepseek = doc.clone();
+    let last = iree_tokenizer::model::byte_bpe::AUTOMATON_PATTERNS
+        .last()
+        .unwrap();
+    deepseek["normalizer"] = serde_json::json!({"type": "Sequence", "normalizers": []});
+    deepseek["pre_tokenizer"] = serde_json::json!({
+        "type": "Sequence",
+        "pretokenizers": [
+            {"type": "Split", "pattern": {"Regex": "\\p{N}{1,3}"}, "behavior": "Isolated", "invert": false},
+            {"type": "Split", "pattern": {"Regex": "[\u{4e00}-\u{9fa5}\u{3040}-\u{309f}\u{30a0}-\u{30ff}]+"}, "behavior": "Isolated", "invert": false},
+            {"type": "Split", "pattern": {"Regex": last}, "behavior": "Isolated", "invert": false},
+            {"type": "ByteLevel", "add_prefix_space": false, "trim_offsets": true, "use_regex": false}
+        ]
+    });
+    let tok = Tokenizer::from_huggingface_json(&deepseek.to_string()).unwrap();
+    assert_eq!(tok.uses_fast_paths(), (true, true));
+    let general = tok.general_pipeline_only();
+    let cjk = [
+        "1234567 x12y 3.14159",
+        "\u{65e5}\u{672c}\u{8a9e}\u{3072}\u{3089}\u{304c}\u{306a}abc\u{30ab}\u{30bf}42",
+    ];
+    // Ids and segments equal (the direct path gives each token its
+    // segment's span, the general pipeline the token's own).
+    let words = |t: &Tokenizer, text: &str| -> Vec<(u32, Option<u32>)> {
+        t.encode_spans(text, true)
+            .unwrap()
+            .iter()
+            .map(|s| (s.id, s.word))
+            .collect()
+    };
+    for text in texts.iter().chain(&cjk) {
+        assert_eq!(
+            words(&tok, text),
+            words(&general, text),
+            "deepseek {text:?}"
+        );
+    }
     for encoding in iree_tokenizer::format::tiktoken::ENCODINGS {
         let tok = Tokenizer::from_tiktoken(&ranks, encoding.name).unwrap();
         assert_eq!(tok.uses_fast_paths(), (true, true), "{}", encoding.name);

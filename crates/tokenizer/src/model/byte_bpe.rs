@@ -34,15 +34,21 @@ pub const AUTOMATON_PATTERNS: &[&str] = &[
     crate::format::tiktoken::GPT2_PATTERN,
     r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+",
     r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+",
+    // DeepSeek V2/V3 (the last of its three Splits; JSON escapes, so CR and
+    // LF are literal characters in the classes).
+    "[!\"#$%&'()*+,\\-./:;<=>?@\\[\\\\\\]^_`{|}~][A-Za-z]+|[^\r\n\\p{L}\\p{P}\\p{S}]?[\\p{L}\\p{M}]+| ?[\\p{P}\\p{S}]+[\r\n]*|\\s*[\r\n]+|\\s+(?!\\S)|\\s+",
 ];
 
-/// The split regex. Patterns whose only lookaround is the usual
-/// `\s+(?!\S)` alternative run on the `regex` crate's automata without it,
-/// and the whitespace run it would have shortened is shortened here.
+/// The split regex. Patterns without lookaround, and patterns whose only
+/// lookaround is the usual `\s+(?!\S)` alternative, run on the `regex`
+/// crate's automata (without that lookahead; the whitespace run it would
+/// have shortened is shortened here).
 enum Splitter {
     Backtracking(Regex),
     Automaton {
         regex: regex::Regex,
+        /// The pattern had the `\s+(?!\S)` alternative.
+        lookahead: bool,
         /// The pattern has a `\s*[\r\n]+` alternative before `\s+(?!\S)`.
         newline_alternative: bool,
     },
@@ -58,12 +64,23 @@ impl Splitter {
         if AUTOMATON_PATTERNS.contains(&pattern) {
             let plain = pattern.replacen(LOOKAHEAD, "|", 1).replace("++", "+");
             if let Ok(regex) = regex::Regex::new(&plain) {
-                let at = pattern.find(LOOKAHEAD).unwrap_or(0);
+                let before = &pattern[..pattern.find(LOOKAHEAD).unwrap_or(0)];
                 return Some(Splitter::Automaton {
                     regex,
-                    newline_alternative: pattern[..at].contains(r"\s*[\r\n]+"),
+                    lookahead: true,
+                    newline_alternative: before.contains(r"\s*[\r\n]+")
+                        || before.contains("\\s*[\r\n]+"),
                 });
             }
+        }
+        // The `regex` crate refuses lookaround and backreferences, and
+        // `fancy_regex` hands patterns without them to it unchanged.
+        if let Ok(regex) = regex::Regex::new(pattern) {
+            return Some(Splitter::Automaton {
+                regex,
+                lookahead: false,
+                newline_alternative: false,
+            });
         }
         Regex::new(pattern).ok().map(Splitter::Backtracking)
     }
@@ -83,6 +100,7 @@ impl Splitter {
             }
             Splitter::Automaton {
                 regex,
+                lookahead,
                 newline_alternative,
             } => {
                 let mut from = 0;
@@ -93,7 +111,8 @@ impl Splitter {
                         .chars()
                         .next()
                         .is_some_and(|c| !c.is_whitespace());
-                    if next_is_text
+                    if *lookahead
+                        && next_is_text
                         && matched.chars().all(char::is_whitespace)
                         && !(*newline_alternative && matched.contains(['\r', '\n']))
                     {
@@ -163,7 +182,9 @@ impl BpeSource {
 
 /// Byte-level BPE encoder.
 pub struct ByteBpe {
-    splitter: Splitter,
+    /// Split regexes applied in turn: each splits the pieces of the one
+    /// before (a pre-tokenizer Sequence of Splits).
+    splitters: Vec<Splitter>,
     byte_ids: [u32; 256],
     merges: AHashMap<(u32, u32), (u32, u32)>,
     /// With `ignore_merges`: whole pieces found in the vocabulary.
@@ -202,10 +223,18 @@ impl ByteBpe {
         pipeline: &tokenizers::Tokenizer,
         source: &BpeSource,
     ) -> Option<ByteBpe> {
-        if pipeline.get_normalizer().is_some() {
-            return None;
+        // No normalizer, or an empty Sequence of them.
+        if let Some(normalizer) = pipeline.get_normalizer() {
+            let value = serde_json::to_value(normalizer).ok()?;
+            if value
+                .get("normalizers")
+                .and_then(Value::as_array)
+                .is_none_or(|n| !n.is_empty())
+            {
+                return None;
+            }
         }
-        let pattern = split_pattern(&serde_json::to_value(pipeline.get_pre_tokenizer()?).ok()?)?;
+        let patterns = split_patterns(&serde_json::to_value(pipeline.get_pre_tokenizer()?).ok()?)?;
         let ModelWrapper::BPE(bpe) = pipeline.get_model() else {
             return None;
         };
@@ -215,7 +244,10 @@ impl ByteBpe {
         {
             return None;
         }
-        let splitter = Splitter::new(&pattern)?;
+        let splitters = patterns
+            .iter()
+            .map(|pattern| Splitter::new(pattern))
+            .collect::<Option<Vec<_>>>()?;
         let mut by_string: HashMap<&str, u32> = HashMap::with_capacity(source.vocab.len());
         for (token, id) in &source.vocab {
             by_string.insert(token.as_str(), *id);
@@ -247,7 +279,7 @@ impl ByteBpe {
         // No normalizer: normalized tokens match their content.
         let added = AddedMatcher::new(pipeline, str::to_string)?;
         Some(ByteBpe {
-            splitter,
+            splitters,
             byte_ids,
             merges,
             whole,
@@ -286,7 +318,7 @@ impl Encode for ByteBpe {
                 continue;
             }
             let section = &text[start..end];
-            self.splitter.split(section, |from, to| {
+            split_all(&self.splitters, section, 0, &mut |from, to| {
                 if from < to {
                     self.encode_piece(&section.as_bytes()[from..to], &mut symbols);
                     out.extend(symbols.iter().map(|&id| TokenSpan {
@@ -380,39 +412,62 @@ impl ByteBpe {
     }
 }
 
-/// The regex a supported pre-tokenizer splits with (canonical JSON form).
-fn split_pattern(pre: &Value) -> Option<String> {
+/// Calls `piece(start, end)` for each non-empty piece of `text` (offsets
+/// relative to `base`) after splitting by each of `splitters` in turn.
+fn split_all(splitters: &[Splitter], text: &str, base: usize, piece: &mut dyn FnMut(usize, usize)) {
+    let Some((first, rest)) = splitters.split_first() else {
+        piece(base, base + text.len());
+        return;
+    };
+    first.split(text, |from, to| {
+        if from < to {
+            split_all(rest, &text[from..to], base + from, piece);
+        }
+    });
+}
+
+/// The regexes a supported pre-tokenizer splits with, in order (canonical
+/// JSON form): ByteLevel with its regex, or a Sequence of isolated,
+/// non-inverted Splits followed by a regex-less ByteLevel.
+fn split_patterns(pre: &Value) -> Option<Vec<String>> {
     let kind = pre.get("type")?.as_str()?;
     let flag = |v: &Value, key: &str| v.get(key).and_then(Value::as_bool);
     match kind {
         "ByteLevel" if flag(pre, "use_regex")? && !flag(pre, "add_prefix_space")? => {
-            Some(BYTE_LEVEL_PATTERN.to_string())
+            Some(vec![BYTE_LEVEL_PATTERN.to_string()])
         }
         "Sequence" => {
             let steps = pre.get("pretokenizers")?.as_array()?;
-            let [split, level] = steps.as_slice() else {
-                return None;
-            };
-            if level.get("type")?.as_str()? != "ByteLevel"
+            let (level, splits) = steps.split_last()?;
+            if splits.is_empty()
+                || level.get("type")?.as_str()? != "ByteLevel"
                 || flag(level, "use_regex")?
                 || flag(level, "add_prefix_space")?
-                || split.get("type")?.as_str()? != "Split"
-                || split.get("behavior")?.as_str()? != "Isolated"
-                || flag(split, "invert")?
             {
                 return None;
             }
-            let pattern = split.get("pattern")?;
-            if let Some(regex) = pattern.get("Regex").and_then(Value::as_str) {
-                Some(regex.to_string())
-            } else {
-                pattern
-                    .get("String")
-                    .and_then(Value::as_str)
-                    .map(fancy_regex::escape)
-                    .map(|s| s.into_owned())
-            }
+            splits.iter().map(split_regex).collect()
         }
         _ => None,
+    }
+}
+
+/// The regex of an isolated, non-inverted Split.
+fn split_regex(split: &Value) -> Option<String> {
+    if split.get("type")?.as_str()? != "Split"
+        || split.get("behavior")?.as_str()? != "Isolated"
+        || split.get("invert")?.as_bool()?
+    {
+        return None;
+    }
+    let pattern = split.get("pattern")?;
+    if let Some(regex) = pattern.get("Regex").and_then(Value::as_str) {
+        Some(regex.to_string())
+    } else {
+        pattern
+            .get("String")
+            .and_then(Value::as_str)
+            .map(fancy_regex::escape)
+            .map(|s| s.into_owned())
     }
 }
