@@ -455,6 +455,15 @@ impl Tokenizer {
         )
     }
 
+    /// The direct decoder, if it is a concatenation of per-id bytes
+    /// (see `Decode::is_concatenation`).
+    pub(crate) fn concatenating_decoder(&self) -> Option<&dyn Decode> {
+        self.inner
+            .fast_decoder
+            .as_deref()
+            .filter(|d| d.is_concatenation())
+    }
+
     /// The added tokens (matched in raw text).
     pub fn added_tokens(&self) -> &AddedTokens {
         &self.inner.added

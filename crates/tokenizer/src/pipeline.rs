@@ -30,6 +30,17 @@ pub(crate) trait Decode: Send + Sync {
     /// Decodes `ids` as the general pipeline does (ids without a token are
     /// skipped; invalid UTF-8 becomes U+FFFD).
     fn decode(&self, ids: &[u32], skip_special_tokens: bool) -> String;
+
+    /// Whether `decode` is the concatenation of per-id bytes read as UTF-8
+    /// with replacement; streaming decode then emits text as soon as its
+    /// bytes are complete, with no re-decoding.
+    fn is_concatenation(&self) -> bool {
+        false
+    }
+
+    /// For a concatenation: appends the bytes of `id` (nothing for an id
+    /// without a token, or a special one when `skip_special_tokens`).
+    fn append_token_bytes(&self, _id: u32, _skip_special_tokens: bool, _out: &mut Vec<u8>) {}
 }
 
 /// The direct encoder for `pipeline`, if one reproduces it. `source` is the

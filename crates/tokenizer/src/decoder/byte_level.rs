@@ -1,27 +1,37 @@
 //! The ByteLevel decoder: each token's string mapped back through the
 //! byte-level alphabet, concatenated, then read as UTF-8 with replacement.
 
+use crate::decoder::TokenTable;
 use crate::model::byte_bpe;
 use crate::pipeline::Decode;
 
-/// Per-id token bytes and whether the token is special (`None`: no token).
+/// Per-id token bytes and whether the token is special.
 pub(crate) struct ByteLevelDecoder {
-    table: Vec<Option<(Box<[u8]>, bool)>>,
+    table: TokenTable,
 }
 
 impl Decode for ByteLevelDecoder {
     fn decode(&self, ids: &[u32], skip_special_tokens: bool) -> String {
         let mut bytes = Vec::with_capacity(ids.len() * 4);
         for &id in ids {
-            if let Some(Some((token, special))) = self.table.get(id as usize) {
-                if !(skip_special_tokens && *special) {
-                    bytes.extend_from_slice(token);
-                }
-            }
+            self.append_token_bytes(id, skip_special_tokens, &mut bytes);
         }
         match String::from_utf8(bytes) {
             Ok(text) => text,
             Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+        }
+    }
+
+    fn is_concatenation(&self) -> bool {
+        true
+    }
+
+    #[inline]
+    fn append_token_bytes(&self, id: u32, skip_special_tokens: bool, out: &mut Vec<u8>) {
+        if let Some((token, special)) = self.table.get(id) {
+            if !(skip_special_tokens && special) {
+                out.extend_from_slice(token);
+            }
         }
     }
 }
@@ -40,13 +50,10 @@ pub(crate) fn table(pipeline: &tokenizers::Tokenizer) -> Option<ByteLevelDecoder
         return None;
     }
     let added = pipeline.get_added_vocabulary();
-    let table = (0..=max_id)
-        .map(|id| {
-            pipeline.id_to_token(id).map(|token| {
-                let special = added.is_special_token(&token);
-                (byte_bpe::token_bytes(&token).into_boxed_slice(), special)
-            })
-        })
-        .collect();
+    let table = TokenTable::build(max_id, |id| {
+        let token = pipeline.id_to_token(id)?;
+        let special = added.is_special_token(&token);
+        Some((byte_bpe::token_bytes(&token), special))
+    })?;
     Some(ByteLevelDecoder { table })
 }

@@ -9,6 +9,47 @@ pub(crate) mod byte_level;
 pub(crate) mod sentencepiece;
 pub(crate) mod wordpiece;
 
+/// Per-id byte strings in one arena, with whether each id is a special
+/// token: what direct decoders look up per id.
+pub(crate) struct TokenTable {
+    bytes: Vec<u8>,
+    /// `offsets[id]..offsets[id + 1]` are the bytes of `id`.
+    offsets: Vec<u32>,
+    special: Vec<bool>,
+}
+
+impl TokenTable {
+    /// Builds the table of ids `0..=max_id`; `entry(id)` gives the bytes and
+    /// whether the id is special, `None` for an id without a token (decoded
+    /// as nothing). `None` when the bytes exceed 4 GiB.
+    pub(crate) fn build(
+        max_id: u32,
+        mut entry: impl FnMut(u32) -> Option<(Vec<u8>, bool)>,
+    ) -> Option<TokenTable> {
+        let mut table = TokenTable {
+            bytes: Vec::new(),
+            offsets: Vec::with_capacity(max_id as usize + 2),
+            special: Vec::with_capacity(max_id as usize + 1),
+        };
+        table.offsets.push(0);
+        for id in 0..=max_id {
+            let (bytes, special) = entry(id).unwrap_or_default();
+            table.bytes.extend_from_slice(&bytes);
+            table.offsets.push(u32::try_from(table.bytes.len()).ok()?);
+            table.special.push(special);
+        }
+        Some(table)
+    }
+
+    /// The bytes of `id` and whether it is special; `None` past the table.
+    pub(crate) fn get(&self, id: u32) -> Option<(&[u8], bool)> {
+        let id = id as usize;
+        let special = *self.special.get(id)?;
+        let range = self.offsets[id] as usize..self.offsets[id + 1] as usize;
+        Some((&self.bytes[range], special))
+    }
+}
+
 /// The length of `text` without its trailing U+FFFD characters (at most
 /// three: the longest incomplete UTF-8 sequence), which may turn into one
 /// character once more bytes arrive.

@@ -6,6 +6,12 @@
 //! in context keeps decoder rules that depend on the previous token (word
 //! piece joining, leading-space stripping) equal to one-shot decode. The
 //! window is shortened when its tail decodes alone to the same text.
+//!
+//! Where decoding is a concatenation of per-id bytes (byte-level BPE), the
+//! stream instead appends each id's bytes and emits every complete UTF-8
+//! character (and U+FFFD for every byte sequence that can no longer become
+//! one), as one-shot decode's lossy UTF-8 reading would: constant work per
+//! id.
 
 use crate::decoder::{common_prefix_len, stable_len};
 use crate::error::{Error, ErrorKind, Result};
@@ -24,6 +30,9 @@ pub struct DecodeStream {
     window: Vec<u32>,
     /// The decoded text of `window` that was already returned.
     emitted: String,
+    /// For a concatenating decoder: bytes not yet returned (an incomplete
+    /// UTF-8 sequence at most).
+    pending: Vec<u8>,
     finalized: bool,
 }
 
@@ -34,6 +43,7 @@ impl DecodeStream {
             skip_special_tokens,
             window: Vec::new(),
             emitted: String::new(),
+            pending: Vec::new(),
             finalized: false,
         }
     }
@@ -53,6 +63,12 @@ impl DecodeStream {
         }
         if ids.is_empty() {
             return Ok(String::new());
+        }
+        if let Some(decoder) = self.tokenizer.concatenating_decoder() {
+            for &id in ids {
+                decoder.append_token_bytes(id, self.skip_special_tokens, &mut self.pending);
+            }
+            return Ok(take_complete(&mut self.pending));
         }
         self.window.extend_from_slice(ids);
         let text = self
@@ -120,6 +136,11 @@ impl DecodeStream {
             ));
         }
         self.finalized = true;
+        if !self.pending.is_empty() {
+            let out = String::from_utf8_lossy(&self.pending).into_owned();
+            self.pending.clear();
+            return Ok(out);
+        }
         if self.window.is_empty() {
             return Ok(String::new());
         }
@@ -130,5 +151,70 @@ impl DecodeStream {
         self.window.clear();
         self.emitted.clear();
         Ok(out)
+    }
+}
+
+/// Removes and returns the text of `bytes` up to an incomplete UTF-8
+/// sequence at its end; invalid sequences become U+FFFD, as in
+/// `String::from_utf8_lossy`.
+fn take_complete(bytes: &mut Vec<u8>) -> String {
+    let mut out = String::new();
+    let mut at = 0;
+    while at < bytes.len() {
+        match std::str::from_utf8(&bytes[at..]) {
+            Ok(text) => {
+                out.push_str(text);
+                at = bytes.len();
+            }
+            Err(e) => {
+                let valid = at + e.valid_up_to();
+                out.push_str(std::str::from_utf8(&bytes[at..valid]).unwrap_or_default());
+                match e.error_len() {
+                    Some(len) => {
+                        out.push('\u{FFFD}');
+                        at = valid + len;
+                    }
+                    None => {
+                        at = valid;
+                        break;
+                    }
+                }
+            }
+        }
+    }
+    bytes.drain(..at);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::take_complete;
+
+    /// Fed byte by byte, the pieces concatenate to the lossy reading of
+    /// the whole, for valid, truncated and invalid sequences.
+    #[test]
+    fn incremental_utf8_equals_lossy_whole() {
+        let cases: [&[u8]; 7] = [
+            "héllo wörld \u{1F600}!".as_bytes(),
+            b"\xf0\x9f\x98",
+            b"a\xff\xfeb\xc3",
+            b"\xe2\x82\xe2\x82\xac\x80",
+            b"\xed\xa0\x80x\xf4\x90\x80\x80",
+            b"\xc0\xaf\xe0\x80\xaf",
+            b"",
+        ];
+        for case in cases {
+            for step in 1..=4 {
+                let mut pending = Vec::new();
+                let mut out = String::new();
+                for chunk in case.chunks(step) {
+                    pending.extend_from_slice(chunk);
+                    out += &take_complete(&mut pending);
+                    assert!(pending.len() < 4);
+                }
+                out += &String::from_utf8_lossy(&pending);
+                assert_eq!(out, String::from_utf8_lossy(case), "{case:?} step {step}");
+            }
+        }
     }
 }
