@@ -97,6 +97,8 @@ struct Inner {
     affixes: Option<Affixes>,
     added: AddedTokens,
     model_type: &'static str,
+    /// `pipeline.get_vocab_size(true)`, which copies the vocabulary.
+    vocab_size: usize,
     special_ids: SpecialIds,
     /// Direct encoder, for configurations it reproduces (`pipeline.rs`).
     fast_encoder: Option<Arc<dyn Encode>>,
@@ -197,6 +199,7 @@ impl Tokenizer {
         let added = AddedTokens::of(&pipeline);
         let fast_encoder = pipeline::encoder(&pipeline, source.as_ref());
         let fast_decoder = pipeline::decoder(&pipeline);
+        let vocab_size = pipeline.get_vocab_size(true);
         Ok(Tokenizer {
             inner: Arc::new(Inner {
                 pipeline,
@@ -205,6 +208,7 @@ impl Tokenizer {
                 affixes,
                 added,
                 model_type,
+                vocab_size,
                 special_ids: SpecialIds {
                     unk,
                     ..SpecialIds::default()
@@ -389,7 +393,7 @@ impl Tokenizer {
 
     /// The number of tokens in the vocabulary, added tokens included.
     pub fn vocab_size(&self) -> usize {
-        self.inner.pipeline.get_vocab_size(true)
+        self.inner.vocab_size
     }
 
     /// The model's name: `BPE`, `WordPiece`, `WordLevel` or `Unigram`.
@@ -439,6 +443,7 @@ impl Tokenizer {
                 affixes: inner.affixes.clone(),
                 added: inner.added.clone(),
                 model_type: inner.model_type,
+                vocab_size: inner.vocab_size,
                 special_ids: inner.special_ids,
                 fast_encoder: None,
                 fast_decoder: None,

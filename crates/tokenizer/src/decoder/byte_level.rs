@@ -44,9 +44,11 @@ pub(crate) fn table(pipeline: &tokenizers::Tokenizer) -> Option<ByteLevelDecoder
     if !matches!(pipeline.get_decoder(), Some(DecoderWrapper::ByteLevel(_))) {
         return None;
     }
-    let max_id = pipeline.get_vocab(true).values().copied().max()?;
+    // One copy of the vocabulary (`get_vocab_size` would make another).
+    let vocab = pipeline.get_vocab(true);
+    let max_id = vocab.values().copied().max()?;
     // Vocabularies with huge id gaps are left to the general path.
-    if max_id as usize > 4 * pipeline.get_vocab_size(true) + (1 << 18) {
+    if max_id as usize > 4 * vocab.len() + (1 << 18) {
         return None;
     }
     let added = pipeline.get_added_vocabulary();
