@@ -1,8 +1,8 @@
 //! Parses the input as a Hugging Face `tokenizer.json`. Malformed documents
 //! must give an `iree_tokenizer::Error`, never a panic; a tokenizer that
 //! loads must encode, decode and stream a few texts without panicking, and
-//! where it takes the byte-level fast paths they must agree with the
-//! general pipeline.
+//! where it takes the direct paths they must agree with the general
+//! pipeline, streamed or not.
 #![no_main]
 
 use iree_tokenizer::{EncodeOptions, Tokenizer};
@@ -54,6 +54,15 @@ fuzz_target!(|data: &[u8]| {
                 assert_eq!(fast.is_ok(), general.encode(text, options).is_ok());
                 if let (Ok(a), Ok(b)) = (fast, general.encode(text, options)) {
                     assert_eq!(a, b, "encode {text:?}");
+                    // Streaming in two pieces (at every character boundary)
+                    // relies on the direct path's segments.
+                    for cut in (0..=text.len()).filter(|&i| text.is_char_boundary(i)) {
+                        let mut stream = tok.encode_stream(options);
+                        let mut streamed = stream.feed(&text[..cut]).unwrap_or_default();
+                        streamed.extend(stream.feed(&text[cut..]).unwrap_or_default());
+                        streamed.extend(stream.finalize().unwrap_or_default());
+                        assert_eq!(streamed, b, "stream {text:?} cut at {cut}");
+                    }
                     assert_eq!(tok.decode(&a, false).ok(), general.decode(&a, false).ok());
                     assert_eq!(tok.decode(&a, true).ok(), general.decode(&a, true).ok());
                 }
