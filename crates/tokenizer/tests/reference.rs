@@ -158,6 +158,37 @@ fn streaming_encode_matches_batch_at_every_split() {
 }
 
 #[test]
+fn streaming_encode_with_an_expanding_normalizer() {
+    // NFKC turns Thai SARA AM (one input character) into two characters
+    // that the byte-level regex puts in different segments with the same
+    // input offset; the stream must not emit the first one twice.
+    let mut doc: Value =
+        serde_json::from_str(&std::fs::read_to_string(data("bpe_byte_level.json")).unwrap())
+            .unwrap();
+    doc["normalizer"] = serde_json::json!({"type": "NFKC"});
+    let tok = Tokenizer::from_huggingface_json(&doc.to_string()).unwrap();
+    for text in [
+        "\u{e18}\u{e33}\u{e23}\u{e07} x \u{e33}\u{e33}",
+        "\u{fb01}ne \u{2460}\u{e33}a",
+    ] {
+        let batch = tok.encode(text, PLAIN).unwrap();
+        let splits = boundaries(text);
+        for &cut in &splits {
+            assert_eq!(
+                stream_encode(&tok, text, PLAIN, &[cut]),
+                batch,
+                "{text:?} at {cut}"
+            );
+        }
+        assert_eq!(
+            stream_encode(&tok, text, PLAIN, &splits),
+            batch,
+            "{text:?} per char"
+        );
+    }
+}
+
+#[test]
 fn streaming_encode_long_text_in_chunks() {
     let text =
         "The quick brown fox jumps over the lazy dog. Hello <|endoftext|> world!\n".repeat(200);

@@ -33,10 +33,16 @@ struct Segment {
     tokens: std::ops::Range<usize>,
 }
 
+/// The segments of `spans`: runs of tokens of one pre-tokenizer word, and
+/// runs whose input ranges overlap (a normalizer can expand one input
+/// character into several that the pre-tokenizer then splits, e.g. NFKC's
+/// Thai SARA AM: such pieces cannot be told apart in the input).
 fn segments(spans: &[TokenSpan]) -> Vec<Segment> {
     let mut out: Vec<Segment> = Vec::new();
     for (i, span) in spans.iter().enumerate() {
-        let same = i > 0 && span.word.is_some() && spans[i - 1].word == span.word;
+        let same_word = i > 0 && span.word.is_some() && spans[i - 1].word == span.word;
+        let overlaps = out.last().is_some_and(|s| span.start < s.end);
+        let same = same_word || overlaps;
         match out.last_mut() {
             Some(segment) if same => {
                 segment.start = segment.start.min(span.start);
