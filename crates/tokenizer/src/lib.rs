@@ -97,6 +97,8 @@ struct Inner {
     affixes: Option<Affixes>,
     added: AddedTokens,
     model_type: &'static str,
+    /// BPE merge rules in the source (0 for other models).
+    merge_count: usize,
     special_ids: SpecialIds,
     /// Direct encoder, for configurations it reproduces (`pipeline.rs`).
     fast_encoder: Option<Arc<dyn Encode>>,
@@ -197,6 +199,10 @@ impl Tokenizer {
         let added = AddedTokens::of(&pipeline);
         let fast_encoder = pipeline::encoder(&pipeline, source.as_ref());
         let fast_decoder = pipeline::decoder(&pipeline);
+        let merge_count = match model_type {
+            "BPE" => source.as_ref().map_or(0, |source| source.merges.len()),
+            _ => 0,
+        };
         Ok(Tokenizer {
             inner: Arc::new(Inner {
                 pipeline,
@@ -205,6 +211,7 @@ impl Tokenizer {
                 affixes,
                 added,
                 model_type,
+                merge_count,
                 special_ids: SpecialIds {
                     unk,
                     ..SpecialIds::default()
@@ -397,6 +404,27 @@ impl Tokenizer {
         self.inner.model_type
     }
 
+    /// One more than the largest token id, added tokens included (upstream's
+    /// vocabulary "capacity", which `iree-tokenize --info` reports as
+    /// `vocab_size`). Equals [`vocab_size`](Self::vocab_size) unless the ids
+    /// have gaps (tiktoken special tokens far above the ranks, for example).
+    /// Walks the vocabulary on each call.
+    pub fn vocab_capacity(&self) -> usize {
+        self.inner
+            .pipeline
+            .get_vocab(true)
+            .values()
+            .max()
+            .map_or(0, |&id| id as usize + 1)
+    }
+
+    /// The number of merge rules of a BPE model as its file gives them (for
+    /// a tiktoken file: the merges reconstructed from its ranks); 0 for
+    /// other models.
+    pub fn merge_count(&self) -> usize {
+        self.inner.merge_count
+    }
+
     /// The vocabulary string of token `id`.
     pub fn id_to_token(&self, id: u32) -> Option<String> {
         self.inner.pipeline.id_to_token(id)
@@ -439,6 +467,7 @@ impl Tokenizer {
                 affixes: inner.affixes.clone(),
                 added: inner.added.clone(),
                 model_type: inner.model_type,
+                merge_count: inner.merge_count,
                 special_ids: inner.special_ids,
                 fast_encoder: None,
                 fast_decoder: None,
