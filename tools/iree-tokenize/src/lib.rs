@@ -990,7 +990,7 @@ impl<'a> Tool<'a> {
         let largest_chunk = chunks.iter().map(|c| c.len()).max().unwrap_or(0);
         let mut stats = Stats::new();
         let warmup = self.options.benchmark_warmup.max(0);
-        for iteration in 0..warmup + self.options.benchmark_iterations {
+        for iteration in 0..warmup.saturating_add(self.options.benchmark_iterations) {
             let started = Instant::now();
             let mut stream = self.tokenizer.encode_stream(self.options.encode_options());
             let mut tokens = 0;
@@ -1095,7 +1095,9 @@ mod tests {
         for size in 1..12 {
             let chunks = char_chunks(text, size);
             assert_eq!(chunks.concat(), text);
-            assert!(chunks.iter().all(|c| c.len() >= size.min(c.len())));
+            let (last, full) = chunks.split_last().unwrap();
+            assert!(full.iter().all(|c| c.len() >= size && c.len() < size + 4));
+            assert!(!last.is_empty() && last.len() < size + 4);
         }
         assert_eq!(utf8_prefix("ab".as_bytes()), Ok("ab"));
         assert_eq!(utf8_prefix(&[b'a', 0xE2, 0x82]), Ok("a"));
