@@ -33,8 +33,13 @@
 //!   decoded text, the stream's input chunk), not upstream's preallocated
 //!   buffers.
 //! * `--offsets` reports each token's bytes as the Hugging Face pipeline
-//!   tracks them (before any post-processor offset trimming); the
-//!   post-processor's tokens get `[0:0]`.
+//!   tracks them (before any post-processor offset trimming): a character
+//!   that byte-level BPE splits over several tokens gives each of them the
+//!   whole character's span. The post-processor's tokens get `[0:0]`.
+//!
+//! As upstream's tool, `--encoding` (and a file name standing for it)
+//! takes only `cl100k_base`, `o200k_base`, `r50k_base` and `p50k_base`,
+//! though the tokenizer crate knows more encodings.
 //! * An unknown flag is reported as upstream words it, without upstream's
 //!   decorative `FLAGS ERROR` line; `--help` prints this tool's own flag
 //!   listing in upstream's layout.

@@ -11,6 +11,12 @@
 //!   100257 up to `<|endofprompt|>` = 100276).
 //! * the tokenizer crate's `wordpiece_bert.json`: BERT (lowercasing
 //!   normalizer, WordPiece, `[CLS] $A [SEP]`, `[UNK]` = 1).
+//!
+//! The ids, decoded texts, vocabulary sizes and special ids expected here
+//! were checked against upstream's library (`iree.runtime.Tokenizer` of
+//! `iree-base-runtime` 3.13, whose wheel has no `iree-tokenize` binary) on
+//! these fixtures; the upstream lit tests' own expectations were checked by
+//! hand on upstream's fixtures, which this repository does not carry.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
