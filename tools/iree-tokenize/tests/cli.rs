@@ -592,6 +592,44 @@ fn stream_equals_one_shot_over_many_chunks() {
 }
 
 #[test]
+fn stream_prints_ids_before_stdin_ends() {
+    use std::io::Read;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_iree-tokenize"))
+        .args([&bpe(), "--stream", "--special=false"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    stdin.write_all("cat dog ".repeat(50).as_bytes()).unwrap();
+    stdin.flush().unwrap();
+    // Ids of the first words arrive while stdin is still open.
+    let (sender, receiver) = std::sync::mpsc::channel();
+    let reader = std::thread::spawn(move || {
+        let mut first = [0u8; 6];
+        let read = stdout.read_exact(&mut first).map(|()| first);
+        let _ = sender.send(read.is_ok());
+        let mut rest = String::new();
+        let _ = stdout.read_to_string(&mut rest);
+        (first, rest)
+    });
+    let early = receiver
+        .recv_timeout(std::time::Duration::from_secs(60))
+        .unwrap_or(false);
+    drop(stdin);
+    let (first, rest) = reader.join().unwrap();
+    assert!(child.wait().unwrap().success());
+    assert!(early, "no ids before the end of stdin");
+    let all = format!("{}{rest}", String::from_utf8_lossy(&first));
+    // "cat" "Ġdog", then "Ġ" "cat" "Ġdog" (" cat" has no merge with the
+    // space); the last space alone is "Ġ" (11).
+    let expected = format!("{}\n", vec!["17,20,11"; 50].join(","));
+    assert_eq!(all, expected);
+}
+
+#[test]
 fn stream_ignores_offsets_and_max_length_like_upstream() {
     assert_eq!(
         ok_stdin(
