@@ -99,6 +99,8 @@ struct Inner {
     model_type: &'static str,
     /// `pipeline.get_vocab_size(true)`, which copies the vocabulary.
     vocab_size: usize,
+    /// BPE merge rules in the source (0 for other models).
+    merge_count: usize,
     special_ids: SpecialIds,
     /// Direct encoder, for configurations it reproduces (`pipeline.rs`).
     fast_encoder: Option<Arc<dyn Encode>>,
@@ -200,6 +202,10 @@ impl Tokenizer {
         let fast_encoder = pipeline::encoder(&pipeline, source.as_ref());
         let fast_decoder = pipeline::decoder(&pipeline);
         let vocab_size = pipeline.get_vocab_size(true);
+        let merge_count = match model_type {
+            "BPE" => source.as_ref().map_or(0, |source| source.merges.len()),
+            _ => 0,
+        };
         Ok(Tokenizer {
             inner: Arc::new(Inner {
                 pipeline,
@@ -209,6 +215,7 @@ impl Tokenizer {
                 added,
                 model_type,
                 vocab_size,
+                merge_count,
                 special_ids: SpecialIds {
                     unk,
                     ..SpecialIds::default()
@@ -401,6 +408,27 @@ impl Tokenizer {
         self.inner.model_type
     }
 
+    /// One more than the largest token id, added tokens included (upstream's
+    /// vocabulary "capacity", which `iree-tokenize --info` reports as
+    /// `vocab_size`). Equals [`vocab_size`](Self::vocab_size) unless the ids
+    /// have gaps (tiktoken special tokens far above the ranks, for example).
+    /// Walks the vocabulary on each call.
+    pub fn vocab_capacity(&self) -> usize {
+        self.inner
+            .pipeline
+            .get_vocab(true)
+            .values()
+            .max()
+            .map_or(0, |&id| id as usize + 1)
+    }
+
+    /// The number of merge rules of a BPE model as its file gives them (for
+    /// a tiktoken file: the merges reconstructed from its ranks); 0 for
+    /// other models.
+    pub fn merge_count(&self) -> usize {
+        self.inner.merge_count
+    }
+
     /// The vocabulary string of token `id`.
     pub fn id_to_token(&self, id: u32) -> Option<String> {
         self.inner.pipeline.id_to_token(id)
@@ -444,6 +472,7 @@ impl Tokenizer {
                 added: inner.added.clone(),
                 model_type: inner.model_type,
                 vocab_size: inner.vocab_size,
+                merge_count: inner.merge_count,
                 special_ids: inner.special_ids,
                 fast_encoder: None,
                 fast_decoder: None,
