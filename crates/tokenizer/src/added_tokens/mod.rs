@@ -4,29 +4,34 @@
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
 
 /// The added-token strings of a tokenizer, as the streaming encoder needs
-/// them: to hold back text that could still grow into one.
+/// them: to hold back text that could still grow into one. Each kind is
+/// sorted, so that whether a string is a proper prefix of some token is a
+/// binary search.
 #[derive(Clone, Debug, Default)]
 pub struct AddedTokens {
     special: Vec<String>,
     ordinary: Vec<String>,
+    /// The longest token, in bytes.
+    longest: usize,
 }
 
 impl AddedTokens {
     /// Collects the added tokens of `tokenizer`.
     pub(crate) fn of(tokenizer: &tokenizers::Tokenizer) -> Self {
         let mut tokens = AddedTokens::default();
-        let mut decoder: Vec<_> = tokenizer.get_added_tokens_decoder().into_iter().collect();
-        decoder.sort_by_key(|(id, _)| *id);
-        for (_, token) in decoder {
+        for (_, token) in tokenizer.get_added_tokens_decoder() {
             if token.content.is_empty() {
                 continue;
             }
+            tokens.longest = tokens.longest.max(token.content.len());
             if token.special {
                 tokens.special.push(token.content);
             } else {
                 tokens.ordinary.push(token.content);
             }
         }
+        tokens.special.sort_unstable();
+        tokens.ordinary.sort_unstable();
         tokens
     }
 
@@ -40,28 +45,30 @@ impl AddedTokens {
     /// (special ones only when `match_special`), or `text.len()`.
     pub fn partial_match_start(&self, text: &str, from: usize, match_special: bool) -> usize {
         let bytes = text.as_bytes();
-        let available = bytes.len().saturating_sub(from);
-        let mut start = bytes.len();
         let groups: &[&Vec<String>] = if match_special {
             &[&self.special, &self.ordinary]
         } else {
             &[&self.ordinary]
         };
-        for token in groups.iter().flat_map(|g| g.iter()) {
-            let token = token.as_bytes();
-            let longest = (token.len() - 1).min(available);
-            for k in (1..=longest).rev() {
-                if bytes.len() - k >= start {
-                    break;
-                }
-                if bytes.ends_with(&token[..k]) {
-                    start = bytes.len() - k;
-                    break;
-                }
-            }
-        }
-        start
+        // Only the last `longest - 1` bytes can start a proper prefix.
+        let first = from.max(bytes.len().saturating_sub(self.longest.saturating_sub(1)));
+        (first..bytes.len())
+            .find(|&p| {
+                groups
+                    .iter()
+                    .any(|tokens| has_longer_with_prefix(tokens, &bytes[p..]))
+            })
+            .unwrap_or(bytes.len())
     }
+}
+
+/// Whether sorted `tokens` hold one that starts with `prefix` and is longer.
+fn has_longer_with_prefix(tokens: &[String], prefix: &[u8]) -> bool {
+    let at = tokens.partition_point(|t| t.as_bytes() < prefix);
+    tokens[at..]
+        .iter()
+        .take_while(|t| t.as_bytes().starts_with(prefix))
+        .any(|t| t.len() > prefix.len())
 }
 
 /// A stretch of text: an added token (`id`) or text between added tokens.
@@ -226,6 +233,7 @@ mod tests {
         let tokens = AddedTokens {
             special: vec!["<|endoftext|>".into()],
             ordinary: vec!["[X]".into()],
+            longest: 13,
         };
         assert_eq!(tokens.partial_match_start("Hello <|end", 0, true), 6);
         assert_eq!(tokens.partial_match_start("Hello <|end", 0, false), 11);
@@ -233,5 +241,60 @@ mod tests {
         assert_eq!(tokens.partial_match_start("a [", 0, false), 2);
         assert_eq!(tokens.partial_match_start("<|endoftext|>", 0, true), 13);
         assert_eq!(tokens.partial_match_start("", 0, true), 0);
+    }
+
+    /// The binary search agrees with trying every token at every offset.
+    #[test]
+    fn partial_prefixes_match_brute_force() {
+        let words = [
+            "<",
+            "<|",
+            "<|end",
+            "<|endoftext|>",
+            "ab",
+            "abc",
+            "b",
+            "[X]",
+            "x",
+        ];
+        let mut seed = 7u32;
+        let mut next = |n: usize| {
+            seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+            (seed >> 16) as usize % n
+        };
+        for _ in 0..300 {
+            let mut tokens = AddedTokens::default();
+            for _ in 0..1 + next(5) {
+                let word = words[next(words.len())].to_string();
+                tokens.longest = tokens.longest.max(word.len());
+                if next(2) == 0 {
+                    tokens.special.push(word)
+                } else {
+                    tokens.ordinary.push(word)
+                }
+            }
+            tokens.special.sort_unstable();
+            tokens.ordinary.sort_unstable();
+            let text: String = (0..next(12))
+                .map(|_| ['<', '|', 'e', 'a', 'b', 'x', '['][next(7)])
+                .collect();
+            for match_special in [false, true] {
+                let from = next(text.len() + 1);
+                let brute = (from..text.len())
+                    .find(|&p| {
+                        tokens
+                            .ordinary
+                            .iter()
+                            .chain(tokens.special.iter().filter(|_| match_special))
+                            .any(|t| t.len() > text.len() - p && t.starts_with(&text[p..]))
+                    })
+                    .unwrap_or(text.len());
+                assert_eq!(
+                    tokens.partial_match_start(&text, from, match_special),
+                    brute,
+                    "{tokens:?} {text:?} from {from}"
+                );
+            }
+        }
     }
 }
