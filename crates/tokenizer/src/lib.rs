@@ -106,6 +106,9 @@ struct Inner {
     fast_encoder: Option<Arc<dyn Encode>>,
     /// Direct decoder, for configurations it reproduces.
     fast_decoder: Option<Arc<dyn Decode>>,
+    /// Per id, whether it is a `<0xNN>` token that the decoder's
+    /// ByteFallback step turns into a byte (empty without ByteFallback).
+    byte_fallback: Arc<[bool]>,
 }
 
 impl std::fmt::Debug for Tokenizer {
@@ -202,6 +205,7 @@ impl Tokenizer {
         let fast_encoder = pipeline::encoder(&pipeline, source.as_ref());
         let fast_decoder = pipeline::decoder(&pipeline);
         let vocab_size = pipeline.get_vocab_size(true);
+        let byte_fallback = decoder::byte_fallback_tokens(&pipeline).into();
         let merge_count = match model_type {
             "BPE" => source.as_ref().map_or(0, |source| source.merges.len()),
             _ => 0,
@@ -222,6 +226,7 @@ impl Tokenizer {
                 },
                 fast_encoder,
                 fast_decoder,
+                byte_fallback,
             }),
         })
     }
@@ -476,6 +481,7 @@ impl Tokenizer {
                 special_ids: inner.special_ids,
                 fast_encoder: None,
                 fast_decoder: None,
+                byte_fallback: inner.byte_fallback.clone(),
             }),
         }
     }
@@ -496,6 +502,15 @@ impl Tokenizer {
             .fast_decoder
             .as_deref()
             .filter(|d| d.is_concatenation())
+    }
+
+    /// Whether `id` is a byte token of a ByteFallback decoder.
+    pub(crate) fn is_byte_fallback_token(&self, id: u32) -> bool {
+        self.inner
+            .byte_fallback
+            .get(id as usize)
+            .copied()
+            .unwrap_or(false)
     }
 
     /// The added tokens (matched in raw text).

@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use iree_tokenizer::{EncodeOptions, ErrorKind, Tokenizer};
-use serde_json::Value;
+use serde_json::{json, Value};
 
 fn data(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -185,6 +185,52 @@ fn streaming_encode_with_an_expanding_normalizer() {
             batch,
             "{text:?} per char"
         );
+    }
+}
+
+#[test]
+fn streaming_decode_of_byte_fallback_runs() {
+    // Llama-style: characters outside the vocabulary become <0xNN> tokens,
+    // and the ByteFallback decoder gives one U+FFFD per byte until the
+    // whole run of byte tokens is valid UTF-8.
+    let mut vocab = serde_json::Map::new();
+    for (id, token) in ["<unk>", "<s>", "</s>", "\u{2581}a", "b"]
+        .iter()
+        .enumerate()
+    {
+        vocab.insert(token.to_string(), json!(id));
+    }
+    for byte in 0..=255u32 {
+        vocab.insert(format!("<0x{byte:02X}>"), json!(5 + byte));
+    }
+    let doc = json!({
+        "version": "1.0",
+        "normalizer": {"type": "Sequence", "normalizers": [
+            {"type": "Prepend", "prepend": "\u{2581}"},
+            {"type": "Replace", "pattern": {"String": " "}, "content": "\u{2581}"}]},
+        "pre_tokenizer": null,
+        "model": {"type": "BPE", "vocab": vocab, "merges": [], "unk_token": "<unk>",
+                  "fuse_unk": true, "byte_fallback": true},
+        "decoder": {"type": "Sequence", "decoders": [
+            {"type": "Replace", "pattern": {"String": "\u{2581}"}, "content": " "},
+            {"type": "ByteFallback"}, {"type": "Fuse"},
+            {"type": "Strip", "content": " ", "start": 1, "stop": 0}]},
+        "added_tokens": []
+    });
+    let tok = Tokenizer::from_huggingface_json(&doc.to_string()).unwrap();
+    let text = "a \u{2010c}\u{11a}\u{4e2d}b a\u{1F600}\u{1F600}";
+    let ids = tok.encode(text, PLAIN).unwrap();
+    let mut ids_bad = ids.clone();
+    ids_bad.insert(3, 5 + 0xff);
+    for ids in [ids, ids_bad] {
+        let one_shot = tok.decode(&ids, false).unwrap();
+        let mut stream = tok.decode_stream(false);
+        let mut streamed = String::new();
+        for &id in &ids {
+            streamed += &stream.feed_one(id).unwrap();
+        }
+        streamed += &stream.finalize().unwrap();
+        assert_eq!(streamed, one_shot);
     }
 }
 

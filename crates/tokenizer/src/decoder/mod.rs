@@ -50,18 +50,42 @@ impl TokenTable {
     }
 }
 
-/// The length of `text` without its trailing U+FFFD characters (at most
-/// three: the longest incomplete UTF-8 sequence), which may turn into one
-/// character once more bytes arrive.
-pub fn stable_len(text: &str) -> usize {
-    let mut end = text.len();
-    for _ in 0..3 {
-        match text[..end].strip_suffix('\u{FFFD}') {
-            Some(rest) => end = rest.len(),
-            None => break,
+/// Per id, whether the decoder has a ByteFallback step and the id's token is
+/// `<0xNN>` (a byte); empty when the decoder has no ByteFallback step.
+pub(crate) fn byte_fallback_tokens(pipeline: &tokenizers::Tokenizer) -> Vec<bool> {
+    let has_step = pipeline
+        .get_decoder()
+        .and_then(|d| serde_json::to_string(d).ok())
+        .is_some_and(|json| json.contains(r#""type":"ByteFallback""#));
+    if !has_step {
+        return Vec::new();
+    }
+    let is_byte = |token: &str| {
+        token.len() == 6
+            && token.starts_with("<0x")
+            && token.ends_with('>')
+            && u8::from_str_radix(&token[3..5], 16).is_ok()
+    };
+    let mut out = Vec::new();
+    for (token, id) in pipeline.get_vocab(true) {
+        if is_byte(&token) {
+            let id = id as usize;
+            if id >= out.len() {
+                out.resize(id + 1, false);
+            }
+            out[id] = true;
         }
     }
-    end
+    out
+}
+
+/// The length of `text` without its trailing U+FFFD characters, which may
+/// still turn into text once more ids arrive: an incomplete UTF-8 sequence
+/// (up to three), or a run of byte-fallback tokens, which the ByteFallback
+/// decoder turns into one U+FFFD per byte until the whole run is valid
+/// UTF-8 (a run of any length).
+pub fn stable_len(text: &str) -> usize {
+    text.trim_end_matches('\u{FFFD}').len()
 }
 
 /// The length of the longest common prefix of `a` and `b` that ends on a
@@ -83,6 +107,7 @@ mod tests {
         assert_eq!(stable_len("ab"), 2);
         assert_eq!(stable_len("ab\u{FFFD}"), 2);
         assert_eq!(stable_len("\u{FFFD}\u{FFFD}"), 0);
+        assert_eq!(stable_len("x\u{FFFD}\u{FFFD}\u{FFFD}\u{FFFD}\u{FFFD}"), 1);
         assert_eq!(stable_len("a\u{FFFD}b"), 5);
     }
 

@@ -71,6 +71,20 @@ impl DecodeStream {
             return Ok(take_complete(&mut self.pending));
         }
         self.window.extend_from_slice(ids);
+        // A ByteFallback decoder turns a whole run of byte tokens into one
+        // U+FFFD per byte if any part of it is not UTF-8, so the text of a
+        // run that may still grow is held back entirely.
+        let run = self
+            .window
+            .iter()
+            .rev()
+            .take_while(|&&id| self.tokenizer.is_byte_fallback_token(id))
+            .count();
+        if run > 0 {
+            let settled = &self.window[..self.window.len() - run];
+            let text = self.tokenizer.decode(settled, self.skip_special_tokens)?;
+            return Ok(self.advance(&text, stable_len(&text)));
+        }
         let text = self
             .tokenizer
             .decode(&self.window, self.skip_special_tokens)?;
