@@ -56,7 +56,8 @@ impl WordPieceDecoder {
                 None => format!(" {token}"),
             };
             let mut push = |piece: &str| {
-                let piece = if decoder.cleanup {
+                // Every cleanup pattern starts with a space.
+                let piece = if decoder.cleanup && piece.contains(' ') {
                     cleanup(piece)
                 } else {
                     piece.to_string()
