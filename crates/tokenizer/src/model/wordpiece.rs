@@ -10,31 +10,62 @@ use tokenizers::models::ModelWrapper;
 use tokenizers::Model;
 
 use crate::added_tokens::{AddedMatcher, Section};
-use crate::normalizer::bert::BertNormalizer;
+use crate::normalizer::bert::{Alignments, BertNormalizer};
 use crate::pipeline::Encode;
 use crate::pre_tokenizer::bert::BertPreTokenizer;
 use crate::TokenSpan;
 
-/// Vocabulary strings by kind, with the longest of each kind (in bytes).
+/// Pieces of at most this many bytes are looked up as one integer.
+const SHORT: usize = 15;
+
+/// A piece of at most `SHORT` bytes as an integer: the bytes of `window`
+/// (the piece and what follows it, zero-padded) up to `len`, and `len` in
+/// the top byte.
+fn packed(window: u128, len: usize) -> u128 {
+    let mask = u128::MAX.checked_shr(128 - 8 * len as u32).unwrap_or(0);
+    (window & mask) | ((len as u128) << 120)
+}
+
+/// Vocabulary strings of one kind (word-initial or continuing).
 #[derive(Debug, Default)]
 struct Pieces {
-    ids: AHashMap<Box<str>, u32>,
+    /// Pieces of at most `SHORT` bytes, `packed`.
+    short: AHashMap<u128, u32>,
+    long: AHashMap<Box<str>, u32>,
+    /// The length of the longest piece, in bytes.
     longest: usize,
 }
 
 impl Pieces {
     fn insert(&mut self, piece: &str, id: u32) {
         self.longest = self.longest.max(piece.len());
-        self.ids.insert(piece.into(), id);
+        if piece.len() <= SHORT {
+            let mut window = [0u8; 16];
+            window[..piece.len()].copy_from_slice(piece.as_bytes());
+            self.short
+                .insert(packed(u128::from_le_bytes(window), piece.len()), id);
+        } else {
+            self.long.insert(piece.into(), id);
+        }
     }
 
     /// The longest vocabulary piece that `word[start..]` starts with, and
     /// where it ends.
     fn longest_match(&self, word: &str, start: usize) -> Option<(u32, usize)> {
         let mut end = word.len().min(start + self.longest);
+        while end > start + SHORT {
+            if let Some(&id) = word.get(start..end).and_then(|s| self.long.get(s)) {
+                return Some((id, end));
+            }
+            end -= 1;
+        }
+        let mut window = [0u8; 16];
+        let tail = word.as_bytes().get(start..end).unwrap_or_default();
+        window[..tail.len()].copy_from_slice(tail);
+        let window = u128::from_le_bytes(window);
         while end > start {
-            if let Some(slice) = word.get(start..end) {
-                if let Some(&id) = self.ids.get(slice) {
+            if word.is_char_boundary(end) {
+                if let Some(&id) = self.short.get(&packed(window, end - start)) {
                     return Some((id, end));
                 }
             }
@@ -145,9 +176,8 @@ impl WordPieceEncoder {
 #[derive(Default)]
 struct Scratch {
     normalized: String,
-    /// For each byte of `normalized`, the offset in the section of the
-    /// character it is aligned to.
-    offsets: Vec<usize>,
+    /// Where the bytes of `normalized` come from in the section.
+    alignments: Alignments,
     sections: Vec<Section>,
     ids: Vec<u32>,
 }
@@ -206,18 +236,16 @@ impl WordPieceEncoder {
     ) {
         let section = &text[start..end];
         scratch.normalized.clear();
-        scratch.offsets.clear();
+        scratch.alignments.clear();
         match &self.normalizer {
-            Some(normalizer) => {
-                normalizer.normalize(section, &mut scratch.normalized, Some(&mut scratch.offsets))
-            }
+            Some(normalizer) => normalizer.normalize(
+                section,
+                &mut scratch.normalized,
+                Some(&mut scratch.alignments),
+            ),
             None => {
                 scratch.normalized.push_str(section);
-                for (at, c) in section.char_indices() {
-                    scratch
-                        .offsets
-                        .extend(std::iter::repeat_n(at, c.len_utf8()));
-                }
+                scratch.alignments.copied(0, 0);
             }
         }
         scratch.sections.clear();
@@ -225,14 +253,20 @@ impl WordPieceEncoder {
             .split_normalized(&scratch.normalized, 0, match_special, &mut scratch.sections);
         let Scratch {
             normalized,
-            offsets,
+            alignments,
             sections,
             ids,
         } = scratch;
-        // The span in `text` of normalized bytes `from..to` (not empty).
-        let span = |from: usize, to: usize| {
-            let first = start + offsets.get(from).copied().unwrap_or(0);
-            let last = start + offsets.get(to - 1).copied().unwrap_or(0);
+        // The span in `text` of normalized bytes `from..to` (not empty): from
+        // the start of the character the first byte comes from to the end of
+        // the one the last byte comes from.
+        let mut run = 0;
+        let mut span = |from: usize, to: usize| {
+            let first = start + alignments.source(from, &mut run);
+            let mut last = start + alignments.source(to - 1, &mut run);
+            while last > 0 && !text.is_char_boundary(last) {
+                last -= 1;
+            }
             let width = text
                 .get(last..)
                 .and_then(|rest| rest.chars().next())

@@ -36,6 +36,74 @@ enum Step {
 /// A character and the input offset of the character it is aligned to.
 type Item = (char, usize);
 
+/// A run of normalized bytes from `out` on: copied from consecutive input
+/// bytes from `input` on, or all aligned to the input character at `input`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Run {
+    out: usize,
+    input: usize,
+    copied: bool,
+}
+
+/// Where each byte of a normalized text comes from, as runs.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Alignments {
+    runs: Vec<Run>,
+}
+
+impl Alignments {
+    /// Forgets all runs.
+    pub(crate) fn clear(&mut self) {
+        self.runs.clear();
+    }
+
+    /// Normalized bytes from `out` on are copies of input bytes from `input`
+    /// on (until the next run).
+    pub(crate) fn copied(&mut self, out: usize, input: usize) {
+        self.runs.push(Run {
+            out,
+            input,
+            copied: true,
+        });
+    }
+
+    /// Normalized bytes from `out` on are aligned to the input character at
+    /// `input` (until the next run).
+    fn aligned(&mut self, out: usize, input: usize) {
+        if let Some(last) = self.runs.last() {
+            if !last.copied && last.input == input {
+                return;
+            }
+        }
+        self.runs.push(Run {
+            out,
+            input,
+            copied: false,
+        });
+    }
+
+    /// The input offset that normalized byte `out` comes from (for a copied
+    /// multi-byte character, possibly inside it). `run` is where to start
+    /// looking, updated for the next call: calls with increasing `out` walk
+    /// the runs once.
+    pub(crate) fn source(&self, out: usize, run: &mut usize) -> usize {
+        if self.runs.get(*run).is_none_or(|r| r.out > out) {
+            *run = self
+                .runs
+                .partition_point(|r| r.out <= out)
+                .saturating_sub(1);
+        }
+        while self.runs.get(*run + 1).is_some_and(|r| r.out <= out) {
+            *run += 1;
+        }
+        match self.runs.get(*run) {
+            Some(r) if r.copied => r.input + out.saturating_sub(r.out),
+            Some(r) => r.input,
+            None => 0,
+        }
+    }
+}
+
 /// BertNormalizer's whitespace: `\t`, `\n`, `\r` and Unicode whitespace.
 fn is_bert_whitespace(c: char) -> bool {
     matches!(c, '\t' | '\n' | '\r') || c.is_whitespace()
@@ -152,10 +220,9 @@ impl BertNormalizer {
     fn ascii_table(&self) -> Option<[Option<u8>; 128]> {
         let mut table = [None; 128];
         let mut out = String::new();
-        let mut offsets = Vec::new();
         for b in 0..128u8 {
             out.clear();
-            self.normalize_slowly(&[b], &mut out, &mut offsets);
+            self.normalize_slowly(&[b], &mut out, &mut Alignments::default());
             table[b as usize] = match out.as_bytes() {
                 [] => None,
                 [o] if o.is_ascii() => Some(*o),
@@ -165,46 +232,61 @@ impl BertNormalizer {
         Some(table)
     }
 
-    /// Appends the normalized form of `text` to `out` and, with `offsets`,
-    /// for each byte appended, the offset in `text` of the character it is
-    /// aligned to.
-    pub(crate) fn normalize(&self, text: &str, out: &mut String, offsets: Option<&mut Vec<usize>>) {
-        let mut scratch = Vec::new();
-        let offsets = offsets.unwrap_or(&mut scratch);
+    /// Appends the normalized form of `text` to `out` and, with
+    /// `alignments`, where each byte appended comes from (by position in
+    /// `out`, as offsets in `text`).
+    pub(crate) fn normalize(
+        &self,
+        text: &str,
+        out: &mut String,
+        alignments: Option<&mut Alignments>,
+    ) {
+        let mut scratch = Alignments::default();
+        let alignments = alignments.unwrap_or(&mut scratch);
         let Some(ascii) = &self.ascii else {
-            return self.normalize_slowly(text.as_bytes(), out, offsets);
+            return self.normalize_slowly(text.as_bytes(), out, alignments);
         };
+        out.reserve(text.len());
         let mut state = self.state();
         let mut holding = false;
+        // Whether the last byte appended was copied from the byte before `at`.
+        let mut copying = false;
         let mut at = 0;
         while let Some(&b) = text.as_bytes().get(at) {
             if b.is_ascii() && !holding {
-                if let Some(o) = ascii[b as usize] {
-                    out.push(char::from(o));
-                    offsets.push(at);
+                match ascii[b as usize] {
+                    Some(o) => {
+                        if !copying {
+                            alignments.copied(out.len(), at);
+                            copying = true;
+                        }
+                        out.push(char::from(o));
+                    }
+                    None => copying = false,
                 }
                 at += 1;
                 continue;
             }
+            copying = false;
             let Some(c) = text[at..].chars().next() else {
                 break;
             };
-            self.feed(&mut state, (c, at), out, offsets);
+            self.feed(&mut state, (c, at), out, alignments);
             holding = state.holds_characters();
             at += c.len_utf8();
         }
-        self.finish(&mut state, out, offsets);
+        self.finish(&mut state, out, alignments);
     }
 
     /// `normalize` one character at a time (`text` is UTF-8; bytes so that
     /// the ASCII table can be built from single bytes).
-    fn normalize_slowly(&self, text: &[u8], out: &mut String, offsets: &mut Vec<usize>) {
+    fn normalize_slowly(&self, text: &[u8], out: &mut String, alignments: &mut Alignments) {
         let text = String::from_utf8_lossy(text);
         let mut state = self.state();
         for (at, c) in text.char_indices() {
-            self.feed(&mut state, (c, at), out, offsets);
+            self.feed(&mut state, (c, at), out, alignments);
         }
-        self.finish(&mut state, out, offsets);
+        self.finish(&mut state, out, alignments);
     }
 
     fn state(&self) -> State {
@@ -215,26 +297,26 @@ impl BertNormalizer {
     }
 
     /// Runs one input character through all steps.
-    fn feed(&self, state: &mut State, item: Item, out: &mut String, offsets: &mut Vec<usize>) {
+    fn feed(&self, state: &mut State, item: Item, out: &mut String, alignments: &mut Alignments) {
         state.current.clear();
         state.current.push(item);
-        self.run(0, state, out, offsets);
+        self.run(0, state, out, alignments);
     }
 
     /// Emits what decompositions still hold, through the steps after them.
-    fn finish(&self, state: &mut State, out: &mut String, offsets: &mut Vec<usize>) {
+    fn finish(&self, state: &mut State, out: &mut String, alignments: &mut Alignments) {
         for k in 0..self.steps.len() {
             if matches!(self.steps[k], Step::Decompose { .. }) {
                 state.current.clear();
                 state.decomposers[k].release(&mut state.current);
-                self.run(k + 1, state, out, offsets);
+                self.run(k + 1, state, out, alignments);
             }
         }
     }
 
     /// Runs `state.current` through the steps from `from` on and appends
     /// what comes out.
-    fn run(&self, from: usize, state: &mut State, out: &mut String, offsets: &mut Vec<usize>) {
+    fn run(&self, from: usize, state: &mut State, out: &mut String, alignments: &mut Alignments) {
         for (k, step) in self.steps.iter().enumerate().skip(from) {
             if state.current.is_empty() {
                 return;
@@ -271,8 +353,8 @@ impl BertNormalizer {
             std::mem::swap(&mut state.current, &mut state.next);
         }
         for &(c, align) in &state.current {
+            alignments.aligned(out.len(), align);
             out.push(c);
-            offsets.extend(std::iter::repeat_n(align, c.len_utf8()));
         }
     }
 }
@@ -320,11 +402,17 @@ mod tests {
         BertNormalizer::from_wrapper(&NormalizerWrapper::BertNormalizer(hf)).unwrap()
     }
 
+    /// The normalized text and, for each byte, the input offset it comes
+    /// from.
     fn normalized(n: &BertNormalizer, text: &str) -> (String, Vec<usize>) {
         let mut out = String::new();
-        let mut offsets = Vec::new();
-        n.normalize(text, &mut out, Some(&mut offsets));
-        (out, offsets)
+        let mut alignments = Alignments::default();
+        n.normalize(text, &mut out, Some(&mut alignments));
+        let mut run = 0;
+        let sources = (0..out.len())
+            .map(|i| alignments.source(i, &mut run))
+            .collect();
+        (out, sources)
     }
 
     #[test]
