@@ -175,16 +175,32 @@ fn streaming_matches_one_shot() {
 #[test]
 fn every_id_decodes_like_the_general_pipeline() {
     let mut doc = fixture();
-    doc["added_tokens"].as_array_mut().unwrap().push(json!({
-        "id": 200, "content": "[EXTRA]", "single_word": false, "lstrip": false,
-        "rstrip": false, "normalized": false, "special": false
-    }));
+    for (id, content) in [
+        (200, "[EXTRA]"),
+        (201, "[A LONGER ADDED TOKEN, IT'S OVER 16 BYTES]"),
+    ] {
+        doc["added_tokens"].as_array_mut().unwrap().push(json!({
+            "id": id, "content": content, "single_word": false, "lstrip": false,
+            "rstrip": false, "normalized": false, "special": false
+        }));
+    }
     for cleanup in [true, false] {
         doc["decoder"]["cleanup"] = json!(cleanup);
         let tok = load(&doc);
         assert!(tok.uses_fast_paths().1);
         let general = tok.general_pipeline_only();
         let ids: Vec<u32> = (0..205).chain([5, 9, 7, 200, 2, 8, 6, 1]).collect();
+        // Long pieces, first and after others, past the decoder's first guess
+        // of the output length.
+        let long: Vec<u32> = [201, 5].repeat(40).into_iter().chain([201]).collect();
+        for ids in [&long[..], &long[1..]] {
+            for skip in [false, true] {
+                assert_eq!(
+                    tok.decode(ids, skip).unwrap(),
+                    general.decode(ids, skip).unwrap()
+                );
+            }
+        }
         for skip in [false, true] {
             assert_eq!(
                 tok.decode(&ids, skip).unwrap(),
@@ -234,6 +250,19 @@ fn variants() -> Vec<Value> {
     });
     with(&|doc| doc["pre_tokenizer"] = json!({"type": "Whitespace"}));
     with(&|doc| doc["pre_tokenizer"] = json!({"type": "WhitespaceSplit"}));
+    with(&|doc| {
+        // Pieces longer than the packed lookups hold.
+        let vocab = doc["model"]["vocab"].as_object_mut().unwrap();
+        for (id, piece) in [
+            (300, "supercalifragilistic"),
+            (301, "##expialidocious"),
+            (302, "##abcdefghijklmnopqrstu"),
+            (303, "abcdefghijklmnop"),
+            (304, "ĳĳĳĳĳĳĳĳĳĳ"),
+        ] {
+            vocab.insert(piece.to_string(), json!(id));
+        }
+    });
     with(&|doc| doc["model"]["max_input_chars_per_word"] = json!(5));
     with(&|doc| doc["model"]["max_input_chars_per_word"] = json!(0));
     with(&|doc| {
@@ -272,6 +301,11 @@ fn variants() -> Vec<Value> {
 fn configuration_variants_match_the_general_pipeline() {
     let mut texts = hostile_texts();
     texts.push("hello HELLO HeLLo ünï UNI Ünï 你好 running RUNNING".to_string());
+    texts.push(
+        "supercalifragilisticexpialidocious abcdefghijklmnopqrstuvwxyz \
+         abcdefghijklmnopabcdefghijklmnopqrstu ĳĳĳĳĳĳĳĳĳĳĳĳ supercalifragilisti"
+            .to_string(),
+    );
     for doc in variants() {
         let tok = load(&doc);
         assert_eq!(tok.uses_fast_paths(), (true, true), "{doc}");

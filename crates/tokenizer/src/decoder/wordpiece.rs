@@ -7,24 +7,45 @@ use tokenizers::DecoderWrapper;
 
 use crate::pipeline::Decode;
 
-/// The text of one id in `WordPieceDecoder::text`.
+/// Pieces up to this many bytes are copied as one block.
+const INLINE: usize = 16;
+
+/// What an id decodes to after another token (the continuing-subword prefix
+/// stripped, or a space before), kept small for the decode loop.
 #[derive(Clone, Copy, Debug, Default)]
-struct Entry {
+struct Hot {
+    /// The piece, zero-padded, if it has at most `INLINE` bytes.
+    bytes: [u8; INLINE],
+    /// Its length, if at most `INLINE` bytes; `LONG` otherwise.
+    len: u8,
+    kind: Kind,
+}
+
+const LONG: u8 = u8::MAX;
+
+/// Whether an id has a token, and whether it is special.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum Kind {
+    #[default]
+    Unknown,
+    Ordinary,
+    Special,
+}
+
+/// Where an id's pieces are in `WordPieceDecoder::text`.
+#[derive(Clone, Copy, Debug, Default)]
+struct Cold {
     /// As the first token decoded.
     first: (u32, u32),
-    /// After another token: the continuing-subword prefix stripped, or a
-    /// space before.
+    /// After another token.
     after: (u32, u32),
-    /// The id has a token.
-    known: bool,
-    /// The token is special (dropped when skipping special tokens).
-    special: bool,
 }
 
 /// Direct decoder for the WordPiece decoder.
 pub(crate) struct WordPieceDecoder {
     text: String,
-    entries: Vec<Entry>,
+    hot: Vec<Hot>,
+    cold: Vec<Cold>,
 }
 
 /// Ids beyond this many more than the vocabulary's size leave the table to
@@ -45,53 +66,108 @@ impl WordPieceDecoder {
         let added = pipeline.get_added_vocabulary();
         let mut this = WordPieceDecoder {
             text: String::new(),
-            entries: vec![Entry::default(); count],
+            hot: vec![Hot::default(); count],
+            cold: vec![Cold::default(); count],
         };
-        for (id, entry) in (0u32..).zip(this.entries.iter_mut()) {
-            let Some(token) = pipeline.id_to_token(id) else {
+        for id in 0..count {
+            let Some(token) = u32::try_from(id)
+                .ok()
+                .and_then(|id| pipeline.id_to_token(id))
+            else {
                 continue;
             };
             let after = match token.strip_prefix(decoder.prefix.as_str()) {
                 Some(rest) => rest.to_string(),
                 None => format!(" {token}"),
             };
-            let mut push = |piece: &str| {
-                // Every cleanup pattern starts with a space.
-                let piece = if decoder.cleanup && piece.contains(' ') {
-                    cleanup(piece)
+            let (first, after) = if decoder.cleanup {
+                (cleanup_spaced(&token), cleanup_spaced(&after))
+            } else {
+                (token.clone(), after)
+            };
+            this.cold[id] = Cold {
+                first: this.push(&first)?,
+                after: this.push(&after)?,
+            };
+            let mut hot = Hot {
+                len: LONG,
+                kind: if added.is_special_token(&token) {
+                    Kind::Special
                 } else {
-                    piece.to_string()
-                };
-                let start = u32::try_from(this.text.len()).ok()?;
-                this.text.push_str(&piece);
-                Some((start, u32::try_from(this.text.len()).ok()?))
+                    Kind::Ordinary
+                },
+                ..Hot::default()
             };
-            *entry = Entry {
-                first: push(&token)?,
-                after: push(&after)?,
-                known: true,
-                special: added.is_special_token(&token),
-            };
+            if let Some(bytes) = hot.bytes.get_mut(..after.len()) {
+                bytes.copy_from_slice(after.as_bytes());
+                hot.len = after.len() as u8;
+            }
+            this.hot[id] = hot;
         }
         Some(this)
+    }
+
+    /// Appends `piece` to `text`; its range there.
+    fn push(&mut self, piece: &str) -> Option<(u32, u32)> {
+        let start = u32::try_from(self.text.len()).ok()?;
+        self.text.push_str(piece);
+        Some((start, u32::try_from(self.text.len()).ok()?))
+    }
+
+    fn piece(&self, (start, end): (u32, u32)) -> &[u8] {
+        self.text
+            .as_bytes()
+            .get(start as usize..end as usize)
+            .unwrap_or_default()
+    }
+}
+
+/// The WordPiece decoder's cleanup, which changes only text with a space
+/// (every pattern starts with one).
+fn cleanup_spaced(piece: &str) -> String {
+    if piece.contains(' ') {
+        cleanup(piece)
+    } else {
+        piece.to_string()
     }
 }
 
 impl Decode for WordPieceDecoder {
     fn decode(&self, ids: &[u32], skip_special_tokens: bool) -> String {
-        let mut out = String::with_capacity(ids.len() * 8);
+        // Pieces are copied `INLINE` bytes at a time into a buffer kept at
+        // least that much longer than what it holds.
+        let mut buf = vec![0u8; ids.len() * 6 + INLINE];
+        let mut len = 0;
         let mut first = true;
         for &id in ids {
-            let Some(entry) = self.entries.get(id as usize) else {
+            let Some(hot) = self.hot.get(id as usize) else {
                 continue;
             };
-            if !entry.known || (skip_special_tokens && entry.special) {
+            if hot.kind == Kind::Unknown || (skip_special_tokens && hot.kind == Kind::Special) {
                 continue;
             }
-            let (start, end) = if first { entry.first } else { entry.after };
+            if hot.len != LONG && !first {
+                if buf.len() < len + INLINE {
+                    buf.resize(2 * buf.len() + INLINE, 0);
+                }
+                buf[len..len + INLINE].copy_from_slice(&hot.bytes);
+                len += hot.len as usize;
+                continue;
+            }
+            let Some(cold) = self.cold.get(id as usize) else {
+                continue;
+            };
+            let piece = self.piece(if first { cold.first } else { cold.after });
             first = false;
-            out.push_str(self.text.get(start as usize..end as usize).unwrap_or(""));
+            if buf.len() < len + piece.len() + INLINE {
+                buf.resize(2 * buf.len() + piece.len() + INLINE, 0);
+            }
+            buf[len..len + piece.len()].copy_from_slice(piece);
+            len += piece.len();
         }
-        out
+        buf.truncate(len);
+        // Concatenated strings: always UTF-8.
+        String::from_utf8(buf)
+            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
     }
 }
