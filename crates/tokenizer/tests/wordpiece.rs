@@ -360,58 +360,34 @@ impl Random {
 
 #[test]
 fn random_hostile_text_matches_the_general_pipeline() {
-    const PIECES: &[&str] = &[
-        "a",
-        "B",
-        "e",
-        "É",
-        "\u{301}",
-        "\u{316}",
-        "\u{345}",
-        "\u{1d165}",
-        "\u{f73}",
-        " ",
-        "\t",
-        "\n",
-        "\u{a0}",
-        "\u{3000}",
-        "\u{0}",
-        "\u{1}",
-        "\u{ad}",
-        "\u{fffd}",
-        "你",
-        "㐀",
-        "가",
-        "İ",
-        "ß",
-        "ﬁ",
-        "Ǆ",
-        ".",
-        ",",
-        "!",
-        "'",
-        "«",
-        "_",
-        "-",
-        "[CLS]",
-        "[MASK",
-        "]",
-        "HeLLo",
-        "run",
-        "##",
-        "😀",
-        "\u{e000}",
-        "ͅ",
-        "x",
-    ];
+    // Pieces of text, separated by `|`.
+    const PIECES: &str = "a|B|e|É|\u{301}|\u{316}|\u{345}|\u{1d165}|\u{f73}| |\t|\n|\u{a0}|\
+        \u{3000}|\u{0}|\u{1}|\u{ad}|\u{fffd}|你|㐀|가|İ|ß|ﬁ|Ǆ|.|,|!|'|«|_|-|[CLS]|[MASK|]|HeLLo|\
+        run|##|😀|\u{e000}|x|\u{1100}|\u{1161}|\u{f71}|\u{315}|\u{5b0}|\u{e48}|ΐ|\u{2126}|\
+        \u{212b}|㎏|①|\u{fb2c}|Σ|ĳ";
+    let pieces: Vec<&str> = PIECES.split('|').collect();
     let toks: Vec<Tokenizer> = variants().iter().map(load).collect();
     let mut random = Random(0x9e37_79b9_7f4a_7c15);
-    for round in 0..1500 {
+    // More rounds with WP_ROUNDS=n (e.g. 150000 in release mode).
+    let rounds = std::env::var("WP_ROUNDS").map_or(1500, |r| r.parse().unwrap_or(1500));
+    for round in 0..rounds {
         let tok = &toks[round % toks.len()];
-        let len = random.below(12);
+        let len = random.below(16);
         let text: String = (0..len)
-            .map(|_| PIECES[random.below(PIECES.len())])
+            .map(|_| pieces[random.below(pieces.len())])
             .collect();
         assert_agree(tok, &text);
+        // Every variant, one cycle in four.
+        if (round / toks.len()).is_multiple_of(4) {
+            let cuts: Vec<usize> = (1..text.len())
+                .filter(|&i| text.is_char_boundary(i))
+                .collect();
+            let options = OPTIONS[round % OPTIONS.len()];
+            assert_eq!(
+                stream_encode(tok, &text, options, &cuts),
+                tok.encode(&text, options).unwrap(),
+                "{text:?} per char"
+            );
+        }
     }
 }
