@@ -46,6 +46,7 @@ fn hostile_texts() -> Vec<String> {
         "café naïve über CAFÉ Ÿ Ǆ İstanbul ΣΑΣ ß ﬁ",
         "cafe\u{301} e\u{301}\u{316}x a\u{316}\u{301} \u{301}lone \u{301}",
         "\u{301}\u{316}\u{301}",
+        "é\u{302}x é\u{302} e\u{301}\u{302}",
         "你好世界 and emoji 😀🚀! 㐀𠀀 가나다 カタカナ",
         "\u{0}a\u{1}b\u{7f}c\u{80}d\u{ad}e\u{200b}f\u{fffd}g\u{e000}h\u{feff}i\u{1f}",
         "nbsp\u{a0}x\u{2003}y\u{3000}z\u{2028}w\u{85}v\u{1680}u",
@@ -263,6 +264,16 @@ fn variants() -> Vec<Value> {
             vocab.insert(piece.to_string(), json!(id));
         }
     });
+    with(&|doc| {
+        // A normalized added token of combining marks: matched inside a
+        // decomposed character (its segment overlaps the one before).
+        doc["normalizer"] = json!({"type": "Sequence", "normalizers": [
+            {"type": "NFD"}, {"type": "Lowercase"}]});
+        doc["added_tokens"].as_array_mut().unwrap().push(json!({
+            "id": 200, "content": "\u{301}\u{302}", "single_word": false, "lstrip": false,
+            "rstrip": false, "normalized": true, "special": false
+        }));
+    });
     with(&|doc| doc["model"]["max_input_chars_per_word"] = json!(5));
     with(&|doc| doc["model"]["max_input_chars_per_word"] = json!(0));
     with(&|doc| {
@@ -283,6 +294,7 @@ fn variants() -> Vec<Value> {
             (200, "HeLLo", false),
             (201, "Ünï", true),
             (202, "你", false),
+            (204, "New  York", false),
         ] {
             added.push(json!({
                 "id": id, "content": content, "single_word": false, "lstrip": false,
@@ -301,6 +313,7 @@ fn variants() -> Vec<Value> {
 fn configuration_variants_match_the_general_pipeline() {
     let mut texts = hostile_texts();
     texts.push("hello HELLO HeLLo ünï UNI Ünï 你好 running RUNNING".to_string());
+    texts.push("new york NEW\tYORK new  york e\u{301}\u{302}x \u{301}\u{302}".to_string());
     texts.push(
         "supercalifragilisticexpialidocious abcdefghijklmnopqrstuvwxyz \
          abcdefghijklmnopabcdefghijklmnopqrstu ĳĳĳĳĳĳĳĳĳĳĳĳ supercalifragilisti"
@@ -338,6 +351,16 @@ fn unsupported_configurations_take_the_general_pipeline() {
     let mut doc = base.clone();
     doc["added_tokens"][0]["lstrip"] = json!(true);
     cases.push(doc);
+    // A normalized added token that normalizes to nothing: the general
+    // pipeline then splits text at every character.
+    let mut doc = base.clone();
+    doc["added_tokens"].as_array_mut().unwrap().push(json!({
+        "id": 200, "content": "\u{301}", "single_word": false, "lstrip": false,
+        "rstrip": false, "normalized": true, "special": false
+    }));
+    let general = load(&doc).general_pipeline_only();
+    assert_eq!(general.encode("ab", OPTIONS[0]).unwrap(), [25, 26]);
+    cases.push(doc);
     for doc in cases {
         assert!(!load(&doc).uses_fast_paths().0, "{doc}");
     }
@@ -364,7 +387,7 @@ fn random_hostile_text_matches_the_general_pipeline() {
     const PIECES: &str = "a|B|e|É|\u{301}|\u{316}|\u{345}|\u{1d165}|\u{f73}| |\t|\n|\u{a0}|\
         \u{3000}|\u{0}|\u{1}|\u{ad}|\u{fffd}|你|㐀|가|İ|ß|ﬁ|Ǆ|.|,|!|'|«|_|-|[CLS]|[MASK|]|HeLLo|\
         run|##|😀|\u{e000}|x|\u{1100}|\u{1161}|\u{f71}|\u{315}|\u{5b0}|\u{e48}|ΐ|\u{2126}|\
-        \u{212b}|㎏|①|\u{fb2c}|Σ|ĳ";
+        \u{212b}|㎏|①|\u{fb2c}|Σ|ĳ|\u{302}";
     let pieces: Vec<&str> = PIECES.split('|').collect();
     let toks: Vec<Tokenizer> = variants().iter().map(load).collect();
     let mut random = Random(0x9e37_79b9_7f4a_7c15);
@@ -377,8 +400,17 @@ fn random_hostile_text_matches_the_general_pipeline() {
             .map(|_| pieces[random.below(pieces.len())])
             .collect();
         assert_agree(tok, &text);
-        // Every variant, one cycle in four.
-        if (round / toks.len()).is_multiple_of(4) {
+        // Every variant, one cycle in four. The streaming encoder needs
+        // segments that do not overlap, which one input character
+        // normalized into several segments breaks, on either path (NFKD's
+        // `…` into `...`, a normalized added token matched inside a
+        // decomposed character).
+        let overlap = tok
+            .encode_spans(&text, true)
+            .unwrap()
+            .windows(2)
+            .any(|w| w[0].word != w[1].word && w[1].start < w[0].end);
+        if (round / toks.len()).is_multiple_of(4) && !overlap {
             let cuts: Vec<usize> = (1..text.len())
                 .filter(|&i| text.is_char_boundary(i))
                 .collect();

@@ -144,7 +144,7 @@ impl WordPieceEncoder {
     /// reproduces exactly: no normalizer or one made of the steps of
     /// `normalizer/bert.rs`; a pre-tokenizer of `pre_tokenizer/bert.rs`; a
     /// WordPiece model whose unknown token is in its vocabulary; added
-    /// tokens without strip or single-word rules.
+    /// tokens without strip or single-word rules, none normalized to nothing.
     pub(crate) fn from_pipeline(pipeline: &tokenizers::Tokenizer) -> Option<Self> {
         let ModelWrapper::WordPiece(model) = pipeline.get_model() else {
             return None;
@@ -155,14 +155,24 @@ impl WordPieceEncoder {
         };
         let pre_tokenizer = BertPreTokenizer::from_wrapper(pipeline.get_pre_tokenizer()?)?;
         let vocabulary = Vocabulary::new(model)?;
-        let added = AddedMatcher::new(pipeline, |content| {
+        let normalize = |content: &str| {
             let mut out = String::new();
             match &normalizer {
                 Some(normalizer) => normalizer.normalize(content, &mut out, None),
                 None => out.push_str(content),
             }
             out
-        })?;
+        };
+        // The general pipeline splits text at every character when a
+        // normalized added token normalizes to nothing (an empty pattern
+        // matches everywhere); not reproduced here.
+        let vanishes = |t: &tokenizers::AddedToken| {
+            t.normalized && !t.content.is_empty() && normalize(&t.content).is_empty()
+        };
+        if pipeline.get_added_tokens_decoder().values().any(vanishes) {
+            return None;
+        }
+        let added = AddedMatcher::new(pipeline, normalize)?;
         Some(WordPieceEncoder {
             normalizer,
             pre_tokenizer,
