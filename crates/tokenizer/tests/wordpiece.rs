@@ -361,6 +361,13 @@ fn unsupported_configurations_take_the_general_pipeline() {
     let general = load(&doc).general_pipeline_only();
     assert_eq!(general.encode("ab", OPTIONS[0]).unwrap(), [25, 26]);
     cases.push(doc);
+    // Added tokens take the model's ids; two sharing one (found by fuzzing):
+    // the general pipeline matches both, the added-token table holds one.
+    let mut doc = base.clone();
+    doc["model"]["vocab"]["[CLS]"] = json!(3);
+    let general = load(&doc).general_pipeline_only();
+    assert_eq!(general.encode("[CLS][SEP]", OPTIONS[0]).unwrap(), [3, 3]);
+    cases.push(doc);
     for doc in cases {
         assert!(!load(&doc).uses_fast_paths().0, "{doc}");
     }
