@@ -179,6 +179,7 @@ fn every_id_decodes_like_the_general_pipeline() {
     for (id, content) in [
         (200, "[EXTRA]"),
         (201, "[A LONGER ADDED TOKEN, IT'S OVER 16 BYTES]"),
+        (202, "[NUL \u{0} . do not]"),
     ] {
         doc["added_tokens"].as_array_mut().unwrap().push(json!({
             "id": id, "content": content, "single_word": false, "lstrip": false,
@@ -190,7 +191,7 @@ fn every_id_decodes_like_the_general_pipeline() {
         let tok = load(&doc);
         assert!(tok.uses_fast_paths().1);
         let general = tok.general_pipeline_only();
-        let ids: Vec<u32> = (0..205).chain([5, 9, 7, 200, 2, 8, 6, 1]).collect();
+        let ids: Vec<u32> = (0..205).chain([5, 9, 7, 200, 2, 8, 202, 6, 1]).collect();
         // Long pieces, first and after others, past the decoder's first guess
         // of the output length.
         let long: Vec<u32> = [201, 5].repeat(40).into_iter().chain([201]).collect();

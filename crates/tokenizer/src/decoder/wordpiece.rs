@@ -63,35 +63,46 @@ impl WordPieceDecoder {
         if count > vocab.len() + SPARSE_SLACK {
             return None;
         }
+        let tokens: Vec<Option<String>> = (0..count)
+            .map(|id| {
+                u32::try_from(id)
+                    .ok()
+                    .and_then(|id| pipeline.id_to_token(id))
+            })
+            .collect();
+        // Each token as the first decoded, then after another token.
+        let mut pieces = Vec::with_capacity(2 * count);
+        for token in tokens.iter().flatten() {
+            let after = match token.strip_prefix(decoder.prefix.as_str()) {
+                Some(rest) => rest.to_string(),
+                None => format!(" {token}"),
+            };
+            pieces.extend([token.clone(), after]);
+        }
+        if decoder.cleanup {
+            pieces = cleanup_all(pieces)?;
+        }
         let added = pipeline.get_added_vocabulary();
         let mut this = WordPieceDecoder {
             text: String::new(),
             hot: vec![Hot::default(); count],
             cold: vec![Cold::default(); count],
         };
-        for id in 0..count {
-            let Some(token) = u32::try_from(id)
-                .ok()
-                .and_then(|id| pipeline.id_to_token(id))
-            else {
+        let mut pieces = pieces.chunks_exact(2);
+        for (id, token) in tokens.iter().enumerate() {
+            let Some(token) = token else {
                 continue;
             };
-            let after = match token.strip_prefix(decoder.prefix.as_str()) {
-                Some(rest) => rest.to_string(),
-                None => format!(" {token}"),
-            };
-            let (first, after) = if decoder.cleanup {
-                (cleanup_spaced(&token), cleanup_spaced(&after))
-            } else {
-                (token.clone(), after)
+            let [first, after] = pieces.next()? else {
+                return None;
             };
             this.cold[id] = Cold {
-                first: this.push(&first)?,
-                after: this.push(&after)?,
+                first: this.push(first)?,
+                after: this.push(after)?,
             };
             let mut hot = Hot {
                 len: LONG,
-                kind: if added.is_special_token(&token) {
+                kind: if added.is_special_token(token) {
                     Kind::Special
                 } else {
                     Kind::Ordinary
@@ -122,14 +133,22 @@ impl WordPieceDecoder {
     }
 }
 
-/// The WordPiece decoder's cleanup, which changes only text with a space
-/// (every pattern starts with one).
-fn cleanup_spaced(piece: &str) -> String {
-    if piece.contains(' ') {
-        cleanup(piece)
-    } else {
-        piece.to_string()
+/// The WordPiece decoder's cleanup of each piece, done on all at once:
+/// pieces joined by NUL, which no cleanup pattern holds, so that no
+/// replacement spans two pieces. `None` if the count comes out different.
+fn cleanup_all(pieces: Vec<String>) -> Option<Vec<String>> {
+    if pieces.is_empty() {
+        return Some(pieces);
     }
+    let cleaned: Vec<String> = if pieces.iter().any(|p| p.contains('\0')) {
+        pieces.iter().map(|p| cleanup(p)).collect()
+    } else {
+        cleanup(&pieces.join("\0"))
+            .split('\0')
+            .map(str::to_string)
+            .collect()
+    };
+    (cleaned.len() == pieces.len()).then_some(cleaned)
 }
 
 impl Decode for WordPieceDecoder {
