@@ -149,17 +149,33 @@ pub(crate) struct AddedMatcher {
 
 impl AddedMatcher {
     /// Builds the matcher of `pipeline`'s added tokens; `normalize` gives the
-    /// normalized form of a `normalized: true` token's content. `None` where
-    /// a token has `lstrip`, `rstrip` or `single_word` (not reproduced here).
+    /// normalized form of a `normalized: true` token's content. `None` (the
+    /// general pipeline then runs) where the general pipeline does what this
+    /// does not reproduce: a token with `lstrip`, `rstrip` or `single_word`;
+    /// a normalized token that normalizes to nothing (the general pipeline
+    /// then splits text at every character); two tokens with one id (a token
+    /// already in the model's vocabulary takes its id, and the id-keyed list
+    /// this is built from keeps one of them, while the general pipeline
+    /// matches both).
     pub(crate) fn new(
         pipeline: &tokenizers::Tokenizer,
         normalize: impl Fn(&str) -> String,
     ) -> Option<AddedMatcher> {
-        let mut added: Vec<_> = pipeline.get_added_tokens_decoder().into_iter().collect();
+        let decoder = pipeline.get_added_tokens_decoder();
+        let by_content = pipeline.get_added_vocabulary().get_vocab();
+        let one_per_id = by_content.len() == decoder.len()
+            && by_content
+                .iter()
+                .all(|(content, id)| decoder.get(id).is_some_and(|t| &t.content == content));
+        let mut added: Vec<_> = decoder.into_iter().collect();
         added.sort_by_key(|(id, _)| *id);
-        if added
-            .iter()
-            .any(|(_, t)| t.lstrip || t.rstrip || t.single_word)
+        let vanishes = |t: &tokenizers::AddedToken| {
+            t.normalized && !t.content.is_empty() && normalize(&t.content).is_empty()
+        };
+        if !one_per_id
+            || added
+                .iter()
+                .any(|(_, t)| t.lstrip || t.rstrip || t.single_word || vanishes(t))
         {
             return None;
         }
@@ -175,7 +191,6 @@ impl AddedMatcher {
                     };
                     (*id, content, t.special)
                 })
-                .filter(|(_, content, _)| !content.is_empty())
                 .collect();
             Pass::new(&tokens)
         };

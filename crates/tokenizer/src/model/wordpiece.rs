@@ -163,16 +163,6 @@ impl WordPieceEncoder {
             }
             out
         };
-        // The general pipeline splits text at every character when a
-        // normalized added token normalizes to nothing (an empty pattern
-        // matches everywhere); not reproduced here.
-        let vanishes = |t: &tokenizers::AddedToken| {
-            t.normalized && !t.content.is_empty() && normalize(&t.content).is_empty()
-        };
-        let decoder = pipeline.get_added_tokens_decoder();
-        if decoder.values().any(vanishes) || !one_token_per_id(pipeline, &decoder) {
-            return None;
-        }
         let added = AddedMatcher::new(pipeline, normalize)?;
         Some(WordPieceEncoder {
             normalizer,
@@ -181,21 +171,6 @@ impl WordPieceEncoder {
             added,
         })
     }
-}
-
-/// Whether every added token has an id of its own. Tokens already in the
-/// model's vocabulary take its ids, and two of them with one id leave only
-/// one in `decoder`, which `AddedMatcher` is built from, while the general
-/// pipeline matches both.
-fn one_token_per_id(
-    pipeline: &tokenizers::Tokenizer,
-    decoder: &AHashMap<u32, tokenizers::AddedToken>,
-) -> bool {
-    let added = pipeline.get_added_vocabulary().get_vocab();
-    added.len() == decoder.len()
-        && added
-            .iter()
-            .all(|(content, id)| decoder.get(id).is_some_and(|t| &t.content == content))
 }
 
 /// Buffers reused across the sections of one encode.
