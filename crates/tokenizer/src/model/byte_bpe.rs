@@ -332,21 +332,7 @@ pub(crate) fn merge_symbols(merges: &Merges, out: &mut Vec<u32>) {
         return;
     }
     if out.len() <= 16 {
-        // Short pieces: repeatedly merge the lowest-ranked pair (leftmost
-        // on ties).
-        loop {
-            let mut best: Option<(u32, usize, u32)> = None;
-            for i in 0..out.len() - 1 {
-                if let Some(&(rank, new_id)) = merges.get(&(out[i], out[i + 1])) {
-                    if best.is_none_or(|(r, _, _)| rank < r) {
-                        best = Some((rank, i, new_id));
-                    }
-                }
-            }
-            let Some((_, i, new_id)) = best else { break };
-            out[i] = new_id;
-            out.remove(i + 1);
-        }
+        merge_short(merges, out);
         return;
     }
     // Long pieces: a heap of candidate merges over a linked list.
@@ -393,6 +379,40 @@ pub(crate) fn merge_symbols(merges: &Merges, out: &mut Vec<u32>) {
     while i < n {
         out.push(ids[i]);
         i = next[i];
+    }
+}
+
+/// Short pieces: repeatedly merges the lowest-ranked pair (leftmost on
+/// ties), keeping each adjacent pair's merge so that only the two pairs
+/// around a merge are looked up again.
+fn merge_short(merges: &Merges, out: &mut Vec<u32>) {
+    const NONE: (u32, u32) = (u32::MAX, 0);
+    let pair = |a: u32, b: u32| merges.get(&(a, b)).copied().unwrap_or(NONE);
+    // `pairs[i]`: (rank, merged) of `out[i], out[i + 1]`.
+    let mut pairs = [NONE; 16];
+    for i in 0..out.len() - 1 {
+        pairs[i] = pair(out[i], out[i + 1]);
+    }
+    loop {
+        let count = out.len() - 1;
+        let mut best = 0;
+        for i in 1..count {
+            if pairs[i].0 < pairs[best].0 {
+                best = i;
+            }
+        }
+        if count == 0 || pairs[best].0 == u32::MAX {
+            return;
+        }
+        out[best] = pairs[best].1;
+        out.remove(best + 1);
+        pairs.copy_within(best + 1..count, best);
+        if best > 0 {
+            pairs[best - 1] = pair(out[best - 1], out[best]);
+        }
+        if best + 1 < out.len() {
+            pairs[best] = pair(out[best], out[best + 1]);
+        }
     }
 }
 

@@ -7,7 +7,9 @@
 //! (`SentencePieceEncoder::from_pipeline`); `tests/sentencepiece.rs`
 //! compares it with the general pipeline.
 
+use std::cell::RefCell;
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use ahash::AHashMap;
 use serde_json::Value;
@@ -27,6 +29,8 @@ const METASPACE: char = '\u{2581}';
 
 /// Direct encoder for SentencePiece-style configurations.
 pub(crate) struct SentencePieceEncoder {
+    /// Distinguishes encoders in the per-thread piece cache.
+    cache_owner: u64,
     normalizer: SpNormalizer,
     /// `None`: no pre-tokenizer (each section is one piece).
     metaspace: Option<Metaspace>,
@@ -39,9 +43,27 @@ enum Model {
     Bpe(Bpe),
 }
 
+/// Pieces longer than this (bytes) are not cached.
+const CACHED_PIECE_LEN: usize = 48;
+/// The cache is emptied when it holds this many pieces.
+const CACHE_CAPACITY: usize = 1 << 16;
+
+/// The ids of recently encoded pieces, per thread, for one encoder at a
+/// time (words repeat; the crate's models keep a cache too).
+#[derive(Default)]
+struct PieceCache {
+    owner: Option<u64>,
+    ids: AHashMap<Box<str>, Box<[u32]>>,
+}
+
+thread_local! {
+    static PIECE_CACHE: RefCell<PieceCache> = RefCell::new(PieceCache::default());
+}
+
 /// Buffers reused across the sections of one encode call.
 #[derive(Default)]
 struct Scratch {
+    cache: PieceCache,
     normalized: Mapped,
     temp: Mapped,
     part: Mapped,
@@ -81,7 +103,9 @@ impl SentencePieceEncoder {
             _ => return None,
         };
         let added = AddedMatcher::new(pipeline, |s| normalizer.normalize_str(s))?;
+        static ENCODERS: AtomicU64 = AtomicU64::new(0);
         Some(SentencePieceEncoder {
+            cache_owner: ENCODERS.fetch_add(1, Ordering::Relaxed),
             normalizer,
             metaspace,
             model,
@@ -95,7 +119,14 @@ impl Encode for SentencePieceEncoder {
         let first = out.len();
         let mut raw = Vec::new();
         self.added.split_raw(text, 0, match_special, &mut raw);
-        let mut scratch = Scratch::default();
+        let mut scratch = Scratch {
+            cache: PIECE_CACHE.with_borrow_mut(std::mem::take),
+            ..Scratch::default()
+        };
+        if scratch.cache.owner != Some(self.cache_owner) {
+            scratch.cache.ids.clear();
+            scratch.cache.owner = Some(self.cache_owner);
+        }
         let mut words = Words::default();
         for section in raw {
             match section.id {
@@ -116,6 +147,7 @@ impl Encode for SentencePieceEncoder {
             }
         }
         widen_segments(&mut out[first..]);
+        PIECE_CACHE.with_borrow_mut(|cache| *cache = scratch.cache);
     }
 }
 
@@ -239,14 +271,28 @@ impl SentencePieceEncoder {
             });
             let start = text.origin[a];
             let stop = text.origin.get(b).copied().unwrap_or(end);
-            s.ids.clear();
-            match &self.model {
-                Model::Unigram(unigram) => {
-                    unigram.encode(&text.text[a..b], &mut s.lattice, &mut s.ids)
+            let piece = &text.text[a..b];
+            let cache = &mut s.cache;
+            let ids: &[u32] = match cache.ids.get(piece) {
+                Some(ids) => ids,
+                None => {
+                    s.ids.clear();
+                    match &self.model {
+                        Model::Unigram(unigram) => {
+                            unigram.encode(piece, &mut s.lattice, &mut s.ids)
+                        }
+                        Model::Bpe(bpe) => bpe.encode(piece, &mut s.ids),
+                    }
+                    if piece.len() <= CACHED_PIECE_LEN {
+                        if cache.ids.len() >= CACHE_CAPACITY {
+                            cache.ids.clear();
+                        }
+                        cache.ids.insert(piece.into(), s.ids.as_slice().into());
+                    }
+                    &s.ids
                 }
-                Model::Bpe(bpe) => bpe.encode(&text.text[a..b], &mut s.ids),
-            }
-            out.extend(s.ids.iter().map(|&id| TokenSpan {
+            };
+            out.extend(ids.iter().map(|&id| TokenSpan {
                 id,
                 start,
                 end: stop,
