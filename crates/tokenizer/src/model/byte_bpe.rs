@@ -332,7 +332,11 @@ pub(crate) fn merge_symbols(merges: &Merges, out: &mut Vec<u32>) {
         return;
     }
     if out.len() <= 16 {
-        merge_short(merges, out);
+        merge_short::<16>(merges, out);
+        return;
+    }
+    if out.len() <= 64 {
+        merge_short::<64>(merges, out);
         return;
     }
     // Long pieces: a heap of candidate merges over a linked list.
@@ -385,11 +389,11 @@ pub(crate) fn merge_symbols(merges: &Merges, out: &mut Vec<u32>) {
 /// Short pieces: repeatedly merges the lowest-ranked pair (leftmost on
 /// ties), keeping each adjacent pair's merge so that only the two pairs
 /// around a merge are looked up again.
-fn merge_short(merges: &Merges, out: &mut Vec<u32>) {
+fn merge_short<const N: usize>(merges: &Merges, out: &mut Vec<u32>) {
     const NONE: (u32, u32) = (u32::MAX, 0);
     let pair = |a: u32, b: u32| merges.get(&(a, b)).copied().unwrap_or(NONE);
     // `pairs[i]`: (rank, merged) of `out[i], out[i + 1]`.
-    let mut pairs = [NONE; 16];
+    let mut pairs = [NONE; N];
     for i in 0..out.len() - 1 {
         pairs[i] = pair(out[i], out[i + 1]);
     }

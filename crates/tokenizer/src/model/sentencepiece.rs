@@ -66,7 +66,6 @@ struct Scratch {
     cache: PieceCache,
     normalized: Mapped,
     temp: Mapped,
-    part: Mapped,
     pretokenized: Mapped,
     pieces: Vec<(usize, usize)>,
     sections: Vec<Section>,
@@ -231,9 +230,8 @@ impl SentencePieceEncoder {
                 });
                 continue;
             }
-            s.part.clear();
-            s.part.copy(&s.normalized, section.start, section.end);
-            self.encode_part(clean, stop, words, s, out);
+            let range = (section.start, section.end);
+            self.encode_part(range, clean, stop, words, s, out);
         }
         s.sections = sections;
     }
@@ -242,6 +240,7 @@ impl SentencePieceEncoder {
     /// offset `end`; `clean`: it starts at its own input character).
     fn encode_part(
         &self,
+        (from, to): (usize, usize),
         clean: bool,
         end: usize,
         words: &mut Words,
@@ -249,22 +248,25 @@ impl SentencePieceEncoder {
         out: &mut Vec<TokenSpan>,
     ) {
         s.pieces.clear();
-        let text = match &self.metaspace {
+        let (text, first) = match &self.metaspace {
             Some(metaspace) => {
-                let at_start = s.part.origin.first() == Some(&0);
-                metaspace.pre_tokenize(&s.part, at_start, &mut s.pretokenized, &mut s.pieces);
-                &s.pretokenized
+                let part = &s.normalized.text[from..to];
+                let origin = &s.normalized.origin[from..to];
+                let at_start = origin.first() == Some(&0);
+                metaspace.pre_tokenize(part, origin, at_start, &mut s.pretokenized, &mut s.pieces);
+                (&s.pretokenized, 0)
             }
             None => {
+                let part = &s.normalized.text[from..to];
                 match &self.model {
-                    Model::Bpe(bpe) if bpe.split_words => word_pieces(&s.part.text, &mut s.pieces),
-                    _ => s.pieces.push((0, s.part.text.len())),
+                    Model::Bpe(bpe) if bpe.split_words => word_pieces(part, from, &mut s.pieces),
+                    _ => s.pieces.push((from, to)),
                 }
-                &s.part
+                (&s.normalized, from)
             }
         };
         for &(a, b) in &s.pieces {
-            let word = words.next(if a == 0 {
+            let word = words.next(if a == first {
                 clean
             } else {
                 starts_cleanly(text, a)
@@ -304,19 +306,19 @@ impl SentencePieceEncoder {
 
 /// Splits text before each `▁` that follows another character than `▁`
 /// (BPE without a pre-tokenizer, where `Bpe::split_words` holds).
-fn word_pieces(text: &str, pieces: &mut Vec<(usize, usize)>) {
+fn word_pieces(text: &str, base: usize, pieces: &mut Vec<(usize, usize)>) {
     let mut start = 0;
     let mut previous_is_space = true;
     for (at, c) in text.char_indices() {
         let is_space = c == METASPACE;
         if is_space && !previous_is_space && at > start {
-            pieces.push((start, at));
+            pieces.push((base + start, base + at));
             start = at;
         }
         previous_is_space = is_space;
     }
     if text.len() > start {
-        pieces.push((start, text.len()));
+        pieces.push((base + start, base + text.len()));
     }
 }
 

@@ -22,7 +22,7 @@ enum Step {
     /// Removes whitespace at the start and/or the end.
     Strip { left: bool, right: bool },
     /// SentencePiece's charsmap, applied per grapheme then per character.
-    Precompiled(Box<Precompiled>),
+    Precompiled(Box<Charsmap>),
 }
 
 /// A sequence of normalizer steps.
@@ -54,8 +54,13 @@ impl Mapped {
 
     /// Appends `source[start..end]` with its own offsets.
     pub fn copy(&mut self, source: &Mapped, start: usize, end: usize) {
-        self.text.push_str(&source.text[start..end]);
-        self.origin.extend_from_slice(&source.origin[start..end]);
+        self.copy_from(&source.text, &source.origin, start, end);
+    }
+
+    /// Appends `text[start..end]` with the offsets `origin[start..end]`.
+    pub fn copy_from(&mut self, text: &str, origin: &[usize], start: usize, end: usize) {
+        self.text.push_str(&text[start..end]);
+        self.origin.extend_from_slice(&origin[start..end]);
     }
 }
 
@@ -143,7 +148,7 @@ fn push_steps(normalizer: &Value, steps: &mut Vec<Step>) -> Option<()> {
         "Precompiled" => {
             // Its deserializer borrows the base64 text: from a string.
             let map: Precompiled = serde_json::from_str(&normalizer.to_string()).ok()?;
-            steps.push(Step::Precompiled(Box::new(map)));
+            steps.push(Step::Precompiled(Box::new(Charsmap::new(map))));
         }
         _ => return None,
     }
@@ -201,11 +206,69 @@ fn strip(left: bool, right: bool, input: &Mapped, out: &mut Mapped) {
     out.copy(input, start, start + text.len());
 }
 
+/// A charsmap with the ASCII characters it leaves alone.
+pub(crate) struct Charsmap {
+    map: Precompiled,
+    ascii_kept: [bool; 128],
+}
+
+impl Charsmap {
+    fn new(map: Precompiled) -> Charsmap {
+        let mut ascii_kept = [false; 128];
+        for (b, kept) in ascii_kept.iter_mut().enumerate() {
+            let c = [b as u8];
+            *kept = std::str::from_utf8(&c).is_ok_and(|c| map.transform(c).is_none());
+        }
+        Charsmap { map, ascii_kept }
+    }
+
+    /// Whether the byte at `at` is an ASCII character that is a grapheme of
+    /// its own (the next character is ASCII, and not CR LF) and that the
+    /// map leaves alone: copied as is.
+    fn kept(&self, bytes: &[u8], at: usize) -> bool {
+        let b = bytes[at];
+        b.is_ascii()
+            && self.ascii_kept[b as usize]
+            && bytes
+                .get(at + 1)
+                .is_none_or(|&next| next.is_ascii() && !(b == b'\r' && next == b'\n'))
+    }
+}
+
 /// The charsmap as `tokenizers` applies it: a grapheme shorter than 6 bytes
 /// that the map knows is replaced whole, otherwise each of its characters
-/// that the map knows is.
-fn charsmap(map: &Precompiled, input: &Mapped, out: &mut Mapped) {
-    for (start, grapheme) in input.text.grapheme_indices(true) {
+/// that the map knows is. Runs of ASCII characters that are graphemes of
+/// their own and that the map keeps are copied directly.
+fn charsmap(map: &Charsmap, input: &Mapped, out: &mut Mapped) {
+    let bytes = input.text.as_bytes();
+    let mut at = 0;
+    while at < bytes.len() {
+        let start = at;
+        while at < bytes.len() && map.kept(bytes, at) {
+            at += 1;
+        }
+        out.copy(input, start, at);
+        if at == bytes.len() {
+            break;
+        }
+        // The rest up to a grapheme boundary between two ASCII characters.
+        let mut end = at + 1;
+        while end < bytes.len()
+            && !(bytes[end - 1].is_ascii()
+                && bytes[end].is_ascii()
+                && !(bytes[end - 1] == b'\r' && bytes[end] == b'\n'))
+        {
+            end += 1;
+        }
+        charsmap_graphemes(&map.map, input, at, end, out);
+        at = end;
+    }
+}
+
+/// The charsmap on `input.text[from..to]`, grapheme by grapheme.
+fn charsmap_graphemes(map: &Precompiled, input: &Mapped, from: usize, to: usize, out: &mut Mapped) {
+    for (offset, grapheme) in input.text[from..to].grapheme_indices(true) {
+        let start = from + offset;
         if grapheme.len() < 6 {
             if let Some(norm) = map.transform(grapheme) {
                 out.push(norm, input.origin[start]);

@@ -51,13 +51,15 @@ impl Metaspace {
         })
     }
 
-    /// Pre-tokenizes `input` (normalized text of one section) into `out`
+    /// Pre-tokenizes `text` (normalized text of one section, with the input
+    /// offset of each byte in `origin`) into `out`
     /// (cleared first), appending the byte ranges of its pieces in `out` to
     /// `pieces`. `at_input_start`: the text begins at input offset 0 (the
     /// `first` scheme).
     pub(crate) fn pre_tokenize(
         &self,
-        input: &Mapped,
+        text: &str,
+        origin: &[usize],
         at_input_start: bool,
         out: &mut Mapped,
         pieces: &mut Vec<(usize, usize)>,
@@ -71,21 +73,20 @@ impl Metaspace {
             PrependScheme::Never => false,
         };
         // The replacement of spaces, then the prepend test on its result.
-        let starts_with_rep = input
-            .text
+        let starts_with_rep = text
             .chars()
             .next()
             .is_some_and(|c| c == ' ' || c == self.replacement);
-        if prepend && !starts_with_rep && !input.text.is_empty() {
-            out.push(rep, input.origin[0]);
+        if prepend && !starts_with_rep && !text.is_empty() {
+            out.push(rep, origin[0]);
         }
         let mut at = 0;
-        for (start, _) in input.text.match_indices(' ') {
-            out.copy(input, at, start);
-            out.push(rep, input.origin[start]);
+        for (start, _) in text.match_indices(' ') {
+            out.copy_from(text, origin, at, start);
+            out.push(rep, origin[start]);
             at = start + 1;
         }
-        out.copy(input, at, input.text.len());
+        out.copy_from(text, origin, at, text.len());
         if !self.split {
             if !out.text.is_empty() {
                 pieces.push((0, out.text.len()));
