@@ -8,15 +8,19 @@ use serde_json::Value;
 use crate::pipeline::Decode;
 use crate::pre_tokenizer::metaspace::{Metaspace, PrependScheme};
 
-/// Per id: what it decodes to and whether it is special.
+/// Per id: what it decodes to (ranges in `SentencePieceDecoder::texts`)
+/// and whether it is special.
+#[derive(Clone, Copy, Default)]
 struct Entry {
-    /// The token's text after the per-token steps.
-    text: Box<str>,
-    /// Metaspace: the text as the first token (replacement dropped).
-    first: Box<str>,
+    /// The id has a token.
+    present: bool,
+    special: bool,
     /// ByteFallback: the byte a `<0xNN>` token stands for.
     byte: Option<u8>,
-    special: bool,
+    /// The token's text after the per-token steps.
+    text: (u32, u32),
+    /// Metaspace: the text as the first token (replacement dropped).
+    first: (u32, u32),
 }
 
 enum Kind {
@@ -31,7 +35,9 @@ enum Kind {
 
 /// Direct decoder for Metaspace and Llama-style decoders.
 pub(crate) struct SentencePieceDecoder {
-    table: Vec<Option<Entry>>,
+    table: Vec<Entry>,
+    /// The texts of all entries, one after the other.
+    texts: String,
     kind: Kind,
 }
 
@@ -63,13 +69,18 @@ impl SentencePieceDecoder {
             return None;
         }
         let added = pipeline.get_added_vocabulary();
-        let table = (0..=max_id)
-            .map(|id| {
-                let token = pipeline.id_to_token(id)?;
-                Some(per_token.entry(&token, added.is_special_token(&token)))
-            })
-            .collect();
-        Some(SentencePieceDecoder { table, kind })
+        let mut texts = String::new();
+        let mut table = Vec::with_capacity(max_id as usize + 1);
+        for id in 0..=max_id {
+            let entry = match pipeline.id_to_token(id) {
+                Some(token) => {
+                    per_token.entry(&token, added.is_special_token(&token), &mut texts)?
+                }
+                None => Entry::default(),
+            };
+            table.push(entry);
+        }
+        Some(SentencePieceDecoder { table, texts, kind })
     }
 }
 
@@ -82,27 +93,33 @@ enum PerToken {
 }
 
 impl PerToken {
-    fn entry(&self, token: &str, special: bool) -> Entry {
+    /// The entry of `token`, its texts appended to `texts`.
+    fn entry(&self, token: &str, special: bool, texts: &mut String) -> Option<Entry> {
+        let mut add = |text: &str| -> Option<(u32, u32)> {
+            let start = u32::try_from(texts.len()).ok()?;
+            texts.push_str(text);
+            Some((start, u32::try_from(texts.len()).ok()?))
+        };
+        let mut entry = Entry {
+            present: true,
+            special,
+            ..Entry::default()
+        };
         match self {
-            PerToken::Metaspace(replacement) => Entry {
-                text: token.replace(*replacement, " ").into(),
-                first: token.replace(*replacement, "").into(),
-                byte: None,
-                special,
-            },
+            PerToken::Metaspace(replacement) => {
+                entry.text = add(&token.replace(*replacement, " "))?;
+                entry.first = add(&token.replace(*replacement, ""))?;
+            }
             PerToken::Replace(replaces) => {
                 let mut text = token.to_string();
                 for (pattern, content) in replaces {
                     text = text.replace(pattern.as_str(), content);
                 }
-                Entry {
-                    byte: fallback_byte(&text),
-                    first: Box::from(""),
-                    text: text.into(),
-                    special,
-                }
+                entry.byte = fallback_byte(&text);
+                entry.text = add(&text)?;
             }
         }
+        Some(entry)
     }
 }
 
@@ -176,17 +193,19 @@ impl Decode for SentencePieceDecoder {
     fn decode(&self, ids: &[u32], skip_special_tokens: bool) -> String {
         let entries = ids
             .iter()
-            .filter_map(|&id| self.table.get(id as usize)?.as_ref())
-            .filter(|entry| !(skip_special_tokens && entry.special));
-        let mut out = String::with_capacity(ids.len() * 4);
+            .filter_map(|&id| self.table.get(id as usize))
+            .filter(|entry| entry.present && !(skip_special_tokens && entry.special));
+        let text = |(start, end): (u32, u32)| self.texts.get(start as usize..end as usize);
+        let mut out = String::with_capacity(ids.len() * 6);
         match self.kind {
             Kind::Metaspace { drop_first } => {
                 for (i, entry) in entries.enumerate() {
-                    out.push_str(if i == 0 && drop_first {
-                        &entry.first
+                    let range = if i == 0 && drop_first {
+                        entry.first
                     } else {
-                        &entry.text
-                    });
+                        entry.text
+                    };
+                    out.push_str(text(range).unwrap_or_default());
                 }
             }
             Kind::ByteFallback { strip, strip_start } => {
@@ -196,7 +215,7 @@ impl Decode for SentencePieceDecoder {
                         Some(b) => bytes.push(b),
                         None => {
                             flush_bytes(&mut bytes, &mut out);
-                            out.push_str(&entry.text);
+                            out.push_str(text(entry.text).unwrap_or_default());
                         }
                     }
                 }
