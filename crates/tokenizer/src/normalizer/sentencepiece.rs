@@ -148,7 +148,7 @@ fn push_steps(normalizer: &Value, steps: &mut Vec<Step>) -> Option<()> {
         "Precompiled" => {
             // Its deserializer borrows the base64 text: from a string.
             let map: Precompiled = serde_json::from_str(&normalizer.to_string()).ok()?;
-            steps.push(Step::Precompiled(Box::new(Charsmap::new(map))));
+            steps.push(Step::Precompiled(Box::new(Charsmap::new(map)?)));
         }
         _ => return None,
     }
@@ -213,13 +213,19 @@ pub(crate) struct Charsmap {
 }
 
 impl Charsmap {
-    fn new(map: Precompiled) -> Charsmap {
-        let mut ascii_kept = [false; 128];
-        for (b, kept) in ascii_kept.iter_mut().enumerate() {
-            let c = [b as u8];
-            *kept = std::str::from_utf8(&c).is_ok_and(|c| map.transform(c).is_none());
-        }
-        Charsmap { map, ascii_kept }
+    /// `None` where the map fails on an ASCII character (a malformed map
+    /// panics in `spm_precompiled`; the general pipeline meets that only
+    /// when the character is encoded).
+    fn new(map: Precompiled) -> Option<Charsmap> {
+        let kept = |b: u8| {
+            map.transform(char::from(b).encode_utf8(&mut [0; 4]))
+                .is_none()
+        };
+        let ascii_kept = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            std::array::from_fn(|b| kept(b as u8))
+        }))
+        .ok()?;
+        Some(Charsmap { map, ascii_kept })
     }
 
     /// Whether the byte at `at` is an ASCII character that is a grapheme of
