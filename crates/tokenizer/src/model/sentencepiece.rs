@@ -637,37 +637,49 @@ const NONE: u32 = u32::MAX;
 impl Trie {
     fn new(mut entries: Vec<(&str, u32)>) -> Trie {
         entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
-        // Nodes with child lists; sorted keys add children in label order.
-        let mut kids: Vec<Vec<(u8, u32)>> = vec![Vec::new()];
+        // Sorted keys add each node's children in label order, so only a
+        // node's last child can continue the next key.
+        let mut last_child: Vec<Option<(u8, u32)>> = vec![None];
         let mut value = vec![NONE];
+        let mut edges: Vec<(u32, u8, u32)> = Vec::new();
         for (token, id) in entries {
             let mut node = 0usize;
             for &b in token.as_bytes() {
-                node = match kids[node].last() {
-                    Some(&(label, child)) if label == b => child as usize,
+                node = match last_child[node] {
+                    Some((label, child)) if label == b => child as usize,
                     _ => {
-                        let child = kids.len();
-                        kids[node].push((b, child as u32));
-                        kids.push(Vec::new());
+                        let child = last_child.len() as u32;
+                        edges.push((node as u32, b, child));
+                        last_child[node] = Some((b, child));
+                        last_child.push(None);
                         value.push(NONE);
-                        child
+                        child as usize
                     }
                 };
             }
             value[node] = id;
         }
-        let mut first = Vec::with_capacity(kids.len() + 1);
-        let mut labels = Vec::new();
-        let mut children = Vec::new();
-        for list in &kids {
-            first.push(labels.len() as u32);
-            labels.extend(list.iter().map(|&(l, _)| l));
-            children.extend(list.iter().map(|&(_, c)| c));
+        // Edges grouped by parent (a counting sort keeps label order).
+        let nodes = value.len();
+        let mut first = vec![0u32; nodes + 1];
+        for &(parent, _, _) in &edges {
+            first[parent as usize + 1] += 1;
         }
-        first.push(labels.len() as u32);
+        for n in 0..nodes {
+            first[n + 1] += first[n];
+        }
+        let mut labels = vec![0u8; edges.len()];
+        let mut children = vec![0u32; edges.len()];
+        let mut fill = first.clone();
         let mut root = vec![NONE; 256];
-        for &(label, child) in &kids[0] {
-            root[label as usize] = child;
+        for &(parent, label, child) in &edges {
+            let at = fill[parent as usize] as usize;
+            fill[parent as usize] += 1;
+            labels[at] = label;
+            children[at] = child;
+            if parent == 0 {
+                root[label as usize] = child;
+            }
         }
         Trie {
             root,
