@@ -315,9 +315,11 @@ fn configuration_variants_match_or_are_refused() {
         }
     }
     variants.push(("llama crossing merge".into(), doc));
+    let mut fast = Vec::new();
     for (label, doc) in variants {
         let tok = Tokenizer::from_huggingface_json(&doc.to_string()).unwrap();
         if tok.uses_fast_paths().0 {
+            fast.push(label.clone());
             compare(&tok, &texts, &label);
         } else {
             // Refused configurations run the general pipeline.
@@ -328,4 +330,6 @@ fn configuration_variants_match_or_are_refused() {
             );
         }
     }
+    // All of these are reproduced (the crossing merge by whole sections).
+    assert_eq!(fast.len(), 12, "{fast:?}");
 }
