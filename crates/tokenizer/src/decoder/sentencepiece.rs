@@ -191,33 +191,33 @@ fn llama_steps(config: &Value) -> Option<LlamaSteps> {
 
 impl Decode for SentencePieceDecoder {
     fn decode(&self, ids: &[u32], skip_special_tokens: bool) -> String {
+        let mut out = String::with_capacity(ids.len() * 6);
+        let texts = self.texts.as_str();
+        let text = |(start, end): (u32, u32)| texts.get(start as usize..end as usize);
         let entries = ids
             .iter()
             .filter_map(|&id| self.table.get(id as usize))
             .filter(|entry| entry.present && !(skip_special_tokens && entry.special));
-        let text = |(start, end): (u32, u32)| self.texts.get(start as usize..end as usize);
-        let mut out = String::with_capacity(ids.len() * 6);
         match self.kind {
             Kind::Metaspace { drop_first } => {
-                for (i, entry) in entries.enumerate() {
-                    let range = if i == 0 && drop_first {
-                        entry.first
-                    } else {
-                        entry.text
-                    };
+                let mut first = drop_first;
+                for entry in entries {
+                    let range = if first { entry.first } else { entry.text };
+                    first = false;
                     out.push_str(text(range).unwrap_or_default());
                 }
             }
             Kind::ByteFallback { strip, strip_start } => {
                 let mut bytes = Vec::new();
                 for entry in entries {
-                    match entry.byte {
-                        Some(b) => bytes.push(b),
-                        None => {
-                            flush_bytes(&mut bytes, &mut out);
-                            out.push_str(text(entry.text).unwrap_or_default());
-                        }
+                    if let Some(b) = entry.byte {
+                        bytes.push(b);
+                        continue;
                     }
+                    if !bytes.is_empty() {
+                        flush_bytes(&mut bytes, &mut out);
+                    }
+                    out.push_str(text(entry.text).unwrap_or_default());
                 }
                 flush_bytes(&mut bytes, &mut out);
                 let stripped = out
