@@ -46,8 +46,22 @@ fn validate_charsmaps(value: &serde_json::Value) -> Result<()> {
     match value {
         serde_json::Value::Object(object) => {
             if object.get("type").and_then(|t| t.as_str()) == Some("Precompiled") {
+                let invalid = |e: &dyn std::fmt::Display| {
+                    Error::invalid(format!("invalid Precompiled normalizer: {e}"))
+                };
+                // The trie size in the header is allocated before it is
+                // checked against the data.
+                let charsmap = object.get("precompiled_charsmap").and_then(|c| c.as_str());
+                let bytes =
+                    base64::decode(charsmap.unwrap_or_default()).map_err(|e| invalid(&e))?;
+                let trie_size = bytes
+                    .get(..4)
+                    .map(|h| u32::from_le_bytes([h[0], h[1], h[2], h[3]]));
+                if trie_size.is_none_or(|size| size as usize > bytes.len() - 4) {
+                    return Err(invalid(&"trie larger than the charsmap"));
+                }
                 serde_json::from_str::<spm_precompiled::Precompiled>(&value.to_string())
-                    .map_err(|e| Error::invalid(format!("invalid Precompiled normalizer: {e}")))?;
+                    .map_err(|e| invalid(&e))?;
             }
             object.values().try_for_each(validate_charsmaps)
         }
@@ -146,6 +160,9 @@ mod tests {
         );
         let err = parse(&json).unwrap_err();
         assert!(err.message().contains("Precompiled"), "{err}");
+        // A header announcing a 2 GiB trie.
+        let huge = json.replace("AAAA", "////fw==");
+        assert!(parse(&huge).unwrap_err().message().contains("trie larger"));
     }
 
     #[test]
