@@ -60,6 +60,9 @@ fn validate_charsmaps(value: &serde_json::Value) -> Result<()> {
                 if trie_size.is_none_or(|size| size as usize > bytes.len() - 4) {
                     return Err(invalid(&"trie larger than the charsmap"));
                 }
+                if !crate::normalizer::sentencepiece::charsmap_is_safe(&bytes) {
+                    return Err(invalid(&"its trie reaches outside the charsmap"));
+                }
                 serde_json::from_str::<spm_precompiled::Precompiled>(&value.to_string())
                     .map_err(|e| invalid(&e))?;
             }
@@ -163,6 +166,9 @@ mod tests {
         // A header announcing a 2 GiB trie.
         let huge = json.replace("AAAA", "////fw==");
         assert!(parse(&huge).unwrap_err().message().contains("trie larger"));
+        // A trie whose root points past its end.
+        let outside = json.replace("AAAA", "BAAAAAD8/38=");
+        assert!(parse(&outside).unwrap_err().message().contains("outside"));
     }
 
     #[test]

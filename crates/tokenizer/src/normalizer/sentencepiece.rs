@@ -148,7 +148,7 @@ fn push_steps(normalizer: &Value, steps: &mut Vec<Step>) -> Option<()> {
         "Precompiled" => {
             // Its deserializer borrows the base64 text: from a string.
             let map: Precompiled = serde_json::from_str(&normalizer.to_string()).ok()?;
-            steps.push(Step::Precompiled(Box::new(Charsmap::new(map)?)));
+            steps.push(Step::Precompiled(Box::new(Charsmap::new(map))));
         }
         _ => return None,
     }
@@ -206,6 +206,62 @@ fn strip(left: bool, right: bool, input: &Mapped, out: &mut Mapped) {
     out.copy(input, start, start + text.len());
 }
 
+/// Whether every lookup `spm_precompiled` can make in the charsmap `bytes`
+/// (decoded base64) stays inside its trie and its normalized strings: its
+/// lookups index without checks and panic on a malformed map. The walk
+/// follows its double array from the root over every byte, as
+/// `DoubleArray::common_prefix_search` and `Precompiled::transform` read it.
+pub(crate) fn charsmap_is_safe(bytes: &[u8]) -> bool {
+    let Some((header, rest)) = bytes.split_first_chunk::<4>() else {
+        return false;
+    };
+    let trie_size = u32::from_le_bytes(*header) as usize;
+    if trie_size > rest.len() {
+        return false;
+    }
+    let (trie, normalized) = rest.split_at(trie_size);
+    let units: Vec<usize> = trie
+        .chunks_exact(4)
+        .map(|u| u32::from_le_bytes([u[0], u[1], u[2], u[3]]) as usize)
+        .collect();
+    let Ok(normalized) = std::str::from_utf8(normalized) else {
+        return false;
+    };
+    let offset = |u: usize| (u >> 10) << ((u & (1 << 9)) >> 6);
+    let Some(&root) = units.first() else {
+        return false;
+    };
+    let mut seen = vec![false; (units.len() | 0xFF) + 1];
+    let mut pending = vec![offset(root)];
+    while let Some(node) = pending.pop() {
+        match seen.get_mut(node) {
+            None => return false,
+            Some(true) => continue,
+            Some(visited) => *visited = true,
+        }
+        for c in 1..=255usize {
+            let Some(&unit) = units.get(node ^ c) else {
+                return false;
+            };
+            if unit & ((1 << 31) | 0xFF) != c {
+                continue;
+            }
+            let next = node ^ c ^ offset(unit);
+            if (unit >> 8) & 1 == 1 {
+                let Some(&leaf) = units.get(next) else {
+                    return false;
+                };
+                let index = leaf & ((1 << 31) - 1);
+                if !normalized.is_char_boundary(index) {
+                    return false;
+                }
+            }
+            pending.push(next);
+        }
+    }
+    true
+}
+
 /// A charsmap with the ASCII characters it leaves alone.
 pub(crate) struct Charsmap {
     map: Precompiled,
@@ -213,19 +269,15 @@ pub(crate) struct Charsmap {
 }
 
 impl Charsmap {
-    /// `None` where the map fails on an ASCII character (a malformed map
-    /// panics in `spm_precompiled`; the general pipeline meets that only
-    /// when the character is encoded).
-    fn new(map: Precompiled) -> Option<Charsmap> {
+    fn new(map: Precompiled) -> Charsmap {
+        // Loading checked that lookups stay inside the map
+        // (`charsmap_is_safe`).
         let kept = |b: u8| {
             map.transform(char::from(b).encode_utf8(&mut [0; 4]))
                 .is_none()
         };
-        let ascii_kept = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            std::array::from_fn(|b| kept(b as u8))
-        }))
-        .ok()?;
-        Some(Charsmap { map, ascii_kept })
+        let ascii_kept = std::array::from_fn(|b| kept(b as u8));
+        Charsmap { map, ascii_kept }
     }
 
     /// Whether the byte at `at` is an ASCII character that is a grapheme of
