@@ -8,18 +8,27 @@ use serde_json::Value;
 use crate::pipeline::Decode;
 use crate::pre_tokenizer::metaspace::{Metaspace, PrependScheme};
 
-/// Per id: what it decodes to (ranges in `SentencePieceDecoder::texts`)
-/// and whether it is special.
+/// Per id (8 bytes, for cache locality): its text after the per-token
+/// steps (`texts[start..start + len]`), flags, and for ByteFallback the
+/// byte a `<0xNN>` token stands for.
 #[derive(Clone, Copy, Default)]
 struct Entry {
-    /// The id has a token.
-    present: bool,
-    special: bool,
-    /// ByteFallback: the byte a `<0xNN>` token stands for.
-    byte: Option<u8>,
-    /// The token's text after the per-token steps.
-    text: (u32, u32),
-    /// Metaspace: the text as the first token (replacement dropped).
+    start: u32,
+    len: u16,
+    byte: u8,
+    flags: u8,
+}
+
+/// The id has a token.
+const PRESENT: u8 = 1;
+/// The token is special.
+const SPECIAL: u8 = 2;
+/// The token is a `<0xNN>` byte.
+const BYTE: u8 = 4;
+
+/// An entry and, for Metaspace, the text range as the first token.
+struct Built {
+    entry: Entry,
     first: (u32, u32),
 }
 
@@ -36,8 +45,13 @@ enum Kind {
 /// Direct decoder for Metaspace and Llama-style decoders.
 pub(crate) struct SentencePieceDecoder {
     table: Vec<Entry>,
+    /// Metaspace: per id, the text range as the first token (replacement
+    /// dropped).
+    first: Vec<(u32, u32)>,
     /// The texts of all entries, one after the other.
     texts: String,
+    /// Metaspace: the texts as the first token.
+    first_texts: String,
     kind: Kind,
 }
 
@@ -71,16 +85,31 @@ impl SentencePieceDecoder {
         let added = pipeline.get_added_vocabulary();
         let mut texts = String::new();
         let mut table = Vec::with_capacity(max_id as usize + 1);
+        let mut first = Vec::new();
+        let mut first_texts = String::new();
         for id in 0..=max_id {
-            let entry = match pipeline.id_to_token(id) {
+            let built = match pipeline.id_to_token(id) {
                 Some(token) => {
-                    per_token.entry(&token, added.is_special_token(&token), &mut texts)?
+                    let special = added.is_special_token(&token);
+                    per_token.entry(&token, special, &mut texts, &mut first_texts)?
                 }
-                None => Entry::default(),
+                None => Built {
+                    entry: Entry::default(),
+                    first: (0, 0),
+                },
             };
-            table.push(entry);
+            table.push(built.entry);
+            if matches!(kind, Kind::Metaspace { .. }) {
+                first.push(built.first);
+            }
         }
-        Some(SentencePieceDecoder { table, texts, kind })
+        Some(SentencePieceDecoder {
+            table,
+            first,
+            texts,
+            first_texts,
+            kind,
+        })
     }
 }
 
@@ -94,33 +123,48 @@ enum PerToken {
 
 impl PerToken {
     /// The entry of `token`, its texts appended to `texts`.
-    fn entry(&self, token: &str, special: bool, texts: &mut String) -> Option<Entry> {
-        let mut add = |text: &str| -> Option<(u32, u32)> {
-            let start = u32::try_from(texts.len()).ok()?;
-            texts.push_str(text);
-            Some((start, u32::try_from(texts.len()).ok()?))
-        };
+    /// The entry of `token`, its text appended to `texts` and its text as
+    /// the first token to `first_texts`.
+    fn entry(
+        &self,
+        token: &str,
+        special: bool,
+        texts: &mut String,
+        first_texts: &mut String,
+    ) -> Option<Built> {
         let mut entry = Entry {
-            present: true,
-            special,
+            flags: if special { PRESENT | SPECIAL } else { PRESENT },
             ..Entry::default()
         };
-        match self {
-            PerToken::Metaspace(replacement) => {
-                entry.text = add(&token.replace(*replacement, " "))?;
-                entry.first = add(&token.replace(*replacement, ""))?;
-            }
+        let (text, first) = match self {
+            PerToken::Metaspace(replacement) => (
+                append(texts, &token.replace(*replacement, " "))?,
+                append(first_texts, &token.replace(*replacement, ""))?,
+            ),
             PerToken::Replace(replaces) => {
                 let mut text = token.to_string();
                 for (pattern, content) in replaces {
                     text = text.replace(pattern.as_str(), content);
                 }
-                entry.byte = fallback_byte(&text);
-                entry.text = add(&text)?;
+                if let Some(byte) = fallback_byte(&text) {
+                    entry.byte = byte;
+                    entry.flags |= BYTE;
+                }
+                (append(texts, &text)?, (0, 0))
             }
-        }
-        Some(entry)
+        };
+        entry.start = text.0;
+        // Longer tokens are left to the general path.
+        entry.len = u16::try_from(text.1 - text.0).ok()?;
+        Some(Built { entry, first })
     }
+}
+
+/// Appends `text` to `texts`; its range there.
+fn append(texts: &mut String, text: &str) -> Option<(u32, u32)> {
+    let start = u32::try_from(texts.len()).ok()?;
+    texts.push_str(text);
+    Some((start, u32::try_from(texts.len()).ok()?))
 }
 
 /// The byte of a `<0xNN>` token, tested as the crate's ByteFallback does.
@@ -193,31 +237,38 @@ impl Decode for SentencePieceDecoder {
     fn decode(&self, ids: &[u32], skip_special_tokens: bool) -> String {
         let mut out = String::with_capacity(ids.len() * 6);
         let texts = self.texts.as_str();
-        let text = |(start, end): (u32, u32)| texts.get(start as usize..end as usize);
-        let entries = ids
-            .iter()
-            .filter_map(|&id| self.table.get(id as usize))
-            .filter(|entry| entry.present && !(skip_special_tokens && entry.special));
+        let text = |start: u32, end: u32| texts.get(start as usize..end as usize);
+        let hidden = if skip_special_tokens { SPECIAL } else { 0 };
+        let entries = ids.iter().filter_map(|&id| {
+            let entry = self.table.get(id as usize)?;
+            (entry.flags & PRESENT != 0 && entry.flags & hidden == 0).then_some((id, entry))
+        });
         match self.kind {
             Kind::Metaspace { drop_first } => {
                 let mut first = drop_first;
-                for entry in entries {
-                    let range = if first { entry.first } else { entry.text };
+                for (id, entry) in entries {
+                    let piece = if first {
+                        let (start, end) = self.first.get(id as usize).copied().unwrap_or_default();
+                        self.first_texts.get(start as usize..end as usize)
+                    } else {
+                        text(entry.start, entry.start + u32::from(entry.len))
+                    };
                     first = false;
-                    out.push_str(text(range).unwrap_or_default());
+                    out.push_str(piece.unwrap_or_default());
                 }
             }
             Kind::ByteFallback { strip, strip_start } => {
                 let mut bytes = Vec::new();
-                for entry in entries {
-                    if let Some(b) = entry.byte {
-                        bytes.push(b);
+                for (_, entry) in entries {
+                    if entry.flags & BYTE != 0 {
+                        bytes.push(entry.byte);
                         continue;
                     }
                     if !bytes.is_empty() {
                         flush_bytes(&mut bytes, &mut out);
                     }
-                    out.push_str(text(entry.text).unwrap_or_default());
+                    let end = entry.start + u32::from(entry.len);
+                    out.push_str(text(entry.start, end).unwrap_or_default());
                 }
                 flush_bytes(&mut bytes, &mut out);
                 let stripped = out
