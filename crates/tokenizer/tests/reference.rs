@@ -417,14 +417,16 @@ fn fast_paths_match_the_general_pipeline() {
     let tiktoken = Tokenizer::from_file(data("gpt2.tiktoken")).unwrap();
     assert_eq!(bpe.uses_fast_paths(), (true, true));
     assert_eq!(tiktoken.uses_fast_paths(), (true, true));
-    // The Unigram fixture is not byte-level: general path only (WordPiece
-    // has its own direct paths, tests/wordpiece.rs).
-    assert_eq!(
-        Tokenizer::from_file(data("unigram_metaspace.json"))
-            .unwrap()
-            .uses_fast_paths(),
-        (false, false)
-    );
+    // The WordPiece and Unigram fixtures have direct paths of their own,
+    // compared with the general pipeline in tests/wordpiece.rs and
+    // tests/sentencepiece.rs.
+    for name in ["wordpiece_bert.json", "unigram_metaspace.json"] {
+        assert_eq!(
+            Tokenizer::from_file(data(name)).unwrap().uses_fast_paths(),
+            (true, true),
+            "{name}"
+        );
+    }
     let mut texts: Vec<String> = expected("bpe_byte_level.json")
         .iter()
         .map(|c| c["text"].as_str().unwrap().to_string())

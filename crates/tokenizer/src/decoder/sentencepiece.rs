@@ -1,19 +1,297 @@
-//! (to be written) sentencepiece direct decoder.
+//! Direct decoders for SentencePiece-style configurations: Metaspace (`▁`
+//! back to spaces), and Llama's Sequence of Replace, ByteFallback, Fuse and
+//! Strip. Each id's text is computed at load; decoding joins them as the
+//! `tokenizers` crate does.
+
+use serde_json::Value;
 
 use crate::pipeline::Decode;
+use crate::pre_tokenizer::metaspace::{Metaspace, PrependScheme};
 
-/// Direct decoder.
-pub(crate) struct SentencePieceDecoder {}
+/// Per id (8 bytes, for cache locality): its text after the per-token
+/// steps (`texts[start..start + len]`), flags, and for ByteFallback the
+/// byte a `<0xNN>` token stands for.
+#[derive(Clone, Copy, Default)]
+struct Entry {
+    start: u32,
+    len: u16,
+    byte: u8,
+    flags: u8,
+}
+
+/// The id has a token.
+const PRESENT: u8 = 1;
+/// The token is special.
+const SPECIAL: u8 = 2;
+/// The token is a `<0xNN>` byte.
+const BYTE: u8 = 4;
+
+/// An entry and, for Metaspace, the text range as the first token.
+struct Built {
+    entry: Entry,
+    first: (u32, u32),
+}
+
+enum Kind {
+    /// Metaspace: tokens joined, the first one without its replacements
+    /// when `drop_first`.
+    Metaspace { drop_first: bool },
+    /// Byte tokens assembled into UTF-8 (U+FFFD per byte of an invalid
+    /// run), everything joined, then up to `strip_start` leading
+    /// `strip` characters removed.
+    ByteFallback { strip: char, strip_start: usize },
+}
+
+/// Direct decoder for Metaspace and Llama-style decoders.
+pub(crate) struct SentencePieceDecoder {
+    table: Vec<Entry>,
+    /// Metaspace: per id, the text range as the first token (replacement
+    /// dropped).
+    first: Vec<(u32, u32)>,
+    /// The texts of all entries, one after the other.
+    texts: String,
+    /// Metaspace: the texts as the first token.
+    first_texts: String,
+    kind: Kind,
+}
 
 impl SentencePieceDecoder {
     /// The decoder for `pipeline`, if it reproduces it exactly.
-    pub(crate) fn from_pipeline(_pipeline: &tokenizers::Tokenizer) -> Option<Self> {
+    pub(crate) fn from_pipeline(pipeline: &tokenizers::Tokenizer) -> Option<Self> {
+        let config = serde_json::to_value(pipeline.get_decoder()?).ok()?;
+        let (kind, per_token) = match Metaspace::from_json(&config) {
+            Some(metaspace) => (
+                Kind::Metaspace {
+                    drop_first: metaspace.prepend != PrependScheme::Never,
+                },
+                PerToken::Metaspace(metaspace.replacement),
+            ),
+            None => {
+                let steps = llama_steps(&config)?;
+                (
+                    Kind::ByteFallback {
+                        strip: steps.strip,
+                        strip_start: steps.strip_start,
+                    },
+                    PerToken::Replace(steps.replaces),
+                )
+            }
+        };
+        let max_id = pipeline.get_vocab(true).values().copied().max()?;
+        // Vocabularies with huge id gaps are left to the general path.
+        if max_id as usize > 4 * pipeline.get_vocab_size(true) + (1 << 18) {
+            return None;
+        }
+        let added = pipeline.get_added_vocabulary();
+        let mut texts = String::new();
+        let mut table = Vec::with_capacity(max_id as usize + 1);
+        let mut first = Vec::new();
+        let mut first_texts = String::new();
+        for id in 0..=max_id {
+            let built = match pipeline.id_to_token(id) {
+                Some(token) => {
+                    let special = added.is_special_token(&token);
+                    per_token.entry(&token, special, &mut texts, &mut first_texts)?
+                }
+                None => Built {
+                    entry: Entry::default(),
+                    first: (0, 0),
+                },
+            };
+            table.push(built.entry);
+            if matches!(kind, Kind::Metaspace { .. }) {
+                first.push(built.first);
+            }
+        }
+        Some(SentencePieceDecoder {
+            table,
+            first,
+            texts,
+            first_texts,
+            kind,
+        })
+    }
+}
+
+/// What is done to each token before joining.
+enum PerToken {
+    /// The replacement character becomes a space.
+    Metaspace(char),
+    /// String replacements in order, then the ByteFallback test.
+    Replace(Vec<(String, String)>),
+}
+
+impl PerToken {
+    /// The entry of `token`, its texts appended to `texts`.
+    /// The entry of `token`, its text appended to `texts` and its text as
+    /// the first token to `first_texts`.
+    fn entry(
+        &self,
+        token: &str,
+        special: bool,
+        texts: &mut String,
+        first_texts: &mut String,
+    ) -> Option<Built> {
+        let mut entry = Entry {
+            flags: if special { PRESENT | SPECIAL } else { PRESENT },
+            ..Entry::default()
+        };
+        let (text, first) = match self {
+            PerToken::Metaspace(replacement) => (
+                append(texts, &token.replace(*replacement, " "))?,
+                append(first_texts, &token.replace(*replacement, ""))?,
+            ),
+            PerToken::Replace(replaces) => {
+                let mut text = token.to_string();
+                for (pattern, content) in replaces {
+                    text = text.replace(pattern.as_str(), content);
+                }
+                if let Some(byte) = fallback_byte(&text) {
+                    entry.byte = byte;
+                    entry.flags |= BYTE;
+                }
+                (append(texts, &text)?, (0, 0))
+            }
+        };
+        entry.start = text.0;
+        // Longer tokens are left to the general path.
+        entry.len = u16::try_from(text.1 - text.0).ok()?;
+        Some(Built { entry, first })
+    }
+}
+
+/// Appends `text` to `texts`; its range there.
+fn append(texts: &mut String, text: &str) -> Option<(u32, u32)> {
+    let start = u32::try_from(texts.len()).ok()?;
+    texts.push_str(text);
+    Some((start, u32::try_from(texts.len()).ok()?))
+}
+
+/// The byte of a `<0xNN>` token, tested as the crate's ByteFallback does.
+fn fallback_byte(token: &str) -> Option<u8> {
+    if token.len() == 6 && token.starts_with("<0x") && token.ends_with('>') {
+        u8::from_str_radix(token.get(3..5)?, 16).ok()
+    } else {
         None
     }
 }
 
-impl Decode for SentencePieceDecoder {
-    fn decode(&self, _ids: &[u32], _skip_special_tokens: bool) -> String {
-        String::new()
+/// A Llama-style decoder: string Replaces, ByteFallback, Fuse, and
+/// optionally a Strip of leading characters only.
+struct LlamaSteps {
+    /// `(pattern, content)` in order.
+    replaces: Vec<(String, String)>,
+    strip: char,
+    strip_start: usize,
+}
+
+fn llama_steps(config: &Value) -> Option<LlamaSteps> {
+    if config.get("type")?.as_str()? != "Sequence" {
+        return None;
     }
+    let steps = config.get("decoders")?.as_array()?;
+    let mut replaces = Vec::new();
+    let mut rest = steps.as_slice();
+    while let Some((step, tail)) = rest.split_first() {
+        if step.get("type")?.as_str()? != "Replace" {
+            break;
+        }
+        let pattern = step.get("pattern")?.get("String")?.as_str()?;
+        if pattern.is_empty() {
+            return None;
+        }
+        let content = step.get("content")?.as_str()?;
+        replaces.push((pattern.to_string(), content.to_string()));
+        rest = tail;
+    }
+    let kind = |v: &Value| v.get("type").and_then(Value::as_str).map(str::to_string);
+    match rest {
+        [fallback, fuse] if kind(fallback)? == "ByteFallback" && kind(fuse)? == "Fuse" => {
+            Some(LlamaSteps {
+                replaces,
+                strip: ' ',
+                strip_start: 0,
+            })
+        }
+        [fallback, fuse, strip]
+            if kind(fallback)? == "ByteFallback"
+                && kind(fuse)? == "Fuse"
+                && kind(strip)? == "Strip"
+                // Trailing strips index past the start of short text there.
+                && strip.get("stop")?.as_u64()? == 0 =>
+        {
+            let mut content = strip.get("content")?.as_str()?.chars();
+            let c = content.next()?;
+            let start = usize::try_from(strip.get("start")?.as_u64()?).ok()?;
+            content.next().is_none().then_some(LlamaSteps {
+                replaces,
+                strip: c,
+                strip_start: start,
+            })
+        }
+        _ => None,
+    }
+}
+
+impl Decode for SentencePieceDecoder {
+    fn decode(&self, ids: &[u32], skip_special_tokens: bool) -> String {
+        let mut out = String::with_capacity(ids.len() * 6);
+        let texts = self.texts.as_str();
+        let text = |start: u32, end: u32| texts.get(start as usize..end as usize);
+        let hidden = if skip_special_tokens { SPECIAL } else { 0 };
+        let entries = ids.iter().filter_map(|&id| {
+            let entry = self.table.get(id as usize)?;
+            (entry.flags & PRESENT != 0 && entry.flags & hidden == 0).then_some((id, entry))
+        });
+        match self.kind {
+            Kind::Metaspace { drop_first } => {
+                let mut first = drop_first;
+                for (id, entry) in entries {
+                    let piece = if first {
+                        let (start, end) = self.first.get(id as usize).copied().unwrap_or_default();
+                        self.first_texts.get(start as usize..end as usize)
+                    } else {
+                        text(entry.start, entry.start + u32::from(entry.len))
+                    };
+                    first = false;
+                    out.push_str(piece.unwrap_or_default());
+                }
+            }
+            Kind::ByteFallback { strip, strip_start } => {
+                let mut bytes = Vec::new();
+                for (_, entry) in entries {
+                    if entry.flags & BYTE != 0 {
+                        bytes.push(entry.byte);
+                        continue;
+                    }
+                    if !bytes.is_empty() {
+                        flush_bytes(&mut bytes, &mut out);
+                    }
+                    let end = entry.start + u32::from(entry.len);
+                    out.push_str(text(entry.start, end).unwrap_or_default());
+                }
+                flush_bytes(&mut bytes, &mut out);
+                let stripped = out
+                    .chars()
+                    .take(strip_start)
+                    .take_while(|&c| c == strip)
+                    .map(char::len_utf8)
+                    .sum::<usize>();
+                out.drain(..stripped);
+            }
+        }
+        out
+    }
+}
+
+/// A run of byte tokens: its text if UTF-8, else U+FFFD per byte.
+fn flush_bytes(bytes: &mut Vec<u8>, out: &mut String) {
+    if bytes.is_empty() {
+        return;
+    }
+    match std::str::from_utf8(bytes) {
+        Ok(text) => out.push_str(text),
+        Err(_) => out.extend(std::iter::repeat_n('\u{FFFD}', bytes.len())),
+    }
+    bytes.clear();
 }

@@ -18,6 +18,9 @@ pub(crate) fn parse(json: &str) -> Result<(tokenizers::Tokenizer, Option<u32>, O
     if !object.contains_key("model") {
         return Err(Error::invalid("tokenizer JSON has no 'model'"));
     }
+    if let Some(normalizer) = object.get("normalizer") {
+        validate_charsmaps(normalizer)?;
+    }
     let tokenizer = tokenizers::Tokenizer::from_str(json).map_err(|e| {
         Error::new(
             ErrorKind::InvalidArgument,
@@ -34,6 +37,40 @@ pub(crate) fn parse(json: &str) -> Result<(tokenizers::Tokenizer, Option<u32>, O
     let unk = unk_token_id(&value, &tokenizer);
     let source = value.get("model").and_then(BpeSource::from_json);
     Ok((tokenizer, unk, source))
+}
+
+/// Checks the `precompiled_charsmap` of every Precompiled normalizer the
+/// way `tokenizers` reads it (it panics on one that does not parse, found by
+/// fuzzing).
+fn validate_charsmaps(value: &serde_json::Value) -> Result<()> {
+    match value {
+        serde_json::Value::Object(object) => {
+            if object.get("type").and_then(|t| t.as_str()) == Some("Precompiled") {
+                let invalid = |e: &dyn std::fmt::Display| {
+                    Error::invalid(format!("invalid Precompiled normalizer: {e}"))
+                };
+                // The trie size in the header is allocated before it is
+                // checked against the data.
+                let charsmap = object.get("precompiled_charsmap").and_then(|c| c.as_str());
+                let bytes =
+                    base64::decode(charsmap.unwrap_or_default()).map_err(|e| invalid(&e))?;
+                let trie_size = bytes
+                    .get(..4)
+                    .map(|h| u32::from_le_bytes([h[0], h[1], h[2], h[3]]));
+                if trie_size.is_none_or(|size| size as usize > bytes.len() - 4) {
+                    return Err(invalid(&"trie larger than the charsmap"));
+                }
+                if !crate::normalizer::sentencepiece::charsmap_is_safe(&bytes) {
+                    return Err(invalid(&"its trie reaches outside the charsmap"));
+                }
+                serde_json::from_str::<spm_precompiled::Precompiled>(&value.to_string())
+                    .map_err(|e| invalid(&e))?;
+            }
+            object.values().try_for_each(validate_charsmaps)
+        }
+        serde_json::Value::Array(items) => items.iter().try_for_each(validate_charsmaps),
+        _ => Ok(()),
+    }
 }
 
 /// The id of the model's unknown token, if it has one.
@@ -117,6 +154,22 @@ mod tests {
 
     const MODEL: &str =
         r#""model": {"type": "WordLevel", "vocab": {"a": 0, "[CLS]": 1}, "unk_token": "a"}"#;
+
+    #[test]
+    fn unreadable_charsmap_is_an_error() {
+        let json = format!(
+            r#"{{{MODEL}, "normalizer": {{"type": "Sequence", "normalizers":
+                [{{"type": "Precompiled", "precompiled_charsmap": "AAAA"}}]}}}}"#
+        );
+        let err = parse(&json).unwrap_err();
+        assert!(err.message().contains("Precompiled"), "{err}");
+        // A header announcing a 2 GiB trie.
+        let huge = json.replace("AAAA", "////fw==");
+        assert!(parse(&huge).unwrap_err().message().contains("trie larger"));
+        // A trie whose root points past its end.
+        let outside = json.replace("AAAA", "BAAAAAD8/38=");
+        assert!(parse(&outside).unwrap_err().message().contains("outside"));
+    }
 
     #[test]
     fn template_with_undefined_special_token_is_an_error() {

@@ -186,7 +186,7 @@ pub struct ByteBpe {
     /// before (a pre-tokenizer Sequence of Splits).
     splitters: Vec<Splitter>,
     byte_ids: [u32; 256],
-    merges: AHashMap<(u32, u32), (u32, u32)>,
+    merges: Merges,
     /// With `ignore_merges`: whole pieces found in the vocabulary.
     whole: Option<AHashMap<Vec<u8>, u32>>,
     added: AddedMatcher,
@@ -262,14 +262,7 @@ impl ByteBpe {
             byte_ids[b as usize] =
                 *by_string.get(byte_level::byte_to_char(b).encode_utf8(&mut utf8) as &str)?;
         }
-        let mut merges = AHashMap::new();
-        for (rank, (a, b)) in source.merges.iter().enumerate() {
-            let (ia, ib) = (*by_string.get(a.as_str())?, *by_string.get(b.as_str())?);
-            let joined = format!("{a}{b}");
-            let new_id = *by_string.get(joined.as_str())?;
-            // A repeated pair keeps its last rank, as `tokenizers` builds its map.
-            merges.insert((ia, ib), (rank as u32, new_id));
-        }
+        let merges = merge_map(source, &by_string)?;
         let whole = bpe.ignore_merges.then(|| {
             by_string
                 .iter()
@@ -343,71 +336,118 @@ impl ByteBpe {
             return;
         }
         out.extend(bytes.iter().map(|&b| self.byte_ids[b as usize]));
-        if out.len() < 2 {
+        merge_symbols(&self.merges, out);
+    }
+}
+
+/// Merges in rank order: `(left, right) -> (rank, merged)`.
+pub(crate) type Merges = AHashMap<(u32, u32), (u32, u32)>;
+
+/// The merge map of `source`, its strings resolved through `by_string`;
+/// `None` where a merge names a string outside the vocabulary.
+pub(crate) fn merge_map(source: &BpeSource, by_string: &HashMap<&str, u32>) -> Option<Merges> {
+    let mut merges = AHashMap::with_capacity(source.merges.len());
+    for (rank, (a, b)) in source.merges.iter().enumerate() {
+        let (ia, ib) = (*by_string.get(a.as_str())?, *by_string.get(b.as_str())?);
+        let joined = format!("{a}{b}");
+        let new_id = *by_string.get(joined.as_str())?;
+        // A repeated pair keeps its last rank, as `tokenizers` builds its map.
+        merges.insert((ia, ib), (u32::try_from(rank).ok()?, new_id));
+    }
+    Some(merges)
+}
+
+/// Applies `merges` to the symbols `out` as the `tokenizers` crate's BPE
+/// does: the lowest-ranked pair first, the leftmost on ties.
+pub(crate) fn merge_symbols(merges: &Merges, out: &mut Vec<u32>) {
+    if out.len() < 2 {
+        return;
+    }
+    if out.len() <= 16 {
+        merge_short::<16>(merges, out);
+        return;
+    }
+    if out.len() <= 64 {
+        merge_short::<64>(merges, out);
+        return;
+    }
+    // Long pieces: a heap of candidate merges over a linked list.
+    let n = out.len();
+    let mut ids = out.clone();
+    let mut next: Vec<usize> = (1..=n).collect();
+    let mut prev: Vec<usize> = (0..n).map(|i| i.wrapping_sub(1)).collect();
+    let mut alive = vec![true; n];
+    let mut heap = BinaryHeap::new();
+    for i in 0..n - 1 {
+        if let Some(&(rank, _)) = merges.get(&(ids[i], ids[i + 1])) {
+            heap.push(Reverse((rank, i, ids[i], ids[i + 1])));
+        }
+    }
+    while let Some(Reverse((_, i, left, right))) = heap.pop() {
+        let j = next[i];
+        if !alive[i] || j >= n || ids[i] != left || ids[j] != right {
+            continue;
+        }
+        let Some(&(_, new_id)) = merges.get(&(left, right)) else {
+            continue;
+        };
+        ids[i] = new_id;
+        alive[j] = false;
+        next[i] = next[j];
+        if next[i] < n {
+            prev[next[i]] = i;
+        }
+        if prev[i] < n {
+            let p = prev[i];
+            if let Some(&(rank, _)) = merges.get(&(ids[p], ids[i])) {
+                heap.push(Reverse((rank, p, ids[p], ids[i])));
+            }
+        }
+        if next[i] < n {
+            let k = next[i];
+            if let Some(&(rank, _)) = merges.get(&(ids[i], ids[k])) {
+                heap.push(Reverse((rank, i, ids[i], ids[k])));
+            }
+        }
+    }
+    out.clear();
+    let mut i = 0;
+    while i < n {
+        out.push(ids[i]);
+        i = next[i];
+    }
+}
+
+/// Short pieces: repeatedly merges the lowest-ranked pair (leftmost on
+/// ties), keeping each adjacent pair's merge so that only the two pairs
+/// around a merge are looked up again.
+fn merge_short<const N: usize>(merges: &Merges, out: &mut Vec<u32>) {
+    const NONE: (u32, u32) = (u32::MAX, 0);
+    let pair = |a: u32, b: u32| merges.get(&(a, b)).copied().unwrap_or(NONE);
+    // `pairs[i]`: (rank, merged) of `out[i], out[i + 1]`.
+    let mut pairs = [NONE; N];
+    for i in 0..out.len() - 1 {
+        pairs[i] = pair(out[i], out[i + 1]);
+    }
+    loop {
+        let count = out.len() - 1;
+        let mut best = 0;
+        for i in 1..count {
+            if pairs[i].0 < pairs[best].0 {
+                best = i;
+            }
+        }
+        if count == 0 || pairs[best].0 == u32::MAX {
             return;
         }
-        if out.len() <= 16 {
-            // Short pieces: repeatedly merge the lowest-ranked pair (leftmost
-            // on ties).
-            loop {
-                let mut best: Option<(u32, usize, u32)> = None;
-                for i in 0..out.len() - 1 {
-                    if let Some(&(rank, new_id)) = self.merges.get(&(out[i], out[i + 1])) {
-                        if best.is_none_or(|(r, _, _)| rank < r) {
-                            best = Some((rank, i, new_id));
-                        }
-                    }
-                }
-                let Some((_, i, new_id)) = best else { break };
-                out[i] = new_id;
-                out.remove(i + 1);
-            }
-            return;
+        out[best] = pairs[best].1;
+        out.remove(best + 1);
+        pairs.copy_within(best + 1..count, best);
+        if best > 0 {
+            pairs[best - 1] = pair(out[best - 1], out[best]);
         }
-        // Long pieces: a heap of candidate merges over a linked list.
-        let n = out.len();
-        let mut ids = out.clone();
-        let mut next: Vec<usize> = (1..=n).collect();
-        let mut prev: Vec<usize> = (0..n).map(|i| i.wrapping_sub(1)).collect();
-        let mut alive = vec![true; n];
-        let mut heap = BinaryHeap::new();
-        for i in 0..n - 1 {
-            if let Some(&(rank, _)) = self.merges.get(&(ids[i], ids[i + 1])) {
-                heap.push(Reverse((rank, i, ids[i], ids[i + 1])));
-            }
-        }
-        while let Some(Reverse((_, i, left, right))) = heap.pop() {
-            let j = next[i];
-            if !alive[i] || j >= n || ids[i] != left || ids[j] != right {
-                continue;
-            }
-            let Some(&(_, new_id)) = self.merges.get(&(left, right)) else {
-                continue;
-            };
-            ids[i] = new_id;
-            alive[j] = false;
-            next[i] = next[j];
-            if next[i] < n {
-                prev[next[i]] = i;
-            }
-            if prev[i] < n {
-                let p = prev[i];
-                if let Some(&(rank, _)) = self.merges.get(&(ids[p], ids[i])) {
-                    heap.push(Reverse((rank, p, ids[p], ids[i])));
-                }
-            }
-            if next[i] < n {
-                let k = next[i];
-                if let Some(&(rank, _)) = self.merges.get(&(ids[i], ids[k])) {
-                    heap.push(Reverse((rank, i, ids[i], ids[k])));
-                }
-            }
-        }
-        out.clear();
-        let mut i = 0;
-        while i < n {
-            out.push(ids[i]);
-            i = next[i];
+        if best + 1 < out.len() {
+            pairs[best] = pair(out[best], out[best + 1]);
         }
     }
 }
