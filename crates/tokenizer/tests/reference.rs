@@ -235,6 +235,19 @@ fn streaming_decode_of_byte_fallback_runs() {
 }
 
 #[test]
+fn strip_decoder_from_the_end_is_refused_at_load() {
+    let mut doc: Value =
+        serde_json::from_str(&std::fs::read_to_string(data("bpe_byte_level.json")).unwrap())
+            .unwrap();
+    doc["decoder"] = json!({"type": "Sequence", "decoders": [
+        {"type": "Strip", "content": " ", "start": 0, "stop": 1}]});
+    let err = Tokenizer::from_huggingface_json(&doc.to_string()).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Unimplemented, "{err}");
+    doc["decoder"] = json!({"type": "Strip", "content": " ", "start": 1, "stop": 0});
+    assert!(Tokenizer::from_huggingface_json(&doc.to_string()).is_ok());
+}
+
+#[test]
 fn streaming_encode_long_text_in_chunks() {
     let text =
         "The quick brown fox jumps over the lazy dog. Hello <|endoftext|> world!\n".repeat(200);

@@ -34,9 +34,36 @@ pub(crate) fn parse(json: &str) -> Result<(tokenizers::Tokenizer, Option<u32>, O
             .map_err(|e| Error::invalid(format!("invalid post_processor: {e}")))?;
         validate_post_processor(&canonical)?;
     }
+    if let Some(decoder) = tokenizer.get_decoder() {
+        let canonical = serde_json::to_value(decoder)
+            .map_err(|e| Error::invalid(format!("invalid decoder: {e}")))?;
+        validate_decoder(&canonical)?;
+    }
     let unk = unk_token_id(&value, &tokenizer);
     let source = value.get("model").and_then(BpeSource::from_json);
     Ok((tokenizer, unk, source))
+}
+
+/// Rejects a Strip decoder that strips from the end (`stop > 0`): the
+/// `tokenizers` crate indexes past the start of a token shorter than `stop`
+/// (a panic, found by fuzzing), and the standard files strip only from the
+/// start (Llama's leading space).
+fn validate_decoder(decoder: &serde_json::Value) -> Result<()> {
+    match decoder.get("type").and_then(|t| t.as_str()) {
+        Some("Sequence") => decoder
+            .get("decoders")
+            .and_then(|d| d.as_array())
+            .into_iter()
+            .flatten()
+            .try_for_each(validate_decoder),
+        Some("Strip") if decoder.get("stop").and_then(|s| s.as_u64()).unwrap_or(0) > 0 => {
+            Err(Error::new(
+                ErrorKind::Unimplemented,
+                "decoder Strip with stop > 0 is not supported (only stripping from the start)",
+            ))
+        }
+        _ => Ok(()),
+    }
 }
 
 /// Checks the `precompiled_charsmap` of every Precompiled normalizer the
