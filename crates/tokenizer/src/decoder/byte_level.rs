@@ -12,11 +12,7 @@ pub(crate) struct ByteLevelDecoder {
 
 impl Decode for ByteLevelDecoder {
     fn decode(&self, ids: &[u32], skip_special_tokens: bool) -> String {
-        let mut bytes = Vec::with_capacity(ids.len() * 4);
-        for &id in ids {
-            self.append_token_bytes(id, skip_special_tokens, &mut bytes);
-        }
-        match String::from_utf8(bytes) {
+        match String::from_utf8(self.table.concat(ids, skip_special_tokens)) {
             Ok(text) => text,
             Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
         }

@@ -9,13 +9,29 @@ pub(crate) mod byte_level;
 pub(crate) mod sentencepiece;
 pub(crate) mod wordpiece;
 
-/// Per-id byte strings in one arena, with whether each id is a special
-/// token: what direct decoders look up per id.
+/// Bytes of a token copied as one block when it has at most this many.
+const INLINE: usize = 16;
+/// `Inline::len` of a token longer than `INLINE` (read from the arena).
+const LONG: u8 = u8::MAX;
+
+/// A token's bytes, zero-padded, for the one-block copy.
+#[derive(Clone, Copy)]
+struct Inline {
+    bytes: [u8; INLINE],
+    /// The length, or `LONG`.
+    len: u8,
+    special: bool,
+}
+
+/// Per-id byte strings, with whether each id is a special token: what
+/// direct decoders look up per id. Every token is in one arena; tokens of
+/// up to 16 bytes are also kept inline, so that concatenating them copies
+/// a fixed 16-byte block per id (no length-dependent copy call).
 pub(crate) struct TokenTable {
     bytes: Vec<u8>,
     /// `offsets[id]..offsets[id + 1]` are the bytes of `id`.
     offsets: Vec<u32>,
-    special: Vec<bool>,
+    inline: Vec<Inline>,
 }
 
 impl TokenTable {
@@ -29,14 +45,23 @@ impl TokenTable {
         let mut table = TokenTable {
             bytes: Vec::new(),
             offsets: Vec::with_capacity(max_id as usize + 2),
-            special: Vec::with_capacity(max_id as usize + 1),
+            inline: Vec::with_capacity(max_id as usize + 1),
         };
         table.offsets.push(0);
         for id in 0..=max_id {
             let (bytes, special) = entry(id).unwrap_or_default();
+            let mut inline = Inline {
+                bytes: [0; INLINE],
+                len: LONG,
+                special,
+            };
+            if bytes.len() <= INLINE {
+                inline.bytes[..bytes.len()].copy_from_slice(&bytes);
+                inline.len = bytes.len() as u8;
+            }
             table.bytes.extend_from_slice(&bytes);
             table.offsets.push(u32::try_from(table.bytes.len()).ok()?);
-            table.special.push(special);
+            table.inline.push(inline);
         }
         Some(table)
     }
@@ -44,9 +69,41 @@ impl TokenTable {
     /// The bytes of `id` and whether it is special; `None` past the table.
     pub(crate) fn get(&self, id: u32) -> Option<(&[u8], bool)> {
         let id = id as usize;
-        let special = *self.special.get(id)?;
+        let special = self.inline.get(id)?.special;
         let range = self.offsets[id] as usize..self.offsets[id + 1] as usize;
         Some((&self.bytes[range], special))
+    }
+
+    /// The bytes of `ids` concatenated (ids past the table skipped, special
+    /// ones too when `skip_special`).
+    pub(crate) fn concat(&self, ids: &[u32], skip_special: bool) -> Vec<u8> {
+        // Blocks of INLINE bytes go into a buffer kept at least that much
+        // longer than what it holds; it is cut to length at the end.
+        let mut buf = vec![0u8; ids.len() * 4 + INLINE];
+        let mut len = 0;
+        for &id in ids {
+            let Some(inline) = self.inline.get(id as usize) else {
+                continue;
+            };
+            if skip_special && inline.special {
+                continue;
+            }
+            if inline.len != LONG {
+                if buf.len() < len + INLINE {
+                    buf.resize(2 * buf.len() + INLINE, 0);
+                }
+                buf[len..len + INLINE].copy_from_slice(&inline.bytes);
+                len += inline.len as usize;
+            } else if let Some((bytes, _)) = self.get(id) {
+                if buf.len() < len + bytes.len() + INLINE {
+                    buf.resize(2 * buf.len() + bytes.len() + INLINE, 0);
+                }
+                buf[len..len + bytes.len()].copy_from_slice(bytes);
+                len += bytes.len();
+            }
+        }
+        buf.truncate(len);
+        buf
     }
 }
 

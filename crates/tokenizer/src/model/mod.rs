@@ -5,6 +5,7 @@
 
 pub mod byte_bpe;
 pub mod byte_level;
+pub(crate) mod piece_cache;
 pub mod rank_bpe;
 pub(crate) mod sentencepiece;
 pub(crate) mod wordpiece;

@@ -7,9 +7,7 @@
 //! (`SentencePieceEncoder::from_pipeline`); `tests/sentencepiece.rs`
 //! compares it with the general pipeline.
 
-use std::cell::RefCell;
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use ahash::AHashMap;
 use serde_json::Value;
@@ -19,6 +17,7 @@ use tokenizers::Model as _;
 
 use crate::added_tokens::{AddedMatcher, Section};
 use crate::model::byte_bpe::{merge_map, merge_symbols, BpeSource, Merges};
+use crate::model::piece_cache::{self, PieceCache};
 use crate::normalizer::sentencepiece::{Mapped, SpNormalizer};
 use crate::pipeline::Encode;
 use crate::pre_tokenizer::metaspace::{Metaspace, PrependScheme};
@@ -41,23 +40,6 @@ pub(crate) struct SentencePieceEncoder {
 enum Model {
     Unigram(Unigram),
     Bpe(Bpe),
-}
-
-/// Pieces longer than this (bytes) are not cached.
-const CACHED_PIECE_LEN: usize = 48;
-/// The cache is emptied when it holds this many pieces.
-const CACHE_CAPACITY: usize = 1 << 16;
-
-/// The ids of recently encoded pieces, per thread, for one encoder at a
-/// time (words repeat; the crate's models keep a cache too).
-#[derive(Default)]
-struct PieceCache {
-    owner: Option<u64>,
-    ids: AHashMap<Box<str>, Box<[u32]>>,
-}
-
-thread_local! {
-    static PIECE_CACHE: RefCell<PieceCache> = RefCell::new(PieceCache::default());
 }
 
 /// Buffers reused across the sections of one encode call.
@@ -102,9 +84,8 @@ impl SentencePieceEncoder {
             _ => return None,
         };
         let added = AddedMatcher::new(pipeline, |s| normalizer.normalize_str(s))?;
-        static ENCODERS: AtomicU64 = AtomicU64::new(0);
         Some(SentencePieceEncoder {
-            cache_owner: ENCODERS.fetch_add(1, Ordering::Relaxed),
+            cache_owner: piece_cache::new_owner(),
             normalizer,
             metaspace,
             model,
@@ -119,13 +100,9 @@ impl Encode for SentencePieceEncoder {
         let mut raw = Vec::new();
         self.added.split_raw(text, 0, match_special, &mut raw);
         let mut scratch = Scratch {
-            cache: PIECE_CACHE.with_borrow_mut(std::mem::take),
+            cache: PieceCache::take(self.cache_owner),
             ..Scratch::default()
         };
-        if scratch.cache.owner != Some(self.cache_owner) {
-            scratch.cache.ids.clear();
-            scratch.cache.owner = Some(self.cache_owner);
-        }
         let mut words = Words::default();
         for section in raw {
             match section.id {
@@ -146,7 +123,7 @@ impl Encode for SentencePieceEncoder {
             }
         }
         widen_segments(&mut out[first..]);
-        PIECE_CACHE.with_borrow_mut(|cache| *cache = scratch.cache);
+        scratch.cache.put_back();
     }
 }
 
@@ -274,26 +251,12 @@ impl SentencePieceEncoder {
             let start = text.origin[a];
             let stop = text.origin.get(b).copied().unwrap_or(end);
             let piece = &text.text[a..b];
-            let cache = &mut s.cache;
-            let ids: &[u32] = match cache.ids.get(piece) {
-                Some(ids) => ids,
-                None => {
-                    s.ids.clear();
-                    match &self.model {
-                        Model::Unigram(unigram) => {
-                            unigram.encode(piece, &mut s.lattice, &mut s.ids)
-                        }
-                        Model::Bpe(bpe) => bpe.encode(piece, &mut s.ids),
-                    }
-                    if piece.len() <= CACHED_PIECE_LEN {
-                        if cache.ids.len() >= CACHE_CAPACITY {
-                            cache.ids.clear();
-                        }
-                        cache.ids.insert(piece.into(), s.ids.as_slice().into());
-                    }
-                    &s.ids
-                }
-            };
+            let ids = s
+                .cache
+                .ids(piece.as_bytes(), &mut s.ids, |ids| match &self.model {
+                    Model::Unigram(unigram) => unigram.encode(piece, &mut s.lattice, ids),
+                    Model::Bpe(bpe) => bpe.encode(piece, ids),
+                });
             out.extend(ids.iter().map(|&id| TokenSpan {
                 id,
                 start,
