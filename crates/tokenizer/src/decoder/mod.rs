@@ -77,9 +77,9 @@ impl TokenTable {
     /// The bytes of `ids` concatenated (ids past the table skipped, special
     /// ones too when `skip_special`).
     pub(crate) fn concat(&self, ids: &[u32], skip_special: bool) -> Vec<u8> {
-        // Blocks of INLINE bytes go into a buffer kept at least that much
-        // longer than what it holds; it is cut to length at the end.
-        let mut buf = vec![0u8; ids.len() * 4 + INLINE];
+        // A block of INLINE bytes is appended per token and the buffer cut
+        // back to the token's length: one fixed-size copy, no zeroing.
+        let mut buf = Vec::with_capacity(ids.len() * 4 + INLINE);
         let mut len = 0;
         for &id in ids {
             let Some(inline) = self.inline.get(id as usize) else {
@@ -89,20 +89,14 @@ impl TokenTable {
                 continue;
             }
             if inline.len != LONG {
-                if buf.len() < len + INLINE {
-                    buf.resize(2 * buf.len() + INLINE, 0);
-                }
-                buf[len..len + INLINE].copy_from_slice(&inline.bytes);
+                buf.extend_from_slice(&inline.bytes);
                 len += inline.len as usize;
             } else if let Some((bytes, _)) = self.get(id) {
-                if buf.len() < len + bytes.len() + INLINE {
-                    buf.resize(2 * buf.len() + bytes.len() + INLINE, 0);
-                }
-                buf[len..len + bytes.len()].copy_from_slice(bytes);
+                buf.extend_from_slice(bytes);
                 len += bytes.len();
             }
+            buf.truncate(len);
         }
-        buf.truncate(len);
         buf
     }
 }
