@@ -74,21 +74,23 @@ fn ids_from(ids: &Bound<'_, PyAny>) -> PyResult<Vec<u32>> {
     Ok(to_ids(&ids.extract::<Vec<i64>>()?))
 }
 
-/// The ids of `list` if every element is an `int` that fits in 64 bits;
-/// `None` otherwise (the caller then extracts the slow way).
+/// The ids of `list` if every element is exactly an `int` (a type pointer
+/// comparison; `PyLong_Check` is a function call under the limited API)
+/// that fits in 64 bits; `None` otherwise (the caller then extracts the
+/// slow way, which also takes `bool` and other `int` subclasses).
 fn plain_int_list(list: &Bound<'_, PyList>) -> Option<Vec<u32>> {
     use pyo3::ffi;
     let mut out = Vec::with_capacity(list.len());
     for index in 0..list.len() {
         // SAFETY: the GIL is held (`list` is a `Bound`) and `list` is a
         // list. The item is a borrowed reference, used only before any
-        // Python code can run: `PyLong_Check` runs none, and
-        // `PyLong_AsLongLong` runs none for an `int` (only `__index__` of
+        // Python code can run: `PyLong_CheckExact` (a type comparison) runs none, and
+        // `PyLong_AsLongLong` runs none for an exact `int` (only `__index__` of
         // other types would). The index is in range because nothing ran
         // since `len()`; a NULL (out of range) still ends the fast path.
         let id = unsafe {
             let item = ffi::PyList_GetItem(list.as_ptr(), index as ffi::Py_ssize_t);
-            if item.is_null() || ffi::PyLong_Check(item) == 0 {
+            if item.is_null() || ffi::PyLong_CheckExact(item) == 0 {
                 ffi::PyErr_Clear();
                 return None;
             }

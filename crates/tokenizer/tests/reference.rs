@@ -576,6 +576,39 @@ fn fast_split_matches_each_named_pattern() {
 }
 
 #[test]
+fn fast_path_drops_bytes_missing_from_the_vocabulary() {
+    // A byte-level BPE whose vocabulary lacks some byte characters and has
+    // no unknown token (pix2tex's LaTeX tokenizer): `tokenizers` drops them.
+    let mut doc: Value =
+        serde_json::from_str(&std::fs::read_to_string(data("bpe_byte_level.json")).unwrap())
+            .unwrap();
+    let missing = ["\u{120}", "e", "\u{10a}", "\u{c3}"];
+    let vocab = doc["model"]["vocab"].as_object_mut().unwrap();
+    for token in missing {
+        vocab.remove(token);
+    }
+    let merges = doc["model"]["merges"].as_array_mut().unwrap();
+    merges.retain(|m| {
+        let text = m
+            .as_str()
+            .map(str::to_string)
+            .unwrap_or_else(|| m.to_string());
+        !missing.iter().any(|t| text.contains(t))
+    });
+    doc["model"]["unk_token"] = Value::Null;
+    let tok = Tokenizer::from_huggingface_json(&doc.to_string()).unwrap();
+    assert_eq!(tok.uses_fast_paths().0, true);
+    let general = tok.general_pipeline_only();
+    for text in ["Hello there, caf\u{e9}\n\nthe end", "eee  \u{e9}\u{e8}", ""] {
+        assert_eq!(
+            tok.encode(text, PLAIN).unwrap(),
+            general.encode(text, PLAIN).unwrap(),
+            "{text:?}"
+        );
+    }
+}
+
+#[test]
 fn fast_path_keeps_the_last_rank_of_a_repeated_merge() {
     // Found by fuzzing: `tokenizers` keeps the last rank of a repeated merge.
     let mut doc: Value =

@@ -186,7 +186,10 @@ pub struct ByteBpe {
     /// Split regexes applied in turn: each splits the pieces of the one
     /// before (a pre-tokenizer Sequence of Splits).
     splitters: Vec<Splitter>,
-    byte_ids: [u32; 256],
+    /// The id of each byte's byte-level character; `None` for one missing
+    /// from the vocabulary (dropped, as `tokenizers` does without an
+    /// unknown token or byte fallback).
+    byte_ids: [Option<u32>; 256],
     merges: Merges,
     /// With `ignore_merges`: whole pieces found in the vocabulary.
     whole: Option<AHashMap<Vec<u8>, u32>>,
@@ -259,11 +262,17 @@ impl ByteBpe {
         if by_string.len() != bpe.get_vocab_size() {
             return None;
         }
-        let mut byte_ids = [0u32; 256];
+        let mut byte_ids = [None; 256];
         let mut utf8 = [0u8; 4];
         for b in 0..=255u8 {
-            byte_ids[b as usize] =
-                *by_string.get(byte_level::byte_to_char(b).encode_utf8(&mut utf8) as &str)?;
+            byte_ids[b as usize] = by_string
+                .get(byte_level::byte_to_char(b).encode_utf8(&mut utf8) as &str)
+                .copied();
+        }
+        // A missing byte becomes the unknown token or byte-fallback tokens
+        // when the model has them: not reproduced here.
+        if byte_ids.contains(&None) && (bpe.unk_token.is_some() || bpe.byte_fallback) {
+            return None;
         }
         let merges = merge_map(source, &by_string)?;
         let whole = bpe.ignore_merges.then(|| {
@@ -342,7 +351,7 @@ impl ByteBpe {
             out.push(*id);
             return;
         }
-        out.extend(bytes.iter().map(|&b| self.byte_ids[b as usize]));
+        out.extend(bytes.iter().filter_map(|&b| self.byte_ids[b as usize]));
         merge_symbols(&self.merges, out);
     }
 }
