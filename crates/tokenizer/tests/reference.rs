@@ -597,7 +597,7 @@ fn fast_path_drops_bytes_missing_from_the_vocabulary() {
     });
     doc["model"]["unk_token"] = Value::Null;
     let tok = Tokenizer::from_huggingface_json(&doc.to_string()).unwrap();
-    assert_eq!(tok.uses_fast_paths().0, true);
+    assert!(tok.uses_fast_paths().0);
     let general = tok.general_pipeline_only();
     for text in ["Hello there, caf\u{e9}\n\nthe end", "eee  \u{e9}\u{e8}", ""] {
         assert_eq!(
