@@ -52,8 +52,14 @@ pub(crate) struct SentencePieceDecoder {
     texts: String,
     /// Metaspace: the texts as the first token.
     first_texts: String,
+    /// Per id, its text zero-padded when it has at most `INLINE` bytes,
+    /// copied as one block.
+    inline: Vec<[u8; INLINE]>,
     kind: Kind,
 }
+
+/// Texts of at most this many bytes are copied as one block.
+const INLINE: usize = 16;
 
 impl SentencePieceDecoder {
     /// The decoder for `pipeline`, if it reproduces it exactly.
@@ -103,11 +109,25 @@ impl SentencePieceDecoder {
                 first.push(built.first);
             }
         }
+        let inline = table
+            .iter()
+            .map(|entry| {
+                let mut block = [0u8; INLINE];
+                let (start, len) = (entry.start as usize, usize::from(entry.len));
+                if len <= INLINE {
+                    if let Some(text) = texts.as_bytes().get(start..start + len) {
+                        block[..len].copy_from_slice(text);
+                    }
+                }
+                block
+            })
+            .collect();
         Some(SentencePieceDecoder {
             table,
             first,
             texts,
             first_texts,
+            inline,
             kind,
         })
     }
@@ -235,7 +255,7 @@ fn llama_steps(config: &Value) -> Option<LlamaSteps> {
 
 impl Decode for SentencePieceDecoder {
     fn decode(&self, ids: &[u32], skip_special_tokens: bool) -> String {
-        let mut out = String::with_capacity(ids.len() * 6);
+        let mut out = Vec::with_capacity(ids.len() * 6 + INLINE);
         let texts = self.texts.as_str();
         let text = |start: u32, end: u32| texts.get(start as usize..end as usize);
         let hidden = if skip_special_tokens { SPECIAL } else { 0 };
@@ -243,55 +263,106 @@ impl Decode for SentencePieceDecoder {
             let entry = self.table.get(id as usize)?;
             (entry.flags & PRESENT != 0 && entry.flags & hidden == 0).then_some((id, entry))
         });
+        // The text of `id`: one block copy when short.
+        let append = |out: &mut Vec<u8>, id: u32, entry: &Entry| {
+            let len = usize::from(entry.len);
+            match self.inline.get(id as usize) {
+                Some(block) if len <= INLINE => {
+                    out.extend_from_slice(block);
+                    out.truncate(out.len() - INLINE + len);
+                }
+                _ => out.extend_from_slice(
+                    text(entry.start, entry.start + u32::from(entry.len))
+                        .unwrap_or_default()
+                        .as_bytes(),
+                ),
+            }
+        };
         match self.kind {
             Kind::Metaspace { drop_first } => {
                 let mut first = drop_first;
                 for (id, entry) in entries {
-                    let piece = if first {
+                    if first {
                         let (start, end) = self.first.get(id as usize).copied().unwrap_or_default();
-                        self.first_texts.get(start as usize..end as usize)
+                        let piece = self.first_texts.get(start as usize..end as usize);
+                        out.extend_from_slice(piece.unwrap_or_default().as_bytes());
+                        first = false;
                     } else {
-                        text(entry.start, entry.start + u32::from(entry.len))
-                    };
-                    first = false;
-                    out.push_str(piece.unwrap_or_default());
+                        append(&mut out, id, entry);
+                    }
                 }
             }
             Kind::ByteFallback { strip, strip_start } => {
+                // The leading Strip is applied while writing (removing from
+                // the front afterwards would move the whole text).
+                let mut leading = Leading {
+                    strip,
+                    left: strip_start,
+                };
                 let mut bytes = Vec::new();
-                for (_, entry) in entries {
+                for (id, entry) in entries {
                     if entry.flags & BYTE != 0 {
                         bytes.push(entry.byte);
                         continue;
                     }
                     if !bytes.is_empty() {
-                        flush_bytes(&mut bytes, &mut out);
+                        flush_bytes(&mut bytes, &mut out, &mut leading);
                     }
-                    let end = entry.start + u32::from(entry.len);
-                    out.push_str(text(entry.start, end).unwrap_or_default());
+                    if leading.left == 0 {
+                        append(&mut out, id, entry);
+                    } else {
+                        let end = entry.start + u32::from(entry.len);
+                        leading.push(&mut out, text(entry.start, end).unwrap_or_default());
+                    }
                 }
-                flush_bytes(&mut bytes, &mut out);
-                let stripped = out
-                    .chars()
-                    .take(strip_start)
-                    .take_while(|&c| c == strip)
-                    .map(char::len_utf8)
-                    .sum::<usize>();
-                out.drain(..stripped);
+                flush_bytes(&mut bytes, &mut out, &mut leading);
             }
         }
-        out
+        // Token texts and complete byte runs: UTF-8.
+        String::from_utf8(out)
+            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+    }
+}
+
+/// A Strip decoder's removal of up to `left` leading `strip` characters
+/// from the start of the whole output, applied as text is appended.
+struct Leading {
+    strip: char,
+    /// Characters that may still be stripped; 0 once any text is kept.
+    left: usize,
+}
+
+impl Leading {
+    /// Appends `text` to `out`, without the leading characters still to
+    /// strip.
+    fn push(&mut self, out: &mut Vec<u8>, text: &str) {
+        let mut text = text;
+        while self.left > 0 {
+            match text.strip_prefix(self.strip) {
+                Some(rest) => {
+                    text = rest;
+                    self.left -= 1;
+                }
+                None => {
+                    if !text.is_empty() {
+                        self.left = 0;
+                    }
+                    break;
+                }
+            }
+        }
+        out.extend_from_slice(text.as_bytes());
     }
 }
 
 /// A run of byte tokens: its text if UTF-8, else U+FFFD per byte.
-fn flush_bytes(bytes: &mut Vec<u8>, out: &mut String) {
+fn flush_bytes(bytes: &mut Vec<u8>, out: &mut Vec<u8>, leading: &mut Leading) {
     if bytes.is_empty() {
         return;
     }
     match std::str::from_utf8(bytes) {
-        Ok(text) => out.push_str(text),
-        Err(_) => out.extend(std::iter::repeat_n('\u{FFFD}', bytes.len())),
+        Ok(text) => leading.push(out, text),
+        Err(_) => leading.push(out, &"\u{FFFD}".repeat(bytes.len())),
     }
     bytes.clear();
 }
