@@ -276,6 +276,38 @@ def main():
     if args.json:
         with open(args.json, "w") as f:
             json.dump(report, f, indent=1)
+    print_markdown(report)
+
+
+def print_markdown(report):
+    """The run as two Markdown tables (docs/tokenizer.md)."""
+    print("\n| file | ours | upstream |\n| --- | --- | --- |")
+    for name, entry in report.items():
+        cells = []
+        for impl in ("ours", "upstream"):
+            r = entry.get("parity", {}).get(impl)
+            if r is None:
+                cells.append("cannot load")
+                continue
+            ok = all(r.get(k) is True for k in ("whole", "stream_encode", "stream_decode"))
+            cells.append(f"lines {r['lines']}, decode {r['decode_lines']}"
+                         + ("; whole, streamed both ways: equal" if ok else
+                            f"; whole {r['whole']}, stream-encode {r['stream_encode']},"
+                            f" stream-decode {r['stream_decode']}"))
+        print(f"| {name} | {cells[0]} | {cells[1]} |")
+    print("\n| file | encode ours / upstream / ref | decode | batch | ours / fastest other |"
+          "\n| --- | --- | --- | --- | --- |")
+    for name, entry in report.items():
+        speed = entry.get("speed")
+        if not speed:
+            continue
+
+        def trio(key):
+            return " / ".join(f"{speed[i][key]:.1f}" if key in speed.get(i, {}) else "-"
+                              for i in ("ours", "upstream", "reference"))
+
+        ratios = ", ".join(f"{v:.2f}" for v in entry.get("ours_vs_fastest", {}).values())
+        print(f"| {name} | {trio('encode')} | {trio('decode')} | {trio('batch')} | {ratios} |")
 
 
 if __name__ == "__main__":

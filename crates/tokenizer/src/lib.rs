@@ -12,7 +12,8 @@
 //! ```
 //!
 //! The pipeline stages of `tokenizer.json` are run by the `tokenizers`
-//! crate; this crate adds the tiktoken format, streaming, and an API with
+//! crate; this crate adds the tiktoken format, direct encoders and decoders
+//! for the configurations real models use, streaming, and an API with
 //! errors as values (`docs/tokenizer.md` explains the split).
 
 pub mod added_tokens;

@@ -1,7 +1,8 @@
 //! Tokenization models: the byte-level alphabet and rank-ordered BPE used to
-//! turn tiktoken files into merge-based BPE models. BPE, WordPiece, WordLevel
-//! and Unigram models of tokenizer.json are run by the `tokenizers` crate
-//! (see `docs/tokenizer.md`).
+//! turn tiktoken files into merge-based BPE models, and the direct encoders
+//! (byte-level BPE, WordPiece, SentencePiece-style Unigram and BPE) with
+//! their per-thread piece cache. Every model of tokenizer.json also runs in
+//! the general pipeline, the `tokenizers` crate (see `docs/tokenizer.md`).
 
 pub mod byte_bpe;
 pub mod byte_level;
