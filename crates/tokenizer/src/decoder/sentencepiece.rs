@@ -44,7 +44,10 @@ enum Kind {
 
 /// Direct decoder for Metaspace and Llama-style decoders.
 pub(crate) struct SentencePieceDecoder {
-    table: Vec<Entry>,
+    /// Per id: its entry and its text zero-padded when it has at most
+    /// `INLINE` bytes (copied as one block), in one place so that a decode
+    /// reads one record per id.
+    table: Vec<Hot>,
     /// Metaspace: per id, the text range as the first token (replacement
     /// dropped).
     first: Vec<(u32, u32)>,
@@ -52,10 +55,13 @@ pub(crate) struct SentencePieceDecoder {
     texts: String,
     /// Metaspace: the texts as the first token.
     first_texts: String,
-    /// Per id, its text zero-padded when it has at most `INLINE` bytes,
-    /// copied as one block.
-    inline: Vec<[u8; INLINE]>,
     kind: Kind,
+}
+
+/// An id's entry and short text (see `SentencePieceDecoder::table`).
+struct Hot {
+    block: [u8; INLINE],
+    entry: Entry,
 }
 
 /// Texts of at most this many bytes are copied as one block.
@@ -109,8 +115,8 @@ impl SentencePieceDecoder {
                 first.push(built.first);
             }
         }
-        let inline = table
-            .iter()
+        let table = table
+            .into_iter()
             .map(|entry| {
                 let mut block = [0u8; INLINE];
                 let (start, len) = (entry.start as usize, usize::from(entry.len));
@@ -119,7 +125,7 @@ impl SentencePieceDecoder {
                         block[..len].copy_from_slice(text);
                     }
                 }
-                block
+                Hot { block, entry }
             })
             .collect();
         Some(SentencePieceDecoder {
@@ -127,7 +133,6 @@ impl SentencePieceDecoder {
             first,
             texts,
             first_texts,
-            inline,
             kind,
         })
     }
@@ -260,35 +265,33 @@ impl Decode for SentencePieceDecoder {
         let text = |start: u32, end: u32| texts.get(start as usize..end as usize);
         let hidden = if skip_special_tokens { SPECIAL } else { 0 };
         let entries = ids.iter().filter_map(|&id| {
-            let entry = self.table.get(id as usize)?;
-            (entry.flags & PRESENT != 0 && entry.flags & hidden == 0).then_some((id, entry))
+            let hot = self.table.get(id as usize)?;
+            let flags = hot.entry.flags;
+            (flags & PRESENT != 0 && flags & hidden == 0).then_some((id, hot))
         });
-        // The text of `id`: one block copy when short.
-        let append = |out: &mut Vec<u8>, id: u32, entry: &Entry| {
-            let len = usize::from(entry.len);
-            match self.inline.get(id as usize) {
-                Some(block) if len <= INLINE => {
-                    out.extend_from_slice(block);
-                    out.truncate(out.len() - INLINE + len);
-                }
-                _ => out.extend_from_slice(
-                    text(entry.start, entry.start + u32::from(entry.len))
-                        .unwrap_or_default()
-                        .as_bytes(),
-                ),
+        // The text of an id: one block copy when short.
+        let append = |out: &mut Vec<u8>, hot: &Hot| {
+            let len = usize::from(hot.entry.len);
+            if len <= INLINE {
+                out.extend_from_slice(&hot.block);
+                out.truncate(out.len() - INLINE + len);
+            } else {
+                let start = hot.entry.start;
+                let end = start + u32::from(hot.entry.len);
+                out.extend_from_slice(text(start, end).unwrap_or_default().as_bytes());
             }
         };
         match self.kind {
             Kind::Metaspace { drop_first } => {
                 let mut first = drop_first;
-                for (id, entry) in entries {
+                for (id, hot) in entries {
                     if first {
                         let (start, end) = self.first.get(id as usize).copied().unwrap_or_default();
                         let piece = self.first_texts.get(start as usize..end as usize);
                         out.extend_from_slice(piece.unwrap_or_default().as_bytes());
                         first = false;
                     } else {
-                        append(&mut out, id, entry);
+                        append(&mut out, hot);
                     }
                 }
             }
@@ -300,7 +303,8 @@ impl Decode for SentencePieceDecoder {
                     left: strip_start,
                 };
                 let mut bytes = Vec::new();
-                for (id, entry) in entries {
+                for (_, hot) in entries {
+                    let entry = &hot.entry;
                     if entry.flags & BYTE != 0 {
                         bytes.push(entry.byte);
                         continue;
@@ -309,7 +313,7 @@ impl Decode for SentencePieceDecoder {
                         flush_bytes(&mut bytes, &mut out, &mut leading);
                     }
                     if leading.left == 0 {
-                        append(&mut out, id, entry);
+                        append(&mut out, hot);
                     } else {
                         let end = entry.start + u32::from(entry.len);
                         leading.push(&mut out, text(entry.start, end).unwrap_or_default());
