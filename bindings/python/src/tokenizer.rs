@@ -8,7 +8,7 @@ use iree_tokenizer::{EncodeOptions, Error, ErrorKind};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedStr;
-use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
+use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple};
 
 /// Inputs at least this long are processed with the GIL released.
 const RELEASE_GIL_BYTES: usize = 1024;
@@ -104,6 +104,31 @@ fn plain_int_list(list: &Bound<'_, PyList>) -> Option<Vec<u32>> {
         out.extend(u32::try_from(id).ok());
     }
     Some(out)
+}
+
+/// `bytes` as a Python `str`, validated once by CPython's decoder; invalid
+/// UTF-8 (byte-level tokens cut mid-character) becomes U+FFFD per invalid
+/// sequence, as `Tokenizer::decode` gives it.
+fn utf8_to_str(py: Python<'_>, bytes: &[u8]) -> Py<PyString> {
+    use pyo3::ffi;
+    // SAFETY: the GIL is held (`py`); the pointer and length describe
+    // `bytes`, which outlives the call; a NULL errors argument means
+    // "strict". The result is a new reference or NULL with an error set,
+    // which is cleared before any other Python call.
+    let strict = unsafe {
+        let object = ffi::PyUnicode_DecodeUTF8(
+            bytes.as_ptr().cast(),
+            bytes.len() as ffi::Py_ssize_t,
+            std::ptr::null(),
+        );
+        if object.is_null() {
+            ffi::PyErr_Clear();
+            None
+        } else {
+            Some(Py::<PyString>::from_owned_ptr(py, object))
+        }
+    };
+    strict.unwrap_or_else(|| PyString::new(py, &String::from_utf8_lossy(bytes)).unbind())
 }
 
 /// A text tokenizer (Hugging Face tokenizer.json or tiktoken). Immutable
@@ -204,12 +229,13 @@ impl Tokenizer {
         py: Python<'_>,
         token_ids: &Bound<'_, PyAny>,
         skip_special_tokens: bool,
-    ) -> PyResult<String> {
+    ) -> PyResult<Py<PyString>> {
         let ids = ids_from(token_ids)?;
-        maybe_detached(py, ids.len() * 4, || {
-            self.inner.decode(&ids, skip_special_tokens)
+        let bytes = maybe_detached(py, ids.len() * 4, || {
+            self.inner.decode_bytes(&ids, skip_special_tokens)
         })
-        .map_err(|e| to_py(e, "Tokenizer decode failed"))
+        .map_err(|e| to_py(e, "Tokenizer decode failed"))?;
+        Ok(utf8_to_str(py, &bytes))
     }
 
     /// Creates a streaming encoder.

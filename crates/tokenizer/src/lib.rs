@@ -394,6 +394,17 @@ impl Tokenizer {
         })
     }
 
+    /// The bytes whose lossy UTF-8 reading is [`Tokenizer::decode`]: for a
+    /// caller that turns them into a string elsewhere and validates them
+    /// there once (the Python binding).
+    pub fn decode_bytes(&self, ids: &[u32], skip_special_tokens: bool) -> Result<Vec<u8>> {
+        if let Some(fast) = &self.inner.fast_decoder {
+            return guard("decode", || Ok(fast.decode_bytes(ids, skip_special_tokens)));
+        }
+        self.decode(ids, skip_special_tokens)
+            .map(String::into_bytes)
+    }
+
     /// A streaming encoder: feed text in chunks, get ids as they are final.
     pub fn encode_stream(&self, options: EncodeOptions) -> EncodeStream {
         EncodeStream::new(self.clone(), options)

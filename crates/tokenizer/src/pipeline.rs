@@ -29,7 +29,14 @@ pub(crate) trait Encode: Send + Sync {
 pub(crate) trait Decode: Send + Sync {
     /// Decodes `ids` as the general pipeline does (ids without a token are
     /// skipped; invalid UTF-8 becomes U+FFFD).
-    fn decode(&self, ids: &[u32], skip_special_tokens: bool) -> String;
+    fn decode(&self, ids: &[u32], skip_special_tokens: bool) -> String {
+        lossy_utf8(self.decode_bytes(ids, skip_special_tokens))
+    }
+
+    /// The bytes whose lossy UTF-8 reading is [`Decode::decode`] (callers
+    /// that build strings elsewhere, such as the Python binding, validate
+    /// them once there).
+    fn decode_bytes(&self, ids: &[u32], skip_special_tokens: bool) -> Vec<u8>;
 
     /// Whether `decode` is the concatenation of per-id bytes read as UTF-8
     /// with replacement; streaming decode then emits text as soon as its
@@ -41,6 +48,14 @@ pub(crate) trait Decode: Send + Sync {
     /// For a concatenation: appends the bytes of `id` (nothing for an id
     /// without a token, or a special one when `skip_special_tokens`).
     fn append_token_bytes(&self, _id: u32, _skip_special_tokens: bool, _out: &mut Vec<u8>) {}
+}
+
+/// `bytes` as UTF-8, each invalid sequence replaced by U+FFFD.
+pub(crate) fn lossy_utf8(bytes: Vec<u8>) -> String {
+    match String::from_utf8(bytes) {
+        Ok(text) => text,
+        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+    }
 }
 
 /// The direct encoder for `pipeline`, if one reproduces it. `source` is the

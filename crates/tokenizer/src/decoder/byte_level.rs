@@ -11,11 +11,8 @@ pub(crate) struct ByteLevelDecoder {
 }
 
 impl Decode for ByteLevelDecoder {
-    fn decode(&self, ids: &[u32], skip_special_tokens: bool) -> String {
-        match String::from_utf8(self.table.concat(ids, skip_special_tokens)) {
-            Ok(text) => text,
-            Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
-        }
+    fn decode_bytes(&self, ids: &[u32], skip_special_tokens: bool) -> Vec<u8> {
+        self.table.concat(ids, skip_special_tokens)
     }
 
     fn is_concatenation(&self) -> bool {

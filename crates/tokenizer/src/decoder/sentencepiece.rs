@@ -259,7 +259,7 @@ fn llama_steps(config: &Value) -> Option<LlamaSteps> {
 }
 
 impl Decode for SentencePieceDecoder {
-    fn decode(&self, ids: &[u32], skip_special_tokens: bool) -> String {
+    fn decode_bytes(&self, ids: &[u32], skip_special_tokens: bool) -> Vec<u8> {
         let mut out = Vec::with_capacity(ids.len() * 6 + INLINE);
         let texts = self.texts.as_str();
         let text = |start: u32, end: u32| texts.get(start as usize..end as usize);
@@ -322,9 +322,7 @@ impl Decode for SentencePieceDecoder {
                 flush_bytes(&mut bytes, &mut out, &mut leading);
             }
         }
-        // Token texts and complete byte runs: UTF-8.
-        String::from_utf8(out)
-            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+        out
     }
 }
 

@@ -152,7 +152,7 @@ fn cleanup_all(pieces: Vec<String>) -> Option<Vec<String>> {
 }
 
 impl Decode for WordPieceDecoder {
-    fn decode(&self, ids: &[u32], skip_special_tokens: bool) -> String {
+    fn decode_bytes(&self, ids: &[u32], skip_special_tokens: bool) -> Vec<u8> {
         // Pieces are copied `INLINE` bytes at a time into a buffer kept at
         // least that much longer than what it holds.
         let mut buf = vec![0u8; ids.len() * 6 + INLINE];
@@ -185,8 +185,6 @@ impl Decode for WordPieceDecoder {
             len += piece.len();
         }
         buf.truncate(len);
-        // Concatenated strings: always UTF-8.
-        String::from_utf8(buf)
-            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+        buf
     }
 }
