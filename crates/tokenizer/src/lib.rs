@@ -246,21 +246,19 @@ impl Tokenizer {
     /// Encodes `text` to token ids.
     pub fn encode(&self, text: &str, options: EncodeOptions) -> Result<Vec<u32>> {
         if let Some(fast) = &self.inner.fast_encoder {
-            let mut spans = Vec::new();
-            guard("encode", || {
-                fast.encode(text, !options.no_special_token_matching, &mut spans);
-                Ok(())
-            })?;
-            let mut ids = Vec::with_capacity(spans.len() + 4);
             let affixes = self
                 .inner
                 .affixes
                 .as_ref()
                 .filter(|_| options.add_special_tokens);
+            let mut ids = Vec::with_capacity(text.len() / 3 + 4);
             if let Some(affixes) = affixes {
                 ids.extend_from_slice(&affixes.prefix);
             }
-            ids.extend(spans.iter().map(|s| s.id));
+            guard("encode", || {
+                fast.encode_ids(text, !options.no_special_token_matching, &mut ids);
+                Ok(())
+            })?;
             if let Some(affixes) = affixes {
                 ids.extend_from_slice(&affixes.suffix);
             }

@@ -23,6 +23,13 @@ pub(crate) trait Encode: Send + Sync {
     /// Special tokens are matched when `match_special`. Segments are in text
     /// order and do not overlap; the streaming encoder relies on this.
     fn encode(&self, text: &str, match_special: bool, out: &mut Vec<TokenSpan>);
+
+    /// The ids alone of [`Encode::encode`], appended to `out`.
+    fn encode_ids(&self, text: &str, match_special: bool, out: &mut Vec<u32>) {
+        let mut spans = Vec::new();
+        self.encode(text, match_special, &mut spans);
+        out.extend(spans.iter().map(|s| s.id));
+    }
 }
 
 /// A direct decoder.

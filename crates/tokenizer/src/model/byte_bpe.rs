@@ -296,6 +296,32 @@ impl ByteBpe {
 
 impl Encode for ByteBpe {
     fn encode(&self, text: &str, match_special: bool, out: &mut Vec<TokenSpan>) {
+        self.encode_with(text, match_special, |ids, start, end, word| {
+            out.extend(ids.iter().map(|&id| TokenSpan {
+                id,
+                start,
+                end,
+                word: Some(word),
+            }));
+        });
+    }
+
+    fn encode_ids(&self, text: &str, match_special: bool, out: &mut Vec<u32>) {
+        self.encode_with(text, match_special, |ids, _, _, _| {
+            out.extend_from_slice(ids)
+        });
+    }
+}
+
+impl ByteBpe {
+    /// Encodes `text`, handing each segment's ids to `emit` with the
+    /// segment's byte range and index.
+    fn encode_with(
+        &self,
+        text: &str,
+        match_special: bool,
+        mut emit: impl FnMut(&[u32], usize, usize, u32),
+    ) {
         let mut raw = Vec::new();
         self.added.split_raw(text, 0, match_special, &mut raw);
         let mut sections = Vec::with_capacity(raw.len());
@@ -315,12 +341,7 @@ impl Encode for ByteBpe {
         let mut cache = PieceCache::take(self.cache_owner);
         for Section { start, end, id } in sections {
             if let Some(id) = id {
-                out.push(TokenSpan {
-                    id,
-                    start,
-                    end,
-                    word: Some(word),
-                });
+                emit(&[id], start, end, word);
                 word += 1;
                 continue;
             }
@@ -329,12 +350,7 @@ impl Encode for ByteBpe {
                 if from < to {
                     let piece = &section.as_bytes()[from..to];
                     let ids = cache.ids(piece, &mut symbols, |ids| self.encode_piece(piece, ids));
-                    out.extend(ids.iter().map(|&id| TokenSpan {
-                        id,
-                        start: start + from,
-                        end: start + to,
-                        word: Some(word),
-                    }));
+                    emit(ids, start + from, start + to, word);
                     word += 1;
                 }
             });
