@@ -321,27 +321,45 @@ impl Tokenizer {
                 .map(|t| self.encode(t.as_ref(), options))
                 .collect();
         }
-        let per = texts.len().div_ceil(threads);
-        std::thread::scope(|scope| {
-            let handles: Vec<_> = texts
-                .chunks(per)
-                .map(|chunk| {
-                    scope.spawn(move || {
-                        chunk
-                            .iter()
-                            .map(|t| self.encode(t.as_ref(), options))
-                            .collect::<Result<Vec<_>>>()
-                    })
-                })
-                .collect();
-            let mut out = Vec::with_capacity(texts.len());
-            for handle in handles {
-                let part = handle
-                    .join()
-                    .map_err(|_| Error::new(ErrorKind::Internal, "encode worker panicked"))??;
-                out.extend(part);
+        // Texts are handed out CHUNK at a time, so a slow stretch of texts
+        // does not leave a thread idle; the calling thread works too, with
+        // its warm piece cache.
+        const CHUNK: usize = 32;
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        let work = || {
+            let mut done = Vec::new();
+            loop {
+                let start = next.fetch_add(CHUNK, std::sync::atomic::Ordering::Relaxed);
+                if start >= texts.len() {
+                    return done;
+                }
+                let end = (start + CHUNK).min(texts.len());
+                for (i, text) in texts[start..end].iter().enumerate() {
+                    done.push((start + i, self.encode(text.as_ref(), options)));
+                }
             }
-            Ok(out)
+        };
+        std::thread::scope(|scope| {
+            let helpers: Vec<_> = (1..threads).map(|_| scope.spawn(work)).collect();
+            let mut results: Vec<Option<Result<Vec<u32>>>> = Vec::new();
+            results.resize_with(texts.len(), || None);
+            for (i, result) in work() {
+                results[i] = Some(result);
+            }
+            for helper in helpers {
+                let done = helper
+                    .join()
+                    .map_err(|_| Error::new(ErrorKind::Internal, "encode worker panicked"))?;
+                for (i, result) in done {
+                    results[i] = Some(result);
+                }
+            }
+            results
+                .into_iter()
+                .map(|r| {
+                    r.unwrap_or_else(|| Err(Error::new(ErrorKind::Internal, "text not encoded")))
+                })
+                .collect()
         })
     }
 

@@ -350,8 +350,10 @@ fn vocabulary_queries() {
 #[test]
 fn encode_batch_matches_encode() {
     let tok = Tokenizer::from_file(data("bpe_byte_level.json")).unwrap();
-    let texts: Vec<String> = (0..64)
-        .map(|i| format!("text number {i} ").repeat(200))
+    // Texts of very different lengths, many chunks of them: the order of
+    // the results must not depend on which thread encoded what.
+    let texts: Vec<String> = (0..500)
+        .map(|i| format!("text number {i} ").repeat(if i % 7 == 0 { 400 } else { 1 + i % 5 }))
         .collect();
     let batch = tok.encode_batch(&texts, PLAIN).unwrap();
     for (text, ids) in texts.iter().zip(&batch) {
