@@ -1,17 +1,8 @@
 //! `merge_count` and `vocab_capacity` on the fixtures.
 
-use std::path::Path;
+mod common;
 
-use iree_tokenizer::Tokenizer;
-
-fn load(name: &str) -> Tokenizer {
-    Tokenizer::from_file(
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/data")
-            .join(name),
-    )
-    .unwrap()
-}
+use common::load_file as load;
 
 #[test]
 fn merge_count_and_vocab_capacity() {

@@ -2,16 +2,11 @@
 //! reference implementations give (`tests/data/expected.json`, written by
 //! `tests/data/reference.py`), and streaming against one-shot results.
 
-use std::path::PathBuf;
+mod common;
 
-use iree_tokenizer::{EncodeOptions, ErrorKind, Tokenizer};
+use common::{boundaries, data, stream_encode, ORDINARY, PLAIN, SPECIAL};
+use iree_tokenizer::{ErrorKind, Tokenizer};
 use serde_json::{json, Value};
-
-fn data(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data")
-        .join(name)
-}
 
 fn expected(name: &str) -> Vec<Value> {
     let text = std::fs::read_to_string(data("expected.json")).unwrap();
@@ -27,19 +22,6 @@ fn ids(value: &Value) -> Vec<u32> {
         .map(|v| v.as_u64().unwrap() as u32)
         .collect()
 }
-
-const PLAIN: EncodeOptions = EncodeOptions {
-    add_special_tokens: false,
-    no_special_token_matching: false,
-};
-const SPECIAL: EncodeOptions = EncodeOptions {
-    add_special_tokens: true,
-    no_special_token_matching: false,
-};
-const ORDINARY: EncodeOptions = EncodeOptions {
-    add_special_tokens: false,
-    no_special_token_matching: true,
-};
 
 const JSON_FIXTURES: [&str; 3] = [
     "bpe_byte_level.json",
@@ -97,25 +79,6 @@ fn tiktoken_fixture_matches_reference() {
     );
     assert_eq!(inline.token_to_id("<|endoftext|>"), Some(50256));
     assert_eq!(inline.id_to_token(0).as_deref(), Some("!"));
-}
-
-fn stream_encode(tok: &Tokenizer, text: &str, options: EncodeOptions, cuts: &[usize]) -> Vec<u32> {
-    let mut stream = tok.encode_stream(options);
-    let mut out = Vec::new();
-    let mut at = 0;
-    for &cut in cuts {
-        out.extend(stream.feed(&text[at..cut]).unwrap());
-        at = cut;
-    }
-    out.extend(stream.feed(&text[at..]).unwrap());
-    out.extend(stream.finalize().unwrap());
-    out
-}
-
-fn boundaries(text: &str) -> Vec<usize> {
-    (1..text.len())
-        .filter(|&i| text.is_char_boundary(i))
-        .collect()
 }
 
 fn all_fixtures() -> Vec<Tokenizer> {

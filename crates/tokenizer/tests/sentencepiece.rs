@@ -3,9 +3,10 @@
 //! streaming encode and decode, on the fixtures in `tests/data`
 //! (`generate_sentencepiece.py` writes the two SentencePiece ones).
 
-use std::path::PathBuf;
+mod common;
 
-use iree_tokenizer::{EncodeOptions, TokenSpan, Tokenizer};
+use common::{boundaries, document, load_file as load, stream_encode, OPTIONS};
+use iree_tokenizer::{TokenSpan, Tokenizer};
 use serde_json::Value;
 
 const FIXTURES: [&str; 3] = [
@@ -13,35 +14,6 @@ const FIXTURES: [&str; 3] = [
     "unigram_charsmap.json",
     "llama_byte_fallback.json",
 ];
-
-const OPTIONS: [EncodeOptions; 3] = [
-    EncodeOptions {
-        add_special_tokens: false,
-        no_special_token_matching: false,
-    },
-    EncodeOptions {
-        add_special_tokens: true,
-        no_special_token_matching: false,
-    },
-    EncodeOptions {
-        add_special_tokens: false,
-        no_special_token_matching: true,
-    },
-];
-
-fn path(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data")
-        .join(name)
-}
-
-fn load(name: &str) -> Tokenizer {
-    Tokenizer::from_file(path(name)).unwrap()
-}
-
-fn document(name: &str) -> Value {
-    serde_json::from_str(&std::fs::read_to_string(path(name)).unwrap()).unwrap()
-}
 
 /// Texts that exercise unknown characters, byte fallback, the charsmap,
 /// spaces and added tokens.
@@ -99,19 +71,6 @@ fn check_spans(spans: &[TokenSpan], text: &str) {
         }
         previous = Some((span.start, span.end, span.word));
     }
-}
-
-fn stream_encode(tok: &Tokenizer, text: &str, options: EncodeOptions, cuts: &[usize]) -> Vec<u32> {
-    let mut stream = tok.encode_stream(options);
-    let mut out = Vec::new();
-    let mut at = 0;
-    for &cut in cuts {
-        out.extend(stream.feed(&text[at..cut]).unwrap());
-        at = cut;
-    }
-    out.extend(stream.feed(&text[at..]).unwrap());
-    out.extend(stream.finalize().unwrap());
-    out
 }
 
 fn compare(tok: &Tokenizer, texts: &[String], label: &str) {
@@ -188,9 +147,7 @@ fn streaming_encode_matches_one_shot() {
                 if text.len() > 120 {
                     continue;
                 }
-                let splits: Vec<usize> = (1..text.len())
-                    .filter(|&i| text.is_char_boundary(i))
-                    .collect();
+                let splits: Vec<usize> = boundaries(text);
                 for &cut in &splits {
                     assert_eq!(
                         stream_encode(&tok, text, options, &[cut]),

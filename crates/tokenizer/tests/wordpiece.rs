@@ -3,34 +3,19 @@
 //! streaming and decoding, on the BERT fixture, variants of its
 //! configuration and hostile text.
 
-use std::path::PathBuf;
+mod common;
 
-use iree_tokenizer::{EncodeOptions, TokenSpan, Tokenizer};
+use common::{boundaries, document, stream_encode, OPTIONS};
+use iree_tokenizer::{TokenSpan, Tokenizer};
 use serde_json::{json, Value};
 
 fn fixture() -> Value {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/wordpiece_bert.json");
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+    document("wordpiece_bert.json")
 }
 
 fn load(doc: &Value) -> Tokenizer {
     Tokenizer::from_huggingface_json(&doc.to_string()).unwrap()
 }
-
-const OPTIONS: [EncodeOptions; 3] = [
-    EncodeOptions {
-        add_special_tokens: false,
-        no_special_token_matching: false,
-    },
-    EncodeOptions {
-        add_special_tokens: true,
-        no_special_token_matching: false,
-    },
-    EncodeOptions {
-        add_special_tokens: false,
-        no_special_token_matching: true,
-    },
-];
 
 /// Texts that exercise each stage: accents (precomposed and combining),
 /// CJK, control characters, every kind of whitespace, punctuation, words
@@ -116,19 +101,6 @@ fn assert_agree(tok: &Tokenizer, text: &str) {
     }
 }
 
-fn stream_encode(tok: &Tokenizer, text: &str, options: EncodeOptions, cuts: &[usize]) -> Vec<u32> {
-    let mut stream = tok.encode_stream(options);
-    let mut out = Vec::new();
-    let mut at = 0;
-    for &cut in cuts {
-        out.extend(stream.feed(&text[at..cut]).unwrap());
-        at = cut;
-    }
-    out.extend(stream.feed(&text[at..]).unwrap());
-    out.extend(stream.finalize().unwrap());
-    out
-}
-
 #[test]
 fn fixture_takes_the_direct_paths() {
     let tok = load(&fixture());
@@ -151,9 +123,7 @@ fn fixture_matches_the_general_pipeline() {
 fn streaming_matches_one_shot() {
     let tok = load(&fixture());
     for text in hostile_texts() {
-        let cuts: Vec<usize> = (1..text.len())
-            .filter(|&i| text.is_char_boundary(i))
-            .collect();
+        let cuts: Vec<usize> = boundaries(&text);
         for options in OPTIONS {
             let batch = tok.encode(&text, options).unwrap();
             assert_eq!(stream_encode(&tok, &text, options, &[]), batch);
@@ -419,9 +389,7 @@ fn random_hostile_text_matches_the_general_pipeline() {
             .windows(2)
             .any(|w| w[0].word != w[1].word && w[1].start < w[0].end);
         if (round / toks.len()).is_multiple_of(4) && !overlap {
-            let cuts: Vec<usize> = (1..text.len())
-                .filter(|&i| text.is_char_boundary(i))
-                .collect();
+            let cuts: Vec<usize> = boundaries(&text);
             let options = OPTIONS[round % OPTIONS.len()];
             assert_eq!(
                 stream_encode(tok, &text, options, &cuts),
