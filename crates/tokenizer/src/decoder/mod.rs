@@ -101,6 +101,16 @@ impl TokenTable {
     }
 }
 
+/// The byte of a `<0xNN>` token, tested as the `tokenizers` crate's
+/// ByteFallback decoder does.
+pub(crate) fn fallback_byte(token: &str) -> Option<u8> {
+    if token.len() == 6 && token.starts_with("<0x") && token.ends_with('>') {
+        u8::from_str_radix(token.get(3..5)?, 16).ok()
+    } else {
+        None
+    }
+}
+
 /// Per id, whether the decoder has a ByteFallback step and the id's token is
 /// `<0xNN>` (a byte); empty when the decoder has no ByteFallback step.
 pub(crate) fn byte_fallback_tokens(pipeline: &tokenizers::Tokenizer) -> Vec<bool> {
@@ -111,15 +121,9 @@ pub(crate) fn byte_fallback_tokens(pipeline: &tokenizers::Tokenizer) -> Vec<bool
     if !has_step {
         return Vec::new();
     }
-    let is_byte = |token: &str| {
-        token.len() == 6
-            && token.starts_with("<0x")
-            && token.ends_with('>')
-            && u8::from_str_radix(&token[3..5], 16).is_ok()
-    };
     let mut out = Vec::new();
     for (token, id) in pipeline.get_vocab(true) {
-        if is_byte(&token) {
+        if fallback_byte(&token).is_some() {
             let id = id as usize;
             if id >= out.len() {
                 out.resize(id + 1, false);

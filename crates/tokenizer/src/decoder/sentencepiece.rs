@@ -5,6 +5,7 @@
 
 use serde_json::Value;
 
+use crate::decoder::fallback_byte;
 use crate::pipeline::Decode;
 use crate::pre_tokenizer::metaspace::{Metaspace, PrependScheme};
 
@@ -190,15 +191,6 @@ fn append(texts: &mut String, text: &str) -> Option<(u32, u32)> {
     let start = u32::try_from(texts.len()).ok()?;
     texts.push_str(text);
     Some((start, u32::try_from(texts.len()).ok()?))
-}
-
-/// The byte of a `<0xNN>` token, tested as the crate's ByteFallback does.
-fn fallback_byte(token: &str) -> Option<u8> {
-    if token.len() == 6 && token.starts_with("<0x") && token.ends_with('>') {
-        u8::from_str_radix(token.get(3..5)?, 16).ok()
-    } else {
-        None
-    }
 }
 
 /// A Llama-style decoder: string Replaces, ByteFallback, Fuse, and
