@@ -415,10 +415,12 @@ impl<'a> PreparedGrid<'a> {
 }
 
 /// Bytes per tile of a transfer: large enough that claiming a tile costs
-/// nothing next to moving it, small enough that big fills and copies spread
-/// over the workers. A multiple of 64, so every tile starts at phase 0 of
-/// any 1, 2 or 4 byte pattern.
-pub const TRANSFER_TILE: usize = 256 << 10;
+/// nothing next to moving it (a few microseconds), small enough that the
+/// fills models make (the PP-OCR classifier zeroes 100-260 KiB padding
+/// buffers 13 times a call) spread over the workers; upstream's tile is the
+/// same. A multiple of 64, so every tile starts at phase 0 of any 1, 2 or 4
+/// byte pattern.
+pub const TRANSFER_TILE: usize = 64 << 10;
 
 /// A device address range a transfer reads or writes, inside an allocation
 /// held under a [`DeviceBindings`] guard for the region's life.
