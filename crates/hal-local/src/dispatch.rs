@@ -457,6 +457,45 @@ impl RawRange {
         // SAFETY: the caller's contract; `tile_bounds` stays inside `len`.
         unsafe { std::slice::from_raw_parts(self.ptr.add(start), len) }
     }
+
+    /// Fills tile `tile` of this range with `pattern` (1, 2 or 4 bytes;
+    /// phase 0 at the tile's start) through relaxed atomic stores, for a
+    /// range that a kernel of the same region may also reach: the compiler
+    /// puts no barrier between them only when they touch different bytes,
+    /// and if a malformed program broke that, the race would be between
+    /// atomic stores and foreign code, never undefined behavior on this
+    /// side. As fast as `memset` on memory that is not in cache, which is
+    /// where such fills (a model's padding buffers) mostly write.
+    ///
+    /// # Safety
+    ///
+    /// The range must be valid for writes while the region runs, and no
+    /// other Rust code may access it meanwhile.
+    unsafe fn fill_tile_shared(self, tile: u64, pattern: &[u8]) {
+        use std::sync::atomic::{AtomicU64, AtomicU8};
+        let (start, len) = tile_bounds(self.len, tile);
+        let width = pattern.len();
+        debug_assert!(matches!(width, 1 | 2 | 4));
+        // SAFETY: the caller's contract; `tile_bounds` stays inside `len`.
+        let ptr = unsafe { self.ptr.add(start) };
+        let byte = |i: usize| {
+            // SAFETY: `i < len`; a byte has no alignment requirement.
+            let cell = unsafe { AtomicU8::from_ptr(ptr.add(i)) };
+            cell.store(pattern[i % width], Ordering::Relaxed);
+        };
+        let head = ptr.align_offset(8).min(len);
+        (0..head).for_each(byte);
+        // Every 8-byte word starts at the same phase (8 is a multiple of
+        // the width).
+        let word = u64::from_ne_bytes(std::array::from_fn(|j| pattern[(head + j) % width]));
+        let words = (len - head) / 8;
+        for w in 0..words {
+            // SAFETY: 8-aligned (after `head`) and inside `len`.
+            let cell = unsafe { AtomicU64::from_ptr(ptr.add(head + 8 * w).cast()) };
+            cell.store(word, Ordering::Relaxed);
+        }
+        (head + 8 * words..len).for_each(byte);
+    }
 }
 
 /// The byte range of tile `tile` of a `len`-byte transfer.
@@ -479,6 +518,9 @@ pub enum Work<'a> {
         target: RawRange,
         /// The 1, 2 or 4 byte pattern.
         pattern: &'a [u8],
+        /// Whether a dispatch of the region has a binding reaching into
+        /// `target` (the fill then writes with atomic stores).
+        shared: bool,
     },
     /// Copy `source` (of the same length) into `target`.
     Copy {
@@ -530,14 +572,29 @@ impl Work<'_> {
         // For the transfers: their ranges were checked against their buffers
         // and are held under device access while the region runs; the
         // executor runs a transfer concurrently only with work that touches
-        // none of its bytes (a copy's source and target included), and each
-        // tile goes to one worker.
+        // none of its bytes (a copy's source and target included), except a
+        // shared fill, which a kernel's binding may reach; and each tile
+        // goes to one worker.
         match self {
             Work::Grid(grid) => grid.run_tile(tile, processor_id, local_memory, bindings),
-            Work::Fill { target, pattern } => {
+            Work::Fill {
+                target,
+                pattern,
+                shared: false,
+            } => {
                 // SAFETY: see above.
                 let bytes = unsafe { target.tile_mut(tile) };
                 fill_pattern(bytes, pattern, 0);
+                Ok(())
+            }
+            Work::Fill {
+                target,
+                pattern,
+                shared: true,
+            } => {
+                // SAFETY: see above; kernels are foreign code, so no Rust
+                // code but this tile's stores touches these bytes.
+                unsafe { target.fill_tile_shared(tile, pattern) };
                 Ok(())
             }
             Work::Copy { source, target } => {

@@ -11,6 +11,8 @@
 //! device-access guards, not host mappings. Because they are Rust code, a
 //! region runs them concurrently only when no other command of the region
 //! touches their bytes; otherwise its commands run one at a time, in order.
+//! The exception is a fill inside a dispatch's binding range: it runs with
+//! the dispatch, writing through atomic stores (see `may_run_together`).
 //! Dispatches overlapping each other are trusted, as upstream trusts them.
 
 use std::sync::Arc;
@@ -140,18 +142,22 @@ impl Runner {
             }
         }
         if let [command] = commands {
-            return self.run(&[Resolved::new(command, table)?], bindings);
+            return self.run(
+                &[Resolved::new(command, table)?],
+                bindings,
+                SharedFills::NONE,
+            );
         }
         let resolved = commands
             .iter()
             .map(|command| Resolved::new(command, table))
             .collect::<Result<SmallVec<[_; 1]>>>()?;
-        if !may_run_together(&resolved) {
-            return resolved
-                .iter()
-                .try_for_each(|command| self.run(std::slice::from_ref(command), bindings));
-        }
-        self.run(&resolved, bindings)
+        let Some(shared) = may_run_together(&resolved) else {
+            return resolved.iter().try_for_each(|command| {
+                self.run(std::slice::from_ref(command), bindings, SharedFills::NONE)
+            });
+        };
+        self.run(&resolved, bindings, shared)
     }
 
     /// `executable` as this driver loaded it, when a dispatch of it over
@@ -212,7 +218,12 @@ impl Runner {
     /// its own `dispatch`, or a copy between overlapping ranges, which runs
     /// as one `memmove` through a host mapping (so `bindings` lets go of
     /// its guards first).
-    fn run<'c>(&self, commands: &[Resolved<'c>], guards: &mut DeviceBindings<'c>) -> Result<()> {
+    fn run<'c>(
+        &self,
+        commands: &[Resolved<'c>],
+        guards: &mut DeviceBindings<'c>,
+        shared: SharedFills,
+    ) -> Result<()> {
         match commands {
             [Resolved::Dispatch {
                 executable,
@@ -236,7 +247,7 @@ impl Runner {
         let workers = self.workers();
         guards.start_region();
         let mut items = SmallVec::<[_; 1]>::with_capacity(commands.len());
-        for command in commands {
+        for (index, command) in commands.iter().enumerate() {
             items.push(match command {
                 Resolved::Dispatch {
                     local: Some(local),
@@ -264,6 +275,7 @@ impl Runner {
                 Resolved::Fill { target, pattern } => Work::Fill {
                     target: raw(guards, target)?,
                     pattern,
+                    shared: shared.contains(index),
                 },
                 Resolved::Copy { source, target } => Work::Copy {
                     source: raw(guards, source)?,
@@ -553,38 +565,83 @@ impl<'c> Resolved<'c> {
     }
 }
 
-/// Whether the commands of a region may run concurrently: every executable
-/// is this driver's, no copy reads and writes overlapping bytes, and no
-/// transfer touches bytes another command touches.
-fn may_run_together(commands: &[Resolved<'_>]) -> bool {
-    // (command, range, whether a transfer touches it)
-    let mut ranges: Vec<(usize, &BufferBinding<'_>, bool)> = Vec::new();
+/// The fills of a region that a dispatch's binding reaches into, by
+/// command index (they write with atomic stores; see
+/// `RawRange::fill_tile_shared`). Commands past the 64th count as shared:
+/// atomic stores are always sound, only plain ones need the proof.
+#[derive(Clone, Copy)]
+struct SharedFills(u64);
+
+impl SharedFills {
+    const NONE: SharedFills = SharedFills(0);
+
+    fn insert(&mut self, index: usize) {
+        if index < 64 {
+            self.0 |= 1 << index;
+        }
+    }
+
+    fn contains(self, index: usize) -> bool {
+        index >= 64 || self.0 & (1 << index) != 0
+    }
+}
+
+/// Whether the commands of a region may run concurrently, and with which
+/// fills shared (`None`: one at a time, in order). Every executable must be
+/// this driver's, and no transfer may touch bytes another transfer
+/// touches, nor a copy or update bytes a dispatch's binding reaches.
+///
+/// A fill may share bytes with a dispatch's binding range: the compiler
+/// leaves out the barrier between two commands only when they touch
+/// different bytes, and a binding range is coarser than what the kernel
+/// touches (models zero a padding buffer inside the transient allocation
+/// that the previous dispatch's binding spans). Running such a fill with
+/// the dispatch, instead of after it, lets the fill's tiles take the
+/// workers the dispatch's last workgroups leave idle.
+fn may_run_together(commands: &[Resolved<'_>]) -> Option<SharedFills> {
+    /// What touches a range.
+    #[derive(Clone, Copy, PartialEq)]
+    enum By {
+        Dispatch,
+        Fill,
+        OtherTransfer,
+    }
+    // (command, range, what touches it)
+    let mut ranges: Vec<(usize, &BufferBinding<'_>, By)> = Vec::new();
     for (index, command) in commands.iter().enumerate() {
         match command {
-            Resolved::Dispatch { local: None, .. } => return false,
+            Resolved::Dispatch { local: None, .. } => return None,
             Resolved::Dispatch { bindings, .. } => {
-                ranges.extend(bindings.iter().map(|b| (index, b, false)))
+                ranges.extend(bindings.iter().map(|b| (index, b, By::Dispatch)))
             }
-            Resolved::Fill { target, .. } | Resolved::Update { target, .. } => {
-                ranges.push((index, target, true))
-            }
+            Resolved::Fill { target, .. } => ranges.push((index, target, By::Fill)),
+            Resolved::Update { target, .. } => ranges.push((index, target, By::OtherTransfer)),
             Resolved::Copy { source, target } => {
                 if overlap(source, target) {
-                    return false;
+                    return None;
                 }
-                ranges.push((index, source, true));
-                ranges.push((index, target, true));
+                ranges.push((index, source, By::OtherTransfer));
+                ranges.push((index, target, By::OtherTransfer));
             }
         }
     }
-    ranges
-        .iter()
-        .enumerate()
-        .all(|(i, &(a, range_a, transfer_a))| {
-            ranges[i + 1..].iter().all(|&(b, range_b, transfer_b)| {
-                a == b || !(transfer_a || transfer_b) || !overlap(range_a, range_b)
-            })
-        })
+    let mut shared = SharedFills::NONE;
+    for (i, &(a, range_a, by_a)) in ranges.iter().enumerate() {
+        for &(b, range_b, by_b) in &ranges[i + 1..] {
+            if a == b || (by_a == By::Dispatch && by_b == By::Dispatch) {
+                continue;
+            }
+            if !overlap(range_a, range_b) {
+                continue;
+            }
+            match (by_a, by_b) {
+                (By::Fill, By::Dispatch) => shared.insert(a),
+                (By::Dispatch, By::Fill) => shared.insert(b),
+                _ => return None,
+            }
+        }
+    }
+    Some(shared)
 }
 
 /// Whether two resolved ranges share a byte.

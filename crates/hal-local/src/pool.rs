@@ -220,7 +220,9 @@ fn helper_loop(shared: &Shared, index: u32) {
                     seen = state.generation;
                     if state.open {
                         state.entered += 1;
-                        shared.inside.store(state.entered, sync::atomic::Ordering::Relaxed);
+                        shared
+                            .inside
+                            .store(state.entered, sync::atomic::Ordering::Relaxed);
                         break state.job.expect("an open job is published");
                     }
                     // Closed before this helper got to it.

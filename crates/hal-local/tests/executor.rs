@@ -472,15 +472,23 @@ enum Op {
 const PROGRAM_BUFFERS: usize = 3;
 const PROGRAM_BUFFER_SIZE: usize = 2 * TRANSFER_TILE + 777;
 
-/// A random program. Kernels in one region never overlap each other (that
-/// would be a race in any executor); transfers may overlap anything, and the
-/// executor must then keep program order.
+/// A random program. Kernels in one region never overlap each other or a
+/// fill (that would be a race in any executor, upstream's included: a
+/// region's commands may run in any order); copies and updates may overlap
+/// anything, fills may overlap transfers, and the executor must then keep
+/// program order.
 fn random_program(seed: u64) -> Vec<Op> {
     let bytes = noise(4096, seed);
     let mut next = bytes.iter().map(|&b| b as usize).cycle();
     let mut pick = |n: usize| (next.next().unwrap() * 257 + next.next().unwrap()) % n;
     let mut ops = Vec::new();
     let mut kernels_in_region: Vec<(usize, usize, usize)> = Vec::new();
+    let mut fills_in_region: Vec<(usize, usize, usize)> = Vec::new();
+    let overlaps = |ranges: &[(usize, usize, usize)], b: usize, offset: usize, length: usize| {
+        ranges
+            .iter()
+            .any(|&(rb, ro, rl)| rb == b && ro < offset + length && offset < ro + rl)
+    };
     for _ in 0..24 {
         let b = pick(PROGRAM_BUFFERS);
         let offset = pick(PROGRAM_BUFFER_SIZE);
@@ -491,6 +499,12 @@ fn random_program(seed: u64) -> Vec<Op> {
                 let offset = offset / width * width;
                 let length = length / width * width;
                 let pattern = noise(width, pick(1000) as u64);
+                if overlaps(&kernels_in_region, b, offset, length) {
+                    ops.push(Op::Barrier);
+                    kernels_in_region.clear();
+                    fills_in_region.clear();
+                }
+                fills_in_region.push((b, offset, length));
                 ops.push(Op::Fill(b, offset, length, pattern));
             }
             2 | 3 => {
@@ -504,12 +518,12 @@ fn random_program(seed: u64) -> Vec<Op> {
                 noise(length.min(5000), pick(999) as u64),
             )),
             5..=8 => {
-                let overlaps = kernels_in_region
-                    .iter()
-                    .any(|&(kb, ko, kl)| kb == b && ko < offset + length && offset < ko + kl);
-                if overlaps {
+                if overlaps(&kernels_in_region, b, offset, length)
+                    || overlaps(&fills_in_region, b, offset, length)
+                {
                     ops.push(Op::Barrier);
                     kernels_in_region.clear();
+                    fills_in_region.clear();
                 }
                 kernels_in_region.push((b, offset, length));
                 ops.push(Op::Increment(b, offset, length));
@@ -517,6 +531,7 @@ fn random_program(seed: u64) -> Vec<Op> {
             _ => {
                 ops.push(Op::Barrier);
                 kernels_in_region.clear();
+                fills_in_region.clear();
             }
         }
     }
@@ -580,6 +595,49 @@ fn random_programs_match_the_sequential_reference() {
                 "seed {seed}: buffer {i} differs from the reference; program {program:?}"
             );
         }
+    }
+}
+
+#[test]
+fn a_fill_inside_a_dispatch_binding_runs_with_the_dispatch() {
+    // The compiler binds whole slabs of a transient allocation and omits
+    // the barrier between a dispatch and a fill of bytes its kernel does not
+    // touch (a model zeroing a padding buffer): the two share a region and
+    // the fill's tiles run beside the workgroups, through atomic stores.
+    let s = setup(4, 0, 0);
+    let size = 3 * TRANSFER_TILE + 100;
+    let workgroups = 2000;
+    let touched = workgroups * INCREMENT_CHUNK;
+    let fill_at = touched.next_multiple_of(4) + 4;
+    for (pattern, offset) in [
+        (vec![0u8], fill_at),
+        (vec![1, 2, 3, 4], fill_at),
+        (vec![7, 9], fill_at + 2),
+    ] {
+        let original = noise(size, 5);
+        let b = buffer(&s.device, size);
+        b.write(0, &original).unwrap();
+        let length = (size - offset) / pattern.len() * pattern.len();
+        let cb = finalized(|cb| {
+            cb.dispatch(
+                s.probe.clone(),
+                INCREMENT,
+                [workgroups as u32, 1, 1],
+                &[],
+                vec![range(&b, 0, size)],
+            )
+            .unwrap();
+            cb.fill(range(&b, offset, length), &pattern).unwrap();
+        });
+        run(&s.device, &cb, &[]).unwrap();
+        let mut expected = original.clone();
+        for byte in &mut expected[..touched] {
+            *byte = byte.wrapping_add(1);
+        }
+        for (i, byte) in expected[offset..offset + length].iter_mut().enumerate() {
+            *byte = pattern[i % pattern.len()];
+        }
+        assert!(contents(&b) == expected, "pattern {pattern:?} at {offset}");
     }
 }
 
