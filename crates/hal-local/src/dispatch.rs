@@ -674,43 +674,22 @@ impl<'r, 'a> Region<'r, 'a> {
     /// Runs every tile on `workers` and returns the first failure, if any
     /// (a failure stops the workers from claiming more tiles).
     pub fn run(&self, workers: Workers<'_>) -> Result<()> {
-        let total = self.total();
-        // More workers than tiles would only wait.
-        let helpers = workers.count().min(total.min(usize::MAX as u64) as usize);
-        if helpers <= 1 {
-            self.work(0, true);
-        } else if let Workers::Pool(pool) = workers {
-            // Helpers asleep are woken, but worker 0 waits only for those
-            // that join before its own share is done (see `WorkerPool`):
-            // a short region costs a wake-up call, never a wait for one.
-            pool.run(&|processor| {
-                if processor == 0 {
-                    pool.wake_helpers();
-                }
-                self.work(processor, false)
-            });
-        } else {
-            std::thread::scope(|scope| {
-                for processor in 1..helpers {
-                    scope.spawn(move || self.work(processor as u32, false));
-                }
-                self.work(0, false);
-            });
-        }
-        self.outcome()
+        self.run_observed(workers, |processor, sharers| {
+            self.work_observed(processor, sharers, &mut NoObserver)
+        })
     }
 
     /// As [`Region::run`], also returning the span each worker spent on
     /// each item (for device profiling).
     pub fn run_profiled(&self, workers: Workers<'_>) -> (Result<()>, WorkerSlices) {
         let slices = Mutex::new(WorkerSlices::new());
-        let result = self.run_observed(workers, |processor, alone| {
+        let result = self.run_observed(workers, |processor, sharers| {
             let mut observer = SliceObserver {
                 processor,
                 current: None,
                 slices: WorkerSlices::new(),
             };
-            self.work_observed(processor, alone, &mut observer);
+            self.work_observed(processor, sharers, &mut observer);
             observer.close(Instant::now());
             if !observer.slices.is_empty() {
                 sync::lock(&slices).extend(observer.slices.drain(..));
@@ -720,29 +699,32 @@ impl<'r, 'a> Region<'r, 'a> {
         (result, slices)
     }
 
-    /// As [`Region::run`], running `work(processor, alone)` on each worker.
-    fn run_observed(&self, workers: Workers<'_>, work: impl Fn(u32, bool) + Sync) -> Result<()> {
+    /// Runs `work(processor, sharers)` on each worker that takes part
+    /// (`sharers` of them; 1: the calling thread alone).
+    fn run_observed(&self, workers: Workers<'_>, work: impl Fn(u32, u64) + Sync) -> Result<()> {
         let total = self.total();
         // More workers than tiles would only wait.
         let helpers = workers.count().min(total.min(usize::MAX as u64) as usize);
+        let sharers = helpers as u64;
         if helpers <= 1 {
-            work(0, true);
+            work(0, 1);
         } else if let Workers::Pool(pool) = workers {
-            // As in `run`: worker 0 wakes the helpers and waits only for
-            // those that joined.
+            // Helpers asleep are woken, but worker 0 waits only for those
+            // that join before its own share is done (see `WorkerPool`):
+            // a short region costs a wake-up call, never a wait for one.
             pool.run(&|processor| {
                 if processor == 0 {
                     pool.wake_helpers();
                 }
-                work(processor, false)
+                work(processor, sharers)
             });
         } else {
             let work = &work;
             std::thread::scope(|scope| {
                 for processor in 1..helpers {
-                    scope.spawn(move || work(processor as u32, false));
+                    scope.spawn(move || work(processor as u32, sharers));
                 }
-                work(0, false);
+                work(0, sharers);
             });
         }
         self.outcome()
@@ -759,29 +741,26 @@ impl<'r, 'a> Region<'r, 'a> {
         }
     }
 
-    /// Claims and runs tiles until none are left or one has failed;
-    /// `alone` when no other thread runs this region (tiles are then
-    /// claimed without atomic read-modify-writes).
-    fn work(&self, processor_id: u32, alone: bool) {
-        self.work_observed(processor_id, alone, &mut NoObserver);
-    }
-
-    /// As [`Region::work`], telling `observer` the item of each tile.
+    /// Claims and runs tiles until none are left or one has failed, telling
+    /// `observer` the item of each tile. `sharers` workers run the region;
+    /// alone (1), tiles are claimed without atomic read-modify-writes.
     #[inline(always)]
-    fn work_observed(&self, processor_id: u32, alone: bool, observer: &mut impl TileObserver) {
+    fn work_observed(&self, processor_id: u32, sharers: u64, observer: &mut impl TileObserver) {
         let total = self.total();
-        if self.next.load(Ordering::Relaxed) >= total {
+        let claimed = self.next.load(Ordering::Relaxed);
+        if claimed >= total {
             return;
         }
+        let alone = sharers <= 1;
         let _fpu = FlushDenormals::enter();
         let mut local_memory = take_local_memory(self.local_memory_size);
         // Tiles are claimed in increasing order, so the item holding the
         // next one is never before the last one's.
         let mut item = 0;
-        // Shared regions hand out tiles a few at a time, so that tiny tiles
-        // do not turn the counter into a cache line bouncing between cores.
-        let batch = if alone { 1 } else { claim_batch(total) };
+        // Tiles left as of this worker's last look at the counter.
+        let mut left = total - claimed;
         'claim: loop {
+            let batch = if alone { 1 } else { claim_batch(left, sharers) };
             let first = if alone {
                 let tile = self.next.load(Ordering::Relaxed);
                 self.next.store(tile + 1, Ordering::Relaxed);
@@ -792,6 +771,7 @@ impl<'r, 'a> Region<'r, 'a> {
             if first >= total {
                 break;
             }
+            left = total - (first + batch).min(total);
             for tile in first..(first + batch).min(total) {
                 if tile > first && self.failed.load(Ordering::Relaxed) {
                     break 'claim;
@@ -819,11 +799,14 @@ impl<'r, 'a> Region<'r, 'a> {
     }
 }
 
-/// Tiles one claim takes from a shared region of `total` tiles: a
-/// sixteenth of the region at most (load stays balanced), 8 at most, 1 at
-/// least.
-fn claim_batch(total: u64) -> u64 {
-    (total / 16).clamp(1, 8)
+/// Tiles one claim takes from a region that `sharers` workers run, with
+/// `left` tiles unclaimed (guided self-scheduling): half a fair share, so
+/// claims are few while much is left (tiny tiles then do not turn the
+/// shared counter into a cache line bouncing between cores: 64 one-line
+/// workgroups took 16 claims of 4 before) and single tiles at the end,
+/// where they keep the workers finishing together.
+fn claim_batch(left: u64, sharers: u64) -> u64 {
+    (left / (2 * sharers)).max(1)
 }
 
 /// This thread's workgroup-local memory, at least `size` bytes (none
