@@ -29,7 +29,7 @@ pub use iree_hal::BufferBinding;
 use smallvec::SmallVec;
 
 use crate::executable::WorkgroupExecutable;
-use crate::library::{DispatchStateV0, ExportInfo, WorkgroupStateV0};
+use crate::library::{DispatchStateV0, ExportInfo, WorkgroupIds};
 use crate::pool::WorkerPool;
 
 /// Runs export `ordinal` of `library` for every workgroup of
@@ -181,7 +181,7 @@ pub struct DeviceBindings<'a> {
 // SAFETY: the pointers are addresses inside allocations held under the
 // guards; sharing the arrays lets workers build dispatch states from them,
 // and what is accessed through them is the kernels' business (see
-// `PreparedGrid::run_tile`).
+// `PreparedGrid::run_tiles`).
 unsafe impl Sync for DeviceBindings<'_> {}
 
 impl<'a> DeviceBindings<'a> {
@@ -371,27 +371,22 @@ impl<'a> PreparedGrid<'a> {
         }
         let _fpu = FlushDenormals::enter();
         let mut local_memory = take_local_memory(self.local_memory_size);
-        let result = (0..self.total)
-            .try_for_each(|tile| self.run_tile(tile, 0, as_bytes(&mut local_memory), bindings));
+        let result = self.run_tiles(0..self.total, 0, as_bytes(&mut local_memory), bindings);
         return_local_memory(local_memory);
         result
     }
 
-    /// Runs linear workgroup `index` (x fastest) as `processor_id`.
+    /// Runs linear workgroups `indices` (x fastest) in order as
+    /// `processor_id`; stops at the first failing one.
     #[inline(always)]
-    fn run_tile(
+    fn run_tiles(
         &self,
-        index: u64,
+        indices: std::ops::Range<u64>,
         processor_id: u32,
         local_memory: &mut [u8],
         bindings: &DeviceBindings<'_>,
     ) -> Result<()> {
-        let [count_x, count_y] = self.workgroup_count;
-        let x = (index % u64::from(count_x)) as u32;
-        let y = ((index / u64::from(count_x)) % u64::from(count_y)) as u32;
-        let z = (index / (u64::from(count_x) * u64::from(count_y))) as u16;
         let local_memory = &mut local_memory[..self.local_memory_size];
-        let workgroup = WorkgroupStateV0::new([x, y], z, processor_id, local_memory);
         let state = self.state(bindings);
         // SAFETY: constant and binding counts match the export (checked in
         // `new`); every binding pointer/length pair lies inside an allocation
@@ -401,15 +396,24 @@ impl<'a> PreparedGrid<'a> {
         // worker's local memory (of the export's size) are live for the call.
         // The kernel's own accesses within its bindings are trusted, as
         // documented in the crate.
-        match unsafe { self.library.run_workgroup(self.ordinal, &state, &workgroup) }? {
-            0 => Ok(()),
-            code => Err(Status::new(
-                StatusCode::Internal,
-                format!(
-                    "dispatch '{}' workgroup [{x}, {y}, {z}] failed with result {code}",
-                    self.library.exports()[self.ordinal].name
-                ),
-            )),
+        let failed = unsafe {
+            self.library
+                .run_workgroups(self.ordinal, &state, indices, processor_id, local_memory)
+        }?;
+        match failed {
+            None => Ok(()),
+            Some((index, code)) => {
+                let (_, [x, y], z) = WorkgroupIds::new(&state, index..index + 1)
+                    .next()
+                    .expect("one workgroup");
+                Err(Status::new(
+                    StatusCode::Internal,
+                    format!(
+                        "dispatch '{}' workgroup [{x}, {y}, {z}] failed with result {code}",
+                        self.library.exports()[self.ordinal].name
+                    ),
+                ))
+            }
         }
     }
 }
@@ -561,14 +565,27 @@ impl Work<'_> {
         }
     }
 
+    /// Runs tiles `tiles` of this item in order; stops at the first
+    /// failing one.
     #[inline(always)]
-    fn run_tile(
+    fn run_tiles(
         &self,
-        tile: u64,
+        tiles: std::ops::Range<u64>,
         processor_id: u32,
         local_memory: &mut [u8],
         bindings: &DeviceBindings<'_>,
     ) -> Result<()> {
+        match self {
+            Work::Grid(grid) => grid.run_tiles(tiles, processor_id, local_memory, bindings),
+            _ => tiles
+                .into_iter()
+                .try_for_each(|tile| self.run_transfer_tile(tile)),
+        }
+    }
+
+    /// Runs tile `tile` of a transfer.
+    #[inline(always)]
+    fn run_transfer_tile(&self, tile: u64) -> Result<()> {
         // For the transfers: their ranges were checked against their buffers
         // and are held under device access while the region runs; the
         // executor runs a transfer concurrently only with work that touches
@@ -576,7 +593,7 @@ impl Work<'_> {
         // shared fill, which a kernel's binding may reach; and each tile
         // goes to one worker.
         match self {
-            Work::Grid(grid) => grid.run_tile(tile, processor_id, local_memory, bindings),
+            Work::Grid(_) => unreachable!("grids run through `run_tiles`"),
             Work::Fill {
                 target,
                 pattern,
@@ -771,21 +788,27 @@ impl<'r, 'a> Region<'r, 'a> {
             if first >= total {
                 break;
             }
-            left = total - (first + batch).min(total);
-            for tile in first..(first + batch).min(total) {
+            let end = (first + batch).min(total);
+            left = total - end;
+            // The claimed tiles, one run per item they cover.
+            let mut tile = first;
+            while tile < end {
                 if tile > first && self.failed.load(Ordering::Relaxed) {
                     break 'claim;
                 }
                 while self.starts[item + 1] <= tile {
                     item += 1;
                 }
-                observer.tile(item);
-                let result = self.items[item].run_tile(
-                    tile - self.starts[item],
+                let start = self.starts[item];
+                let run_end = end.min(self.starts[item + 1]);
+                observer.tiles(item, run_end - tile);
+                let result = self.items[item].run_tiles(
+                    tile - start..run_end - start,
                     processor_id,
                     as_bytes(&mut local_memory),
                     self.bindings,
                 );
+                tile = run_end;
                 if let Err(failure) = result {
                     // Stop everyone from claiming more; keep the first failure.
                     self.next.store(total, Ordering::Relaxed);
@@ -847,17 +870,18 @@ pub struct WorkerSlice {
     pub tiles: u64,
 }
 
-/// Told which item each tile a worker runs belongs to; [`NoObserver`]
-/// compiles to nothing, so the unprofiled loop is unchanged.
+/// Told which item each run of tiles a worker starts belongs to, and how
+/// many tiles it has; [`NoObserver`] compiles to nothing, so the
+/// unprofiled loop is unchanged.
 trait TileObserver {
-    fn tile(&mut self, item: usize);
+    fn tiles(&mut self, item: usize, count: u64);
 }
 
 struct NoObserver;
 
 impl TileObserver for NoObserver {
     #[inline(always)]
-    fn tile(&mut self, _item: usize) {}
+    fn tiles(&mut self, _item: usize, _count: u64) {}
 }
 
 /// Cuts a worker's run into [`WorkerSlice`]s, reading the clock only when
@@ -881,9 +905,9 @@ impl SliceObserver {
 }
 
 impl TileObserver for SliceObserver {
-    fn tile(&mut self, item: usize) {
+    fn tiles(&mut self, item: usize, count: u64) {
         match &mut self.current {
-            Some(slice) if slice.item == item => slice.tiles += 1,
+            Some(slice) if slice.item == item => slice.tiles += count,
             _ => {
                 let now = Instant::now();
                 self.close(now);
@@ -892,7 +916,7 @@ impl TileObserver for SliceObserver {
                     worker: self.processor,
                     start: now,
                     end: now,
-                    tiles: 1,
+                    tiles: count,
                 });
             }
         }

@@ -6,11 +6,12 @@
 //! string and payload into one. The device then runs grids the same way for
 //! every format ([`crate::dispatch`]).
 
+use std::ops::Range;
 use std::sync::Arc;
 
 use iree_base::Result;
 
-use crate::library::{DispatchStateV0, ExportInfo, WorkgroupStateV0};
+use crate::library::{DispatchStateV0, ExportInfo, WorkgroupIds, WorkgroupStateV0};
 
 /// An executable whose exports run one workgroup per call with the v0
 /// dispatch ABI.
@@ -36,6 +37,35 @@ pub trait WorkgroupExecutable: Send + Sync {
         dispatch: &DispatchStateV0,
         workgroup: &WorkgroupStateV0,
     ) -> Result<i32>;
+
+    /// Runs the workgroups of linear indices `indices` (x fastest) of
+    /// export `ordinal` in order, as `processor_id` with `local_memory`;
+    /// stops at the first non-zero kernel result and returns it with its
+    /// workgroup's index. One call per run of workgroups, so a format can
+    /// look its kernel up once (the library formats do).
+    ///
+    /// # Safety
+    ///
+    /// As [`WorkgroupExecutable::run_workgroup`], for every workgroup of
+    /// `indices`.
+    unsafe fn run_workgroups(
+        &self,
+        ordinal: usize,
+        dispatch: &DispatchStateV0,
+        indices: Range<u64>,
+        processor_id: u32,
+        local_memory: &mut [u8],
+    ) -> Result<Option<(u64, i32)>> {
+        for (index, xy, z) in WorkgroupIds::new(dispatch, indices) {
+            let workgroup = WorkgroupStateV0::new(xy, z, processor_id, local_memory);
+            // SAFETY: this method's contract, for this workgroup.
+            match unsafe { self.run_workgroup(ordinal, dispatch, &workgroup) }? {
+                0 => {}
+                code => return Ok(Some((index, code))),
+            }
+        }
+        Ok(None)
+    }
 }
 
 /// Turns executable payloads of the formats it supports into
@@ -108,5 +138,21 @@ impl WorkgroupExecutable for crate::EmbeddedElfLibrary {
         // SAFETY: the caller upholds `dispatch`'s contract, which is this
         // method's.
         unsafe { self.dispatch(ordinal, dispatch, workgroup) }
+    }
+
+    unsafe fn run_workgroups(
+        &self,
+        ordinal: usize,
+        dispatch: &DispatchStateV0,
+        indices: Range<u64>,
+        processor_id: u32,
+        local_memory: &mut [u8],
+    ) -> Result<Option<(u64, i32)>> {
+        // SAFETY: the caller upholds this method's contract, which is
+        // `QueriedLibrary::dispatch_run`'s.
+        unsafe {
+            self.library
+                .dispatch_run(ordinal, dispatch, indices, processor_id, local_memory)
+        }
     }
 }

@@ -221,6 +221,62 @@ pub struct WorkgroupStateV0 {
     pub local_memory_size: u32,
 }
 
+/// The workgroup ids of a run of linear workgroup indices (x fastest, then
+/// y, then z) of a dispatch's grid, counted up without a division per
+/// workgroup: `(index, [x, y], z)`.
+#[derive(Clone, Debug)]
+pub struct WorkgroupIds {
+    next: u64,
+    end: u64,
+    id: [u32; 3],
+    count: [u32; 2],
+}
+
+impl WorkgroupIds {
+    /// The ids of `indices` in `dispatch`'s grid.
+    pub fn new(dispatch: &DispatchStateV0, indices: std::ops::Range<u64>) -> WorkgroupIds {
+        let count = [
+            dispatch.workgroup_count_x.max(1),
+            dispatch.workgroup_count_y.max(1),
+        ];
+        let plane = u64::from(count[0]) * u64::from(count[1]);
+        let first = indices.start;
+        WorkgroupIds {
+            next: first,
+            end: indices.end,
+            id: [
+                (first % u64::from(count[0])) as u32,
+                ((first / u64::from(count[0])) % u64::from(count[1])) as u32,
+                (first / plane) as u32,
+            ],
+            count,
+        }
+    }
+}
+
+impl Iterator for WorkgroupIds {
+    type Item = (u64, [u32; 2], u16);
+
+    #[inline(always)]
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.next >= self.end {
+            return None;
+        }
+        let item = (self.next, [self.id[0], self.id[1]], self.id[2] as u16);
+        self.next += 1;
+        self.id[0] += 1;
+        if self.id[0] == self.count[0] {
+            self.id[0] = 0;
+            self.id[1] += 1;
+            if self.id[1] == self.count[1] {
+                self.id[1] = 0;
+                self.id[2] += 1;
+            }
+        }
+        Some(item)
+    }
+}
+
 impl DispatchStateV0 {
     /// The state for running `export` over a grid of `workgroup_count`
     /// (x, y and the 16-bit z), pointing at `constants` and the binding
@@ -673,6 +729,31 @@ pub fn check_executable_constant_count(required: u32, provided: usize) -> Result
 mod tests {
     use super::*;
     use iree_base::StatusCode;
+
+    #[test]
+    fn workgroup_ids_count_up_as_division_would() {
+        let export = ExportInfo::new("e", DispatchAttrsV0::default());
+        for (count, z) in [([1, 1], 1), ([5, 3], 3), ([7, 1], 4), ([1, 6], 2)] {
+            let state = DispatchStateV0::new(&export, count, z, 1, &[], &[], &[]);
+            let total = u64::from(count[0]) * u64::from(count[1]) * u64::from(z);
+            for start in 0..total {
+                for end in start..=total {
+                    let ids: Vec<_> = WorkgroupIds::new(&state, start..end).collect();
+                    let expected: Vec<_> = (start..end)
+                        .map(|i| {
+                            let (cx, cy) = (u64::from(count[0]), u64::from(count[1]));
+                            (
+                                i,
+                                [(i % cx) as u32, ((i / cx) % cy) as u32],
+                                (i / (cx * cy)) as u16,
+                            )
+                        })
+                        .collect();
+                    assert_eq!(ids, expected, "{count:?}x{z} {start}..{end}");
+                }
+            }
+        }
+    }
 
     /// A flat memory at a fixed base, everything readable, [code] executable.
     struct Flat {

@@ -16,7 +16,8 @@ use iree_base::{bail, Result};
 
 use crate::library::{
     self, read_library, DispatchFn, DispatchStateV0, EnvironmentV0, ExportInfo, ImageMemory,
-    ImportFn, LibraryInfo, ProcessorV0, QueryFn, WorkgroupStateV0, LIBRARY_VERSION_LATEST,
+    ImportFn, LibraryInfo, ProcessorV0, QueryFn, WorkgroupIds, WorkgroupStateV0,
+    LIBRARY_VERSION_LATEST,
 };
 
 /// A library whose query function has answered, with the environment its
@@ -217,6 +218,36 @@ impl QueriedLibrary {
         // SAFETY: the environment is owned by `self`; the states are valid
         // references and the caller guarantees what they point to.
         Ok(unsafe { f(&*self.environment, dispatch_state, workgroup_state) })
+    }
+
+    /// Runs the workgroups of linear indices `indices` of export `ordinal`
+    /// in order, looking the function up once; stops at the first non-zero
+    /// result and returns it with its workgroup's index.
+    ///
+    /// # Safety
+    ///
+    /// As [`QueriedLibrary::dispatch`], for every workgroup of `indices`.
+    pub(crate) unsafe fn dispatch_run(
+        &self,
+        ordinal: usize,
+        dispatch_state: &DispatchStateV0,
+        indices: std::ops::Range<u64>,
+        processor_id: u32,
+        local_memory: &mut [u8],
+    ) -> Result<Option<(u64, i32)>> {
+        let export = library::export_at(&self.info.exports, ordinal)?;
+        // SAFETY: as in `dispatch`.
+        let f: DispatchFn =
+            unsafe { std::mem::transmute::<usize, DispatchFn>(export.function as usize) };
+        for (index, xy, z) in WorkgroupIds::new(dispatch_state, indices) {
+            let workgroup = WorkgroupStateV0::new(xy, z, processor_id, local_memory);
+            // SAFETY: as in `dispatch`, for this workgroup.
+            match unsafe { f(&*self.environment, dispatch_state, &workgroup) } {
+                0 => {}
+                code => return Ok(Some((index, code))),
+            }
+        }
+        Ok(None)
     }
 
     /// Runs one workgroup of export `ordinal` over Rust slices: checks that

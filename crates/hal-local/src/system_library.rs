@@ -1229,6 +1229,22 @@ impl WorkgroupExecutable for SystemLibrary {
         // `QueriedLibrary::dispatch`'s.
         unsafe { self.library.dispatch(ordinal, dispatch, workgroup) }
     }
+
+    unsafe fn run_workgroups(
+        &self,
+        ordinal: usize,
+        dispatch: &DispatchStateV0,
+        indices: std::ops::Range<u64>,
+        processor_id: u32,
+        local_memory: &mut [u8],
+    ) -> Result<Option<(u64, i32)>> {
+        // SAFETY: the caller upholds this method's contract, which is
+        // `QueriedLibrary::dispatch_run`'s.
+        unsafe {
+            self.library
+                .dispatch_run(ordinal, dispatch, indices, processor_id, local_memory)
+        }
+    }
 }
 
 /// Loads `system-elf-<host arch>` executables through the platform's

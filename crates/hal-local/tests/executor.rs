@@ -34,6 +34,8 @@ const PHASE: usize = 0;
 const WAIT_FOR_FLAG: usize = 1;
 const SET_FLAG: usize = 2;
 const INCREMENT: usize = 3;
+/// Fails (result 3) at the workgroup whose id is its constants [x, y, z].
+const FAIL_AT: usize = 4;
 
 /// Bytes each workgroup of `INCREMENT` handles.
 const INCREMENT_CHUNK: usize = 37;
@@ -128,6 +130,18 @@ impl WorkgroupExecutable for Probe {
                 }
                 Ok(0)
             }
+            FAIL_AT => {
+                let id = [
+                    workgroup.workgroup_id_x as usize,
+                    workgroup.workgroup_id_y as usize,
+                    usize::from(workgroup.workgroup_id_z),
+                ];
+                Ok(if id == [constant(0), constant(1), constant(2)] {
+                    3
+                } else {
+                    0
+                })
+            }
             _ => Ok(2),
         }
     }
@@ -157,6 +171,7 @@ impl ExecutableLoader for ProbeLoader {
                 export("wait_for_flag", 1, 0),
                 export("set_flag", 1, 0),
                 export("increment", 0, 1),
+                export("fail_at", 3, 0),
             ],
             state: self.0.clone(),
         }))
@@ -593,6 +608,30 @@ fn random_programs_match_the_sequential_reference() {
             assert!(
                 contents(a) == contents(b),
                 "seed {seed}: buffer {i} differs from the reference; program {program:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_failing_workgroup_is_named_by_its_id() {
+    // Workgroups run in batches (ids counted up, not divided out per
+    // workgroup); the failure still names the right one.
+    for workers in [1, 4] {
+        let s = setup(workers, 0, 0);
+        for at in [[0, 0, 0], [4, 0, 0], [0, 2, 1], [4, 2, 2], [2, 1, 2]] {
+            let cb = finalized(|cb| {
+                cb.dispatch(s.probe.clone(), FAIL_AT, [5, 3, 3], &at, vec![])
+                    .unwrap();
+            });
+            let error = run(&s.device, &cb, &[]).unwrap_err();
+            let expected = format!(
+                "workgroup [{}, {}, {}] failed with result 3",
+                at[0], at[1], at[2]
+            );
+            assert!(
+                error.to_string().contains(&expected),
+                "{workers} workers, {at:?}: {error}"
             );
         }
     }
