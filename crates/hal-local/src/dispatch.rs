@@ -777,10 +777,15 @@ impl<'r, 'a> Region<'r, 'a> {
         // Tiles left as of this worker's last look at the counter.
         let mut left = total - claimed;
         'claim: loop {
-            let batch = if alone { 1 } else { claim_batch(left, sharers) };
+            // Alone, nobody else claims: everything left, one run per item.
+            let batch = if alone {
+                total
+            } else {
+                claim_batch(left, sharers)
+            };
             let first = if alone {
                 let tile = self.next.load(Ordering::Relaxed);
-                self.next.store(tile + 1, Ordering::Relaxed);
+                self.next.store(total, Ordering::Relaxed);
                 tile
             } else {
                 self.next.fetch_add(batch, Ordering::Relaxed)
@@ -788,7 +793,7 @@ impl<'r, 'a> Region<'r, 'a> {
             if first >= total {
                 break;
             }
-            let end = (first + batch).min(total);
+            let end = first.saturating_add(batch).min(total);
             left = total - end;
             // The claimed tiles, one run per item they cover.
             let mut tile = first;
