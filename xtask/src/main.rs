@@ -84,7 +84,9 @@ commands:
                             models from PyPI wheels (prepared under target/models)
                             on local-sync and local-task, outputs compared bit for bit;
                             then iree-benchmark-module's per-call time (tiny dispatch
-                            on local-sync and local-task, a VM-only call) and
+                            on local-sync and local-task, a VM-only call), the share
+                            of upstream's local-sync call its own profiler puts in
+                            the kernels (the floor for any runtime), and
                             iree-benchmark-executable's per-dispatch time
   serve-load [--model M] [--device D,..] [--threads N] [--calls N]
                             one shared iree_runtime::Model under load (default silero-vad,

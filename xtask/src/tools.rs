@@ -388,6 +388,7 @@ pub fn bench_per_call(rounds: usize, wanted: &dyn Fn(&str) -> bool) -> Result<bo
         rounds,
         wanted,
     );
+    let floor_ok = kernel_floor_table(&venv.runtime_libs, &calls, wanted);
     let executable = root.join("target/bench/expected_output_embedded_elf_x86_64.so");
     extract_executable(
         &root.join("testdata/llvm-cpu/expected_output.vmfb"),
@@ -421,7 +422,119 @@ pub fn bench_per_call(rounds: usize, wanted: &dyn Fn(&str) -> bool) -> Result<bo
         rounds,
         wanted,
     );
-    Ok(module_ok && executable_ok)
+    Ok(module_ok && floor_ok && executable_ok)
+}
+
+/// For each local-sync model workload: upstream's time per call and the
+/// part of it its own profiler (`--device_profiling_mode=host-execution`,
+/// read back with `iree-profile statistics`) spends inside dispatches, i.e.
+/// in the compiled kernels. On local-sync one thread runs every kernel in
+/// turn, so no runtime running the same `.vmfb` takes less per call than
+/// the kernels do: that share is the lowest ratio to upstream reachable.
+/// False if a run failed.
+fn kernel_floor_table(
+    runtime_libs: &Path,
+    calls: &[Workload],
+    wanted: &dyn Fn(&str) -> bool,
+) -> bool {
+    println!(
+        "\nkernel floor on local-sync (upstream's own profiler, 3 x 200 calls):\n{:<40} {:>10} {:>10} {:>7}",
+        "workload", "per call", "kernels", "share"
+    );
+    let profile = std::env::temp_dir().join(format!("xtask-floor-{}.ireeprof", std::process::id()));
+    let mut all_ok = true;
+    for workload in calls.iter().filter(|w| {
+        wanted(&w.name) && w.name.ends_with("local-sync") && !w.name.starts_with("tiny")
+    }) {
+        let measured = (|| -> Result<(f64, f64)> {
+            let mut args: Vec<String> = workload
+                .args
+                .iter()
+                .filter(|a| !a.starts_with("--benchmark_min_time"))
+                .cloned()
+                .collect();
+            args.extend([
+                "--benchmark_min_time=200x".to_string(),
+                "--device_profiling_mode=host-execution".to_string(),
+                format!("--device_profiling_output={}", profile.display()),
+            ]);
+            let run = proc::run(
+                &runtime_libs.join("iree-benchmark-module"),
+                &args,
+                &workload.dir,
+                Duration::from_secs(300),
+            )?;
+            if run.exit_code != 0 {
+                return Err(format!("exit {}: {}", run.exit_code, run.stderr.trim()));
+            }
+            let stats = proc::run(
+                &runtime_libs.join("iree-profile"),
+                &["statistics".to_string(), profile.display().to_string()],
+                &workload.dir,
+                Duration::from_secs(60),
+            )?;
+            if stats.exit_code != 0 {
+                return Err(format!(
+                    "iree-profile exit {}: {}",
+                    stats.exit_code,
+                    stats.stderr.trim()
+                ));
+            }
+            let per_call =
+                median_real_time_ms(&run.stdout).ok_or("no median in the JSON report")? * 1e6;
+            let (calls, _) = queue_total_ns(&stats.stdout, "execute")
+                .ok_or("no execute row in iree-profile statistics")?;
+            let (_, kernels_ns) = queue_total_ns(&stats.stdout, "dispatch")
+                .ok_or("no dispatch row in iree-profile statistics")?;
+            Ok((per_call, kernels_ns / calls.max(1) as f64))
+        })();
+        let name = &workload.name;
+        match measured {
+            // Both from one profiled run: profiling lengthens the call a
+            // little, so the share errs low.
+            Ok((per_call, kernels)) => println!(
+                "{name:<40} {:>8.0}ns {:>8.0}ns {:>7.3}",
+                per_call,
+                kernels,
+                kernels / per_call
+            ),
+            Err(why) => {
+                all_ok = false;
+                println!("{name:<40} FAILED: {why}");
+            }
+        }
+    }
+    let _ = std::fs::remove_file(&profile);
+    all_ok
+}
+
+/// The count and total (in ns) of the `host_execute_queue` row of
+/// operation `kind` (`execute`, `dispatch`) in `iree-profile statistics`
+/// text output.
+fn queue_total_ns(stats: &str, kind: &str) -> Option<(u64, f64)> {
+    let line = stats.lines().find(|line| {
+        let mut words = line.split_whitespace();
+        words.next() == Some("host_execute_queue") && words.nth(2) == Some(kind)
+    })?;
+    let field = |key: &str| {
+        line.split_whitespace()
+            .find_map(|w| w.strip_prefix(key))
+            .map(str::to_string)
+    };
+    let count = field("count=")?.parse().ok()?;
+    let total = field("total=")?;
+    let unit = line
+        .split_whitespace()
+        .skip_while(|w| !w.starts_with("total="))
+        .nth(1)?;
+    let scale = match unit {
+        "ns" => 1.0,
+        "us" => 1e3,
+        "ms" => 1e6,
+        "s" => 1e9,
+        _ => return None,
+    };
+    Some((count, total.parse::<f64>().ok()? * scale))
 }
 
 /// One benchmark tool invocation: a name, where it runs and its flags.
@@ -531,5 +644,15 @@ mod tests {
         ]}"#;
         assert_eq!(median_real_time_ms(json), Some(0.25));
         assert_eq!(median_real_time_ms("{}"), None);
+    }
+
+    #[test]
+    fn queue_totals_from_profile_statistics() {
+        let stats = "  host_execute_queue p=0 q=0 alloca  count=1000 total=335.686 us avg=335 ns\n\
+                     \x20 host_execute_queue p=0 q=0 dispatch  count=11000 total=127.126 ms avg=11.556 us\n\
+                     \x20 host_execute_queue p=0 q=0 execute  count=500 total=130.899 ms avg=261.798 us\n";
+        assert_eq!(queue_total_ns(stats, "execute"), Some((500, 130.899e6)));
+        assert_eq!(queue_total_ns(stats, "dispatch"), Some((11000, 127.126e6)));
+        assert_eq!(queue_total_ns(stats, "fill"), None);
     }
 }
