@@ -260,37 +260,48 @@ fn helper_loop(shared: &Shared, index: u32) {
 /// Polls for a job newer than `seen` for at most [`SPIN_AFTER_JOB`].
 #[cfg(not(loom))]
 fn spin_for_job(shared: &Shared, seen: u64) {
-    let start = std::time::Instant::now();
-    loop {
-        for _ in 0..64 {
-            if shared.published.load(sync::atomic::Ordering::Acquire) != seen {
-                return;
-            }
-            std::hint::spin_loop();
-        }
-        if start.elapsed() >= SPIN_AFTER_JOB {
-            return;
-        }
-    }
+    poll(SPIN_AFTER_JOB, || {
+        shared.published.load(sync::atomic::Ordering::Acquire) != seen
+    });
 }
 
 /// Polls until no helper is inside the current job, for at most
 /// [`SPIN_FOR_HELPERS`]; the caller then checks under the lock.
 #[cfg(not(loom))]
 fn spin_until_helpers_left(shared: &Shared) {
+    poll(SPIN_FOR_HELPERS, || {
+        shared.inside.load(sync::atomic::Ordering::Acquire) == 0
+    });
+}
+
+/// Polls `done` until it holds or `limit` has passed. After the first
+/// [`YIELD_AFTER`] it yields the CPU between looks: the thread it waits
+/// for may be runnable on this very CPU (more threads than cores: two
+/// callers of one model on local-task), and a pure spin would keep it off
+/// until the limit.
+#[cfg(not(loom))]
+fn poll(limit: std::time::Duration, done: impl Fn() -> bool) {
     let start = std::time::Instant::now();
     loop {
         for _ in 0..64 {
-            if shared.inside.load(sync::atomic::Ordering::Acquire) == 0 {
+            if done() {
                 return;
             }
             std::hint::spin_loop();
         }
-        if start.elapsed() >= SPIN_FOR_HELPERS {
+        let waited = start.elapsed();
+        if waited >= limit {
             return;
+        }
+        if waited >= YIELD_AFTER {
+            std::thread::yield_now();
         }
     }
 }
+
+/// How long [`poll`] spins before it also yields between looks.
+#[cfg(not(loom))]
+const YIELD_AFTER: std::time::Duration = std::time::Duration::from_micros(10);
 
 #[cfg(all(test, not(loom)))]
 mod tests {
