@@ -211,9 +211,10 @@ impl FenceJoin {
 /// at most once, at the largest value inserted for it.
 #[derive(Clone, Default)]
 pub struct Fence {
-    /// Almost every fence has one timepoint: kept inline, a fence costs no
-    /// allocation of its own.
-    timepoints: SmallVec<[(Arc<Semaphore>, u64); 1]>,
+    /// Almost every fence has one or two timepoints (two: a join of the
+    /// fences of two allocations before an execute): kept inline, a fence
+    /// costs no allocation of its own.
+    timepoints: SmallVec<[(Arc<Semaphore>, u64); 2]>,
 }
 
 impl Fence {

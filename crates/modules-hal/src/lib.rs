@@ -38,6 +38,7 @@ use iree_vm::{
     Instance, Module, Ref, RefObject, RefType, RefTypeDescriptor, StaticRefObject, Value,
 };
 use parking_lot::Mutex;
+use smallvec::SmallVec;
 
 /// Usage bits that let dispatches or transfers write a buffer.
 const WRITING_USAGE: BufferUsage = BufferUsage(
@@ -1047,12 +1048,12 @@ fn more(b: Builder) -> Result<Builder> {
     })?
     .export("device.queue.flush", "0rI_v", |_, (device, _affinity): (Option<Ref>, i64)| device_arg(&device).map(|_| ()))?
     .export("fence.join", "0ICrD_r", |_, (_flags, fences): (i64, Variadic<(Option<Ref>,)>)| {
-        let fences = fences.0.iter().filter(|(f,)| f.is_some()).map(|(f,)| Ok(deref::<HalFence>(f, fence_type(), "fence")?.0.clone())).collect::<Result<Vec<_>>>()?;
+        let fences = fences.0.iter().filter(|(f,)| f.is_some()).map(|(f,)| Ok(&deref::<HalFence>(f, fence_type(), "fence")?.0)).collect::<Result<SmallVec<[&Fence; 4]>>>()?;
         // Joining nothing gives a null fence, as upstream's join does.
         if fences.is_empty() {
             return Ok(None);
         }
-        Ok(Some(Ref::new(HalFence(Fence::join(fences.iter())))))
+        Ok(Some(Ref::new(HalFence(Fence::join(fences)))))
     })?
     .export("fence.fail", "0ri_v", |_, (fence, code): (Option<Ref>, i32)| {
         let fence = &deref::<HalFence>(&fence, fence_type(), "fence")?.0;

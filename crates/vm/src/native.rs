@@ -64,6 +64,8 @@
 use std::marker::PhantomData;
 use std::sync::Arc;
 
+use smallvec::SmallVec;
+
 use iree_base::{Result, ResultExt, Status, StatusCode};
 
 use crate::cconv::{Cconv, CconvType};
@@ -456,8 +458,10 @@ impl<T: StaticRefObject> Arg for Option<Arc<T>> {
     }
 }
 
-/// A `C...D` variadic span of tuples `T`.
-pub struct Variadic<T>(pub Vec<T>);
+/// A `C...D` variadic span of tuples `T`. Spans hold a few tuples (a
+/// dispatch's bindings, a fence join's fences): up to 4 are kept inline, so
+/// reading one allocates nothing.
+pub struct Variadic<T>(pub SmallVec<[T; 4]>);
 
 impl<T: FromArgs> Arg for Variadic<T> {
     fn cconv_type() -> CconvType {
@@ -473,7 +477,7 @@ impl<T: FromArgs> Arg for Variadic<T> {
                 ))
             }
         };
-        let mut items = Vec::with_capacity(count.min(1024));
+        let mut items = SmallVec::with_capacity(count.min(1024));
         for _ in 0..count {
             items.push(T::from_args(reader)?);
         }
