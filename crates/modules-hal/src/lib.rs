@@ -1216,7 +1216,7 @@ fn implemented(b: Builder) -> Result<Builder> {
             let offset = size_arg(offset, "binding offset")?;
             let length = iree_hal::buffer::calculate_range(buffer.byte_length(), offset, length as u64)?;
             Ok(DispatchBinding { buffer, offset, length })
-        }).collect::<Result<Vec<_>>>()?;
+        }).collect::<Result<SmallVec<[_; 8]>>>()?;
         let cb = cb.lock();
         device.queue_execute(fence_or_empty(&wait)?, fence_or_empty(&signal)?, Some(&cb), &table)
     })?
