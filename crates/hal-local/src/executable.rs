@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use iree_base::Result;
 
-use crate::library::{DispatchStateV0, ExportInfo, WorkgroupIds, WorkgroupStateV0};
+use crate::library::{run_workgroup_range, DispatchStateV0, ExportInfo, WorkgroupStateV0};
 
 /// An executable whose exports run one workgroup per call with the v0
 /// dispatch ABI.
@@ -56,15 +56,10 @@ pub trait WorkgroupExecutable: Send + Sync {
         processor_id: u32,
         local_memory: &mut [u8],
     ) -> Result<Option<(u64, i32)>> {
-        for (index, xy, z) in WorkgroupIds::new(dispatch, indices) {
-            let workgroup = WorkgroupStateV0::new(xy, z, processor_id, local_memory);
+        run_workgroup_range(dispatch, indices, processor_id, local_memory, |workgroup| {
             // SAFETY: this method's contract, for this workgroup.
-            match unsafe { self.run_workgroup(ordinal, dispatch, &workgroup) }? {
-                0 => {}
-                code => return Ok(Some((index, code))),
-            }
-        }
-        Ok(None)
+            unsafe { self.run_workgroup(ordinal, dispatch, workgroup) }
+        })
     }
 }
 

@@ -277,6 +277,27 @@ impl Iterator for WorkgroupIds {
     }
 }
 
+/// Runs `run` on the state of each workgroup of linear indices `indices`
+/// (x fastest) of `dispatch`'s grid in order, as `processor_id` with
+/// `local_memory`; stops at the first non-zero result and returns it with
+/// its workgroup's index.
+pub fn run_workgroup_range(
+    dispatch: &DispatchStateV0,
+    indices: std::ops::Range<u64>,
+    processor_id: u32,
+    local_memory: &mut [u8],
+    mut run: impl FnMut(&WorkgroupStateV0) -> Result<i32>,
+) -> Result<Option<(u64, i32)>> {
+    for (index, xy, z) in WorkgroupIds::new(dispatch, indices) {
+        let workgroup = WorkgroupStateV0::new(xy, z, processor_id, local_memory);
+        match run(&workgroup)? {
+            0 => {}
+            code => return Ok(Some((index, code))),
+        }
+    }
+    Ok(None)
+}
+
 impl DispatchStateV0 {
     /// The state for running `export` over a grid of `workgroup_count`
     /// (x, y and the 16-bit z), pointing at `constants` and the binding

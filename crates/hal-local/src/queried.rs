@@ -16,8 +16,7 @@ use iree_base::{bail, Result};
 
 use crate::library::{
     self, read_library, DispatchFn, DispatchStateV0, EnvironmentV0, ExportInfo, ImageMemory,
-    ImportFn, LibraryInfo, ProcessorV0, QueryFn, WorkgroupIds, WorkgroupStateV0,
-    LIBRARY_VERSION_LATEST,
+    ImportFn, LibraryInfo, ProcessorV0, QueryFn, WorkgroupStateV0, LIBRARY_VERSION_LATEST,
 };
 
 /// A library whose query function has answered, with the environment its
@@ -239,15 +238,16 @@ impl QueriedLibrary {
         // SAFETY: as in `dispatch`.
         let f: DispatchFn =
             unsafe { std::mem::transmute::<usize, DispatchFn>(export.function as usize) };
-        for (index, xy, z) in WorkgroupIds::new(dispatch_state, indices) {
-            let workgroup = WorkgroupStateV0::new(xy, z, processor_id, local_memory);
-            // SAFETY: as in `dispatch`, for this workgroup.
-            match unsafe { f(&*self.environment, dispatch_state, &workgroup) } {
-                0 => {}
-                code => return Ok(Some((index, code))),
-            }
-        }
-        Ok(None)
+        library::run_workgroup_range(
+            dispatch_state,
+            indices,
+            processor_id,
+            local_memory,
+            |workgroup| {
+                // SAFETY: as in `dispatch`, for this workgroup.
+                Ok(unsafe { f(&*self.environment, dispatch_state, workgroup) })
+            },
+        )
     }
 
     /// Runs one workgroup of export `ordinal` over Rust slices: checks that
