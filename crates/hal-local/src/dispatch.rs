@@ -759,7 +759,7 @@ impl<'r, 'a> Region<'r, 'a> {
     }
 
     /// Claims and runs tiles until none are left or one has failed, telling
-    /// `observer` the item of each tile. `sharers` workers run the region;
+    /// `observer` the item and length of each run of tiles. `sharers` workers run the region;
     /// alone (1), tiles are claimed without atomic read-modify-writes.
     #[inline(always)]
     fn work_observed(&self, processor_id: u32, sharers: u64, observer: &mut impl TileObserver) {
