@@ -61,7 +61,8 @@ pub struct iree_hal_buffer_params_t {
 }
 
 impl iree_hal_buffer_params_t {
-    fn to_params(self) -> BufferParams {
+    /// The runtime's parameters (canonicalized as upstream does).
+    pub(crate) fn to_params(self) -> BufferParams {
         BufferParams {
             usage: BufferUsage(self.usage),
             access: MemoryAccess(self.access),

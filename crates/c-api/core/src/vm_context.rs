@@ -111,18 +111,17 @@ impl CContext {
             .last()
             .cloned()
             .expect("registered above");
-        // SAFETY: `handle` is live (callers' contract).
-        let (state, rust_state) = if unsafe { vm_module::is_rust_module(handle) } {
+        let (state, rust_state) = if vm_module::is_c_module(instance.module()) {
+            // The instances of a C module's adapter are `CModuleInstance`s
+            // (what `CModule::instantiate` makes).
+            let c_instance = Arc::as_ptr(&instance) as *const CModuleInstance;
+            // SAFETY: as above; the entry keeps the instance alive.
+            (unsafe { (*c_instance).state() }, None)
+        } else {
             let boxed = Box::new(RustState {
                 instance: instance.clone(),
             });
             (&*boxed as *const RustState as *mut c_void, Some(boxed))
-        } else {
-            // The instance of a C handle's module is a `CModuleInstance`
-            // (what `CModule::instantiate` makes).
-            let c_instance = Arc::as_ptr(&instance) as *const CModuleInstance;
-            // SAFETY: as above.
-            (unsafe { (*c_instance).state() }, None)
         };
         // SAFETY: the entry keeps a count of its own.
         unsafe { iree_vm_module_retain(handle) };

@@ -671,16 +671,18 @@ pub(crate) unsafe fn module_from_handle(module: *mut iree_vm_module_t) -> Result
         };
     }
     // SAFETY: per the contract.
-    Ok(Arc::new(unsafe { CModule::new(module) }?))
+    let adapter = Arc::new(unsafe { CModule::new(module) }?);
+    C_MODULES.insert(Arc::as_ptr(&adapter) as usize);
+    Ok(adapter)
 }
 
-/// True when a handle is a [`RustModule`].
-///
-/// # Safety
-/// `module` is a live module handle.
-pub(crate) unsafe fn is_rust_module(module: *const iree_vm_module_t) -> bool {
-    // SAFETY: forwarded contract.
-    unsafe { RustModule::from_handle(module) }.is_some()
+/// The live [`CModule`] adapters.
+static C_MODULES: handles::LiveSet = handles::LiveSet::new();
+
+/// True when `module` is a C module's adapter (its instances are
+/// [`CModuleInstance`]s).
+pub(crate) fn is_c_module(module: &dyn Module) -> bool {
+    C_MODULES.contains(module as *const dyn Module as *const () as usize)
 }
 
 macro_rules! rust_self {
@@ -1047,6 +1049,7 @@ unsafe impl Sync for CModule {}
 
 impl Drop for CModule {
     fn drop(&mut self) {
+        C_MODULES.remove(self as *const CModule as usize);
         // SAFETY: this adapter owns one count.
         unsafe { iree_vm_module_release(self.handle) }
     }

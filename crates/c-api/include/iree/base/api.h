@@ -96,6 +96,9 @@ static inline iree_device_size_t iree_device_align(
 #define IREE_TRACE_ZONE_END(zone_id)
 #define IREE_TRACE_ZONE_APPEND_TEXT(...)
 #define IREE_TRACE_ZONE_APPEND_VALUE_I64(zone_id, value)
+#define IREE_TRACE_SCOPE()
+#define IREE_TRACE_SCOPE_NAMED(name_literal)
+#define IREE_TRACE_SET_THREAD_NAME(name)
 #define IREE_RETURN_AND_END_ZONE_IF_ERROR(zone_id, ...) \
   IREE_RETURN_IF_ERROR(__VA_ARGS__)
 typedef uint32_t iree_zone_id_t;

@@ -280,6 +280,105 @@ IREE_API_EXPORT iree_status_t iree_hal_allocator_allocate_buffer(
     iree_device_size_t allocation_size, iree_hal_buffer_t** out_buffer);
 
 //===----------------------------------------------------------------------===//
+// Semaphores, fences and queue-ordered allocation
+//===----------------------------------------------------------------------===//
+
+enum iree_hal_semaphore_flag_bits_t {
+  IREE_HAL_SEMAPHORE_FLAG_NONE = 0ull,
+  IREE_HAL_SEMAPHORE_FLAG_DEVICE_LOCAL = 1ull << 0,
+  IREE_HAL_SEMAPHORE_FLAG_HOST_INTERRUPT = 1ull << 1,
+  IREE_HAL_SEMAPHORE_FLAG_EXPORTABLE = 1ull << 2,
+  IREE_HAL_SEMAPHORE_FLAG_EXPORTABLE_TIMEPOINTS = 1ull << 3,
+  IREE_HAL_SEMAPHORE_FLAG_SINGLE_PRODUCER = 1ull << 4,
+  IREE_HAL_SEMAPHORE_FLAG_DEFAULT =
+      IREE_HAL_SEMAPHORE_FLAG_HOST_INTERRUPT |
+      IREE_HAL_SEMAPHORE_FLAG_EXPORTABLE_TIMEPOINTS,
+};
+typedef uint64_t iree_hal_semaphore_flags_t;
+
+// How a waiter waits (hints; every wait here blocks the thread).
+enum iree_async_wait_flag_bits_e {
+  IREE_ASYNC_WAIT_FLAG_NONE = 0u,
+  IREE_ASYNC_WAIT_FLAG_YIELD = 1u << 0,
+  IREE_ASYNC_WAIT_FLAG_ACTIVE = 1u << 1,
+};
+typedef uint32_t iree_async_wait_flags_t;
+
+// Semaphores and the payload values to wait for or signal.
+typedef struct iree_hal_semaphore_list_t {
+  iree_host_size_t count;
+  iree_hal_semaphore_t** semaphores;
+  uint64_t* payload_values;
+} iree_hal_semaphore_list_t;
+
+static inline iree_hal_semaphore_list_t iree_hal_semaphore_list_empty(void) {
+  iree_hal_semaphore_list_t list = {0, NULL, NULL};
+  return list;
+}
+
+typedef struct iree_async_frontier_t iree_async_frontier_t;
+
+IREE_API_EXPORT iree_status_t iree_hal_semaphore_create(
+    iree_hal_device_t* device, iree_hal_queue_affinity_t queue_affinity,
+    uint64_t initial_value, iree_hal_semaphore_flags_t flags,
+    iree_hal_semaphore_t** out_semaphore);
+IREE_API_EXPORT void iree_hal_semaphore_retain(iree_hal_semaphore_t* semaphore);
+IREE_API_EXPORT void iree_hal_semaphore_release(
+    iree_hal_semaphore_t* semaphore);
+IREE_API_EXPORT iree_status_t
+iree_hal_semaphore_query(iree_hal_semaphore_t* semaphore, uint64_t* out_value);
+IREE_API_EXPORT iree_status_t
+iree_hal_semaphore_signal(iree_hal_semaphore_t* semaphore, uint64_t new_value,
+                          const iree_async_frontier_t* frontier);
+IREE_API_EXPORT void iree_hal_semaphore_fail(iree_hal_semaphore_t* semaphore,
+                                             iree_status_t status);
+IREE_API_EXPORT iree_status_t
+iree_hal_semaphore_wait(iree_hal_semaphore_t* semaphore, uint64_t value,
+                        iree_timeout_t timeout, iree_async_wait_flags_t flags);
+
+IREE_API_EXPORT iree_status_t iree_hal_fence_create(
+    iree_host_size_t capacity, iree_allocator_t host_allocator,
+    iree_hal_fence_t** out_fence);
+IREE_API_EXPORT iree_status_t iree_hal_fence_create_at(
+    iree_hal_semaphore_t* semaphore, uint64_t value,
+    iree_allocator_t host_allocator, iree_hal_fence_t** out_fence);
+IREE_API_EXPORT void iree_hal_fence_retain(iree_hal_fence_t* fence);
+IREE_API_EXPORT void iree_hal_fence_release(iree_hal_fence_t* fence);
+// The fence's semaphores and values (valid while the fence lives).
+IREE_API_EXPORT iree_hal_semaphore_list_t
+iree_hal_fence_semaphore_list(iree_hal_fence_t* fence);
+IREE_API_EXPORT iree_host_size_t
+iree_hal_fence_timepoint_count(const iree_hal_fence_t* fence);
+// Adds a timepoint; only before the fence is shared.
+IREE_API_EXPORT iree_status_t iree_hal_fence_insert(
+    iree_hal_fence_t* fence, iree_hal_semaphore_t* semaphore, uint64_t value);
+// OK when reached, DEFERRED while pending, or the failure.
+IREE_API_EXPORT iree_status_t iree_hal_fence_query(iree_hal_fence_t* fence);
+IREE_API_EXPORT iree_status_t iree_hal_fence_signal(iree_hal_fence_t* fence);
+IREE_API_EXPORT void iree_hal_fence_fail(iree_hal_fence_t* fence,
+                                         iree_status_t signal_status);
+IREE_API_EXPORT iree_status_t
+iree_hal_fence_wait(iree_hal_fence_t* fence, iree_timeout_t timeout,
+                    iree_async_wait_flags_t flags);
+
+typedef struct iree_hal_pool_t iree_hal_pool_t;
+
+typedef uint64_t iree_hal_alloca_flags_t;
+enum iree_hal_alloca_flag_bits_t {
+  IREE_HAL_ALLOCA_FLAG_NONE = 0,
+};
+
+// A buffer allocated once |wait_semaphore_list| is reached; signals
+// |signal_semaphore_list| when it is ready.
+IREE_API_EXPORT iree_status_t iree_hal_device_queue_alloca(
+    iree_hal_device_t* device, iree_hal_queue_affinity_t queue_affinity,
+    const iree_hal_semaphore_list_t wait_semaphore_list,
+    const iree_hal_semaphore_list_t signal_semaphore_list,
+    iree_hal_pool_t* pool, iree_hal_buffer_params_t params,
+    iree_device_size_t allocation_size, iree_hal_alloca_flags_t flags,
+    iree_hal_buffer_t** IREE_RESTRICT out_buffer);
+
+//===----------------------------------------------------------------------===//
 // Buffers
 //===----------------------------------------------------------------------===//
 
