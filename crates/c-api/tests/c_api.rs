@@ -124,6 +124,30 @@ done
     assert_eq!(run_ok(&exe, &[module.to_str().unwrap()]), expected);
 }
 
+/// A module written in C with the native module API, imported by bytecode:
+/// what upstream's samples/custom_module/basic shows, in C.
+#[test]
+fn native_module_written_in_c() {
+    let exe = compile(
+        "native_module",
+        &["native_module.c".into()],
+        &[],
+        Linking::Shared,
+    );
+    let module = testdata().join("c-api/custom_user.vmfb");
+    let expected = "\
+module custom: 4 exports
+PRINT hello
+PRINT (no shout)
+main(30) = 42
+make() = made in C of type custom.string
+custom.add(40, 2) = 42
+state freed after 8 calls
+strings destroyed: 3
+";
+    assert_eq!(run_ok(&exe, &[module.to_str().unwrap()]), expected);
+}
+
 #[test]
 fn struct_layouts_match_upstream() {
     let exe = compile("layout", &["layout.c".into()], &[], Linking::Shared);

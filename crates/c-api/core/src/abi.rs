@@ -334,7 +334,7 @@ mod tests {
         assert_eq!(size_of("0Ii", &[]), 16);
         assert_eq!(size_of("0ir", &[]), 24);
         assert_eq!(size_of("0r", &[]), 16);
-        assert_eq!(size_of("0v", &[]), 4);
+        assert_eq!(size_of("0v", &[]), 0);
         // count (4) + pad to 8 + 2 refs.
         assert_eq!(size_of("0CrD", &[2]), 40);
         assert_eq!(size_of("0CrD", &[0]), 8);

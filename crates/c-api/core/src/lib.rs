@@ -26,6 +26,8 @@ pub mod hal;
 pub mod hal_sync;
 mod handles;
 pub mod io;
+mod layout;
+pub mod native_module;
 pub mod refs;
 pub mod runtime;
 pub mod status;

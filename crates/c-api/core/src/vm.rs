@@ -177,14 +177,17 @@ fn value_type_from_code(code: u32) -> Option<ValueType> {
     })
 }
 
-/// `iree_vm_value_t`: a type code and 8 bytes of storage.
+/// `iree_vm_value_t`: a type code and 8 bytes of storage (8-aligned, at
+/// offset 8).
 #[allow(non_camel_case_types)]
-#[repr(C)]
+#[repr(C, align(8))]
 #[derive(Clone, Copy)]
 pub struct iree_vm_value_t {
     /// `iree_vm_value_type_t`.
     pub type_: u32,
-    /// The value, little end first as its type's width.
+    /// Padding before the 8-aligned union.
+    pub _padding: u32,
+    /// The value, in its type's width from the first byte.
     pub storage: [u8; 8],
 }
 
@@ -218,7 +221,11 @@ impl iree_vm_value_t {
             }
             Value::Ref(_) => value_type::NONE,
         };
-        iree_vm_value_t { type_, storage }
+        iree_vm_value_t {
+            type_,
+            _padding: 0,
+            storage,
+        }
     }
 
     fn to_value(self) -> Result<Value> {
@@ -778,6 +785,7 @@ unsafe fn value_of_variant(variant: &iree_vm_variant_t) -> Result<Value> {
         };
         return iree_vm_value_t {
             type_: value_code,
+            _padding: 0,
             storage,
         }
         .to_value();

@@ -12,6 +12,7 @@
 #include "iree/modules/hal/types.h"
 #include "iree/runtime/api.h"
 #include "iree/vm/api.h"
+#include "iree/vm/native_module.h"
 
 #define SIZE(type) \
   printf("%s size %zu align %zu\n", #type, sizeof(type), _Alignof(type))
@@ -119,6 +120,35 @@ int main(void) {
   FIELD(iree_vm_buffer_t, allocator);
   FIELD(iree_vm_buffer_t, storage_module);
 
+  SIZE(iree_vm_native_import_descriptor_t);
+  FIELD(iree_vm_native_import_descriptor_t, flags);
+  FIELD(iree_vm_native_import_descriptor_t, full_name);
+  SIZE(iree_vm_native_export_descriptor_t);
+  FIELD(iree_vm_native_export_descriptor_t, local_name);
+  FIELD(iree_vm_native_export_descriptor_t, calling_convention);
+  FIELD(iree_vm_native_export_descriptor_t, attr_count);
+  FIELD(iree_vm_native_export_descriptor_t, attrs);
+  SIZE(iree_vm_native_function_ptr_t);
+  FIELD(iree_vm_native_function_ptr_t, shim);
+  FIELD(iree_vm_native_function_ptr_t, target);
+  SIZE(iree_vm_native_module_descriptor_t);
+  FIELD(iree_vm_native_module_descriptor_t, name);
+  FIELD(iree_vm_native_module_descriptor_t, version);
+  FIELD(iree_vm_native_module_descriptor_t, attr_count);
+  FIELD(iree_vm_native_module_descriptor_t, attrs);
+  FIELD(iree_vm_native_module_descriptor_t, dependency_count);
+  FIELD(iree_vm_native_module_descriptor_t, dependencies);
+  FIELD(iree_vm_native_module_descriptor_t, import_count);
+  FIELD(iree_vm_native_module_descriptor_t, imports);
+  FIELD(iree_vm_native_module_descriptor_t, export_count);
+  FIELD(iree_vm_native_module_descriptor_t, exports);
+  FIELD(iree_vm_native_module_descriptor_t, function_count);
+  FIELD(iree_vm_native_module_descriptor_t, functions);
+
+  SIZE(iree_hal_semaphore_list_t);
+  FIELD(iree_hal_semaphore_list_t, count);
+  FIELD(iree_hal_semaphore_list_t, semaphores);
+  FIELD(iree_hal_semaphore_list_t, payload_values);
   SIZE(iree_hal_buffer_params_t);
   FIELD(iree_hal_buffer_params_t, usage);
   FIELD(iree_hal_buffer_params_t, access);

@@ -10,6 +10,7 @@
 #include "iree/vm/invocation.h"  // IWYU pragma: export
 #include "iree/vm/list.h"        // IWYU pragma: export
 #include "iree/vm/module.h"      // IWYU pragma: export
+#include "iree/vm/native_module.h"  // IWYU pragma: export
 #include "iree/vm/ref.h"         // IWYU pragma: export
 #include "iree/vm/stack.h"       // IWYU pragma: export
 
