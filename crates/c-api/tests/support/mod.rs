@@ -120,6 +120,57 @@ pub fn compile(name: &str, sources: &[PathBuf], flags: &[&str], linking: Linking
     exe
 }
 
+/// Compiles `source` (relative to `tests/c`) into the shared library
+/// `name`, leaving its `iree_*` references to the host process (`-liree_runtime`
+/// is added when `link_library`).
+pub fn compile_shared(name: &str, source: &str, link_library: bool) -> PathBuf {
+    let library = library();
+    let out = library.out_dir.join(name);
+    let mut command = Command::new(cc());
+    command
+        .args(["-std=gnu11", "-Wall", "-Werror", "-fPIC", "-shared", "-I"])
+        .arg(&library.include)
+        .arg(crate_dir().join("tests/c").join(source))
+        .arg("-o")
+        .arg(&out);
+    if link_library {
+        command
+            .arg("-L")
+            .arg(&library.lib_dir)
+            .arg("-liree_runtime")
+            .arg(format!("-Wl,-rpath,{}", library.lib_dir.display()));
+    }
+    let output = command.output().expect("running the C compiler");
+    assert!(
+        output.status.success(),
+        "compiling {name} failed:\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    out
+}
+
+/// Builds `iree-run-module` in this profile (once per test process).
+pub fn iree_run_module() -> &'static Path {
+    static TOOL: OnceLock<PathBuf> = OnceLock::new();
+    TOOL.get_or_init(|| {
+        let library = library();
+        let target_dir = library.lib_dir.parent().expect("target directory");
+        let profile = match library.lib_dir.file_name().and_then(|n| n.to_str()) {
+            Some("debug") | None => "dev".to_string(),
+            Some(other) => other.to_string(),
+        };
+        let status = Command::new(env!("CARGO"))
+            .args(["build", "-p", "iree-run-module", "--profile", &profile])
+            .arg("--target-dir")
+            .arg(target_dir)
+            .current_dir(crate_dir())
+            .status()
+            .expect("running cargo build -p iree-run-module");
+        assert!(status.success(), "cargo build -p iree-run-module failed");
+        library.lib_dir.join("iree-run-module")
+    })
+}
+
 /// Runs `exe` with `args`.
 pub fn run(exe: &Path, args: &[&str]) -> Output {
     Command::new(exe)
