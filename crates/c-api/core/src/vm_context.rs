@@ -7,11 +7,11 @@
 
 use std::ffi::c_void;
 use std::sync::atomic::{AtomicIsize, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use iree_base::{Result, Status, StatusCode};
 use iree_vm::{
-    CconvType, Context, Function, Instance, List, Module, ModuleInstance, Value, ValueType,
+    Cconv, CconvType, Context, Function, Instance, List, Module, ModuleInstance, Value, ValueType,
 };
 use parking_lot::RwLock;
 
@@ -34,6 +34,9 @@ struct Entry {
     state: *mut c_void,
     /// Owns `state` for modules of this runtime (kept, never read).
     _rust_state: Option<Box<RustState>>,
+    /// Each export's parsed cconv, parsed by its first invocation (a call
+    /// in a loop does not parse it again).
+    cconvs: Box<[OnceLock<Arc<Cconv>>]>,
 }
 
 impl Drop for Entry {
@@ -125,11 +128,15 @@ impl CContext {
         };
         // SAFETY: the entry keeps a count of its own.
         unsafe { iree_vm_module_retain(handle) };
+        let cconvs = (0..instance.module().exports().len())
+            .map(|_| OnceLock::new())
+            .collect();
         registered.entries.push(Entry {
             handle,
             instance,
             state,
             _rust_state: rust_state,
+            cconvs,
         });
         Ok(())
     }
@@ -152,6 +159,40 @@ impl CContext {
                     "module not registered with the context",
                 )
             })
+    }
+
+    /// The instance registered under `handle` and the cconv of its export
+    /// `ordinal`.
+    fn export_of(
+        &self,
+        handle: *mut iree_vm_module_t,
+        ordinal: usize,
+    ) -> Result<(Arc<dyn ModuleInstance>, Arc<Cconv>)> {
+        let registered = self.registered.read();
+        let entry = registered
+            .entries
+            .iter()
+            .rev()
+            .find(|e| e.handle == handle)
+            .ok_or_else(|| {
+                Status::new(
+                    StatusCode::NotFound,
+                    "module not registered with the context",
+                )
+            })?;
+        let slot = entry
+            .cconvs
+            .get(ordinal)
+            .ok_or_else(|| Status::new(StatusCode::OutOfRange, "function ordinal out of range"))?;
+        let cconv = match slot.get() {
+            Some(cconv) => cconv.clone(),
+            None => {
+                let export = &entry.instance.module().exports()[ordinal];
+                let parsed = Arc::new(Cconv::parse(&export.cconv)?);
+                slot.get_or_init(|| parsed).clone()
+            }
+        };
+        Ok((entry.instance.clone(), cconv))
     }
 
     fn state_of(&self, handle: *mut iree_vm_module_t) -> Result<*mut c_void> {
@@ -223,9 +264,8 @@ impl CContext {
                 "only exported functions can be invoked",
             ));
         }
-        let instance = self.instance_of(function.module)?;
+        let (instance, cconv) = self.export_of(function.module, function.ordinal as usize)?;
         let function = Function::new(instance, function.ordinal as u32);
-        let cconv = function.cconv()?;
         let input_count = inputs.map_or(0, List::len);
         if input_count != cconv.args.len() {
             return Err(Status::new(
