@@ -387,8 +387,8 @@ fn custom_module(env: &Env, name: &str, compile_flags: &[&str]) -> Result<()> {
     let example = dir.join("test/example.mlir");
     let module = env.compile_mlir(&example, compile_flags, &format!("custom_{name}.vmfb"))?;
     let objects = vec![
-        env.object(&dir.join("main.c"), &[], &[dir.clone()])?,
-        env.object(&dir.join("module.cc"), &[], &[dir.clone()])?,
+        env.object(&dir.join("main.c"), &[], std::slice::from_ref(&dir))?,
+        env.object(&dir.join("module.cc"), &[], std::slice::from_ref(&dir))?,
     ];
     let exe = env.link(&objects, &format!("custom-module-{name}-run"), false)?;
     let out = env.run(&exe, &[module.to_str().unwrap_or_default(), "example.main"])?;
@@ -568,7 +568,7 @@ fn static_library(env: &Env) -> Result<()> {
     let data = env.embed(
         &module,
         "iree_samples_static_library_simple_mul",
-        "simple_mul_c.h",
+        "samples/static_library/simple_mul_c.h",
     )?;
     let gen = env.work.join("gen");
     let objects = vec![

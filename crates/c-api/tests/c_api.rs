@@ -149,6 +149,46 @@ strings destroyed: 3
 }
 
 #[test]
+fn device_and_context_built_by_hand() {
+    // What upstream's simple_embedding sample does: a synchronous device
+    // with a VMVX loader, a device group, the hal module with a stdio debug
+    // sink, iree_vm_invoke.
+    let exe = compile("embedding", &["embedding.c".into()], &[], Linking::Shared);
+    let module = testdata().join("c-api/traced_mul.vmfb");
+    assert_eq!(
+        run_ok(&exe, &[module.to_str().unwrap()]),
+        "=== product ===\n4xf32=8 8 8 8\n\nresult 8 8 8 8\n"
+    );
+}
+
+#[test]
+fn static_library_linked_into_the_program() {
+    // What upstream's static_library sample does, with the kernel library
+    // written in C against our executable_library.h.
+    let exe = compile(
+        "static_library",
+        &["static_library.c".into()],
+        &[],
+        Linking::Shared,
+    );
+    let module = testdata().join("c-api/static_mul.vmfb");
+    let module = module.to_str().unwrap();
+    assert_eq!(
+        run_ok(&exe, &[module, "good"]),
+        "4xf32=3 6 12 20\nkernel ran: yes\n"
+    );
+    let refused = run(&exe, &[module, "bad-version"]);
+    let stdout = String::from_utf8_lossy(&refused.stdout);
+    assert_eq!(refused.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains(
+            "FAILED_PRECONDITION; executable does not support this version of the runtime (executable: 7, runtime: 6)"
+        ),
+        "{stdout}"
+    );
+}
+
+#[test]
 fn struct_layouts_match_upstream() {
     let exe = compile("layout", &["layout.c".into()], &[], Linking::Shared);
     let expected = std::fs::read_to_string(crate_dir().join("tests/layout_expected.txt"))

@@ -162,9 +162,9 @@ pub fn try_load(
     })?;
     // SAFETY: upstream's ABI declares the entry point's signature.
     let entry: CreateFn = unsafe { std::mem::transmute::<*mut c_void, CreateFn>(entry) };
-    // The library stays loaded: modules and the objects they made may
-    // outlive any handle here.
-    std::mem::forget(library);
+    // The library stays loaded (a `Library` never closes its handle):
+    // modules and the objects they made may outlive any handle here.
+    let _ = library;
     // SAFETY: the entry point of a loaded library.
     unsafe { create(entry, instance, params) }
         .annotate_with(|| format!("creating the module of '{}'", path.display()))
@@ -298,7 +298,8 @@ pub unsafe extern "C" fn iree_vm_dynamic_module_load_from_file(
         })?;
         // SAFETY: upstream's ABI declares the entry point's signature.
         let entry: CreateFn = unsafe { std::mem::transmute::<*mut c_void, CreateFn>(entry) };
-        std::mem::forget(library);
+        // Never unloaded (as above).
+        let _ = library;
         // SAFETY: the entry point of a loaded library.
         *out = unsafe { create_handle(entry, &instance, &params) }?;
         Ok(())

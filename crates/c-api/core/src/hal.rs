@@ -855,7 +855,7 @@ view_getters! {
     /// `iree_hal_buffer_view_element_type`.
     iree_hal_buffer_view_element_type -> u32 = |v| v.element_type().0;
     /// `iree_hal_buffer_view_element_size`: bytes per element (rounded up).
-    iree_hal_buffer_view_element_size -> iree_host_size_t = |v| (v.element_type().bit_count() as usize).div_ceil(8);
+    iree_hal_buffer_view_element_size -> iree_host_size_t = |v| v.element_type().bit_count().div_ceil(8);
     /// `iree_hal_buffer_view_encoding_type`.
     iree_hal_buffer_view_encoding_type -> u32 = |v| v.encoding().0;
     /// `iree_hal_buffer_view_byte_length`: the bytes the shape covers.

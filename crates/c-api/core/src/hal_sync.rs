@@ -45,7 +45,7 @@ impl iree_hal_semaphore_list_t {
     ///
     /// # Safety
     /// The arrays hold `count` live semaphores and values.
-    unsafe fn to_fence(&self) -> Result<Fence> {
+    unsafe fn to_fence(self) -> Result<Fence> {
         let mut fence = Fence::new();
         for i in 0..self.count {
             // SAFETY: per the contract.

@@ -132,8 +132,8 @@ pub unsafe extern "C" fn iree_io_file_contents_read_stdin(
 pub unsafe extern "C" fn iree_io_file_contents_free(contents: *mut iree_io_file_contents_t) {
     if !contents.is_null() {
         LIVE_CONTENTS.remove(contents as usize);
-        // SAFETY: per the contract.
         boundary::value("iree_io_file_contents_free", (), || {
+            // SAFETY: per the contract.
             drop(unsafe { Box::from_raw(contents) })
         })
     }

@@ -9,6 +9,12 @@ use crate::allocator::iree_allocator_t;
 use crate::hal::{
     iree_hal_buffer_mapping_impl_t, iree_hal_buffer_mapping_t, iree_hal_buffer_params_t, Timeout,
 };
+use crate::hal_local::{
+    iree_async_frontier_tracker_options_t, iree_async_proactor_options_t,
+    iree_async_proactor_pool_options_t, iree_async_proactor_pool_runner_factory_t,
+    iree_hal_device_create_params_t, iree_hal_executable_import_provider_t,
+    iree_hal_module_debug_sink_t, iree_hal_module_device_policy_t, iree_hal_sync_device_params_t,
+};
 use crate::hal_sync::iree_hal_semaphore_list_t;
 use crate::io::iree_io_file_contents_t;
 use crate::native_module::{
@@ -78,4 +84,20 @@ const _: () = {
     assert!(size_of::<iree_runtime_session_options_t>() == 16);
     assert!(size_of::<iree_runtime_call_t>() == 40);
     assert!(offset_of!(iree_runtime_call_t, inputs) == 24);
+    assert!(size_of::<iree_async_proactor_options_t>() == 48);
+    assert!(offset_of!(iree_async_proactor_options_t, allowed_capabilities) == 24);
+    assert!(offset_of!(iree_async_proactor_options_t, message_pool_capacity) == 32);
+    assert!(offset_of!(iree_async_proactor_options_t, threading_mode) == 40);
+    assert!(size_of::<iree_async_proactor_pool_runner_factory_t>() == 32);
+    assert!(size_of::<iree_async_proactor_pool_options_t>() == 80);
+    assert!(offset_of!(iree_async_proactor_pool_options_t, runner) == 48);
+    assert!(size_of::<iree_async_frontier_tracker_options_t>() == 8);
+    assert!(offset_of!(iree_async_frontier_tracker_options_t, session_epoch) == 4);
+    assert!(offset_of!(iree_async_frontier_tracker_options_t, machine_index) == 5);
+    assert!(size_of::<iree_hal_device_create_params_t>() == 16);
+    assert!(size_of::<iree_hal_sync_device_params_t>() == 8);
+    assert!(size_of::<iree_hal_executable_import_provider_t>() == 16);
+    assert!(size_of::<iree_hal_module_device_policy_t>() == 16);
+    assert!(size_of::<iree_hal_module_debug_sink_t>() == 32);
+    assert!(offset_of!(iree_hal_module_debug_sink_t, buffer_view_trace) == 16);
 };

@@ -23,6 +23,7 @@ mod bytecode;
 pub mod dynamic;
 pub mod exported;
 pub mod hal;
+pub mod hal_local;
 pub mod hal_sync;
 mod handles;
 pub mod io;

@@ -407,6 +407,7 @@ unsafe extern "C" fn native_alloc_state(
 ) -> iree_status_t {
     // SAFETY: our interface's self; the caller's out pointer.
     let module = unsafe { this(self_) };
+    // SAFETY: the caller's out pointer.
     if let Some(out) = unsafe { out_state.as_mut() } {
         *out = std::ptr::null_mut();
     }

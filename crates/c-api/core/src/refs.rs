@@ -337,8 +337,10 @@ fn builtin_index(type_: iree_vm_ref_type_t) -> Option<usize> {
     let address = type_ & !TAG_MASK;
     let start = DESCRIPTORS.as_ptr() as usize;
     let size = std::mem::size_of::<StaticDescriptor>();
-    (address >= start && address < start + BUILTIN_COUNT * size && (address - start) % size == 0)
-        .then(|| (address - start) / size)
+    (address >= start
+        && address < start + BUILTIN_COUNT * size
+        && (address - start).is_multiple_of(size))
+    .then(|| (address - start) / size)
 }
 
 /// `_check_deref` of the adapters: the object of a ref of builtin type
@@ -616,9 +618,9 @@ pub(crate) fn borrow_c_ref(r: &Ref) -> Result<iree_vm_ref_t> {
         });
     }
     let rust_type = r.ref_type();
-    for index in 0..BUILTIN_COUNT {
+    for (index, ops) in BUILTINS.iter().enumerate() {
         if builtin_rust_type(index) == rust_type {
-            if let Some(ptr) = BUILTINS[index].as_ref().and_then(|ops| (ops.handle_of)(r)) {
+            if let Some(ptr) = ops.as_ref().and_then(|ops| (ops.handle_of)(r)) {
                 return Ok(iree_vm_ref_t {
                     ptr,
                     type_: builtin_type_value(index),

@@ -732,10 +732,8 @@ mod tests {
         let c = status_to_c(status);
         assert_eq!(c.code(), StatusCode::NotFound);
         // SAFETY: `c` is live.
-        assert_eq!(
-            unsafe { formatted(c) },
-            "x.c:7: NOT_FOUND; no such thing; while looking"
-        );
+        let text = unsafe { formatted(c) };
+        assert_eq!(text, "x.c:7: NOT_FOUND; no such thing; while looking");
         // SAFETY: consumed once.
         let back = unsafe { take_status(c) }.unwrap_err();
         assert_eq!(back.message(), "no such thing");

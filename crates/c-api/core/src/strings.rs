@@ -33,7 +33,9 @@ impl iree_string_view_t {
         }
     }
 
-    /// A view of `text` (valid while `text` is).
+    /// A view of `text` (valid while `text` is). Infallible and borrowing,
+    /// so not `FromStr`.
+    #[allow(clippy::should_implement_trait)]
     pub fn from_str(text: &str) -> iree_string_view_t {
         iree_string_view_t {
             data: text.as_ptr().cast(),

@@ -14,9 +14,10 @@ pub extern "C" fn iree_time_now() -> i64 {
     };
     // SAFETY: `now` is a valid out pointer.
     unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut now) };
-    (now.tv_sec as i64)
-        .saturating_mul(1_000_000_000)
-        .saturating_add(now.tv_nsec as i64)
+    // `time_t` and `c_long` are narrower than i64 on 32-bit targets.
+    #[allow(clippy::unnecessary_cast)]
+    let (sec, nsec) = (now.tv_sec as i64, now.tv_nsec as i64);
+    sec.saturating_mul(1_000_000_000).saturating_add(nsec)
 }
 
 /// `iree_relative_timeout_to_deadline_ns`: now plus `timeout_ns` (0 is

@@ -424,8 +424,8 @@ pub unsafe extern "C" fn iree_vm_list_resize(
 /// `list` is live.
 #[no_mangle]
 pub unsafe extern "C" fn iree_vm_list_clear(list: *mut List) {
-    // SAFETY: per the contract.
     boundary::value("iree_vm_list_clear", (), || {
+        // SAFETY: per the contract.
         if let Some(list) = unsafe { handles::borrow(list) } {
             list.clear()
         }

@@ -597,7 +597,7 @@ impl RustModule {
         }
     }
 
-    fn new(bound: Bound) -> *mut iree_vm_module_t {
+    fn make_handle(bound: Bound) -> *mut iree_vm_module_t {
         let handle = Box::into_raw(Box::new(RustModule {
             interface: iree_vm_module_t {
                 self_: std::ptr::null_mut(),
@@ -629,12 +629,12 @@ impl RustModule {
 
     /// A new C handle (count 1) for `module`.
     pub(crate) fn for_module(module: Arc<dyn Module>) -> *mut iree_vm_module_t {
-        RustModule::new(Bound::Module(module))
+        RustModule::make_handle(Bound::Module(module))
     }
 
     /// A new C handle (count 1) bound to one instance of a module.
     pub(crate) fn for_instance(instance: Arc<dyn ModuleInstance>) -> *mut iree_vm_module_t {
-        RustModule::new(Bound::Instance(instance))
+        RustModule::make_handle(Bound::Instance(instance))
     }
 
     /// The handle's `RustModule`, if it is one.
@@ -1122,6 +1122,7 @@ impl CModule {
         let mut export_cconvs = Vec::with_capacity(signature.export_function_count);
         for ordinal in 0..signature.export_function_count {
             let (export_name, cconv) = function(linkage::EXPORT, ordinal)?;
+            // SAFETY: `m` is the live C module this adapter wraps.
             let attrs = unsafe { CModule::function_attrs(m, ordinal) };
             export_cconvs.push(
                 Cconv::parse(&cconv)

@@ -292,8 +292,8 @@ pub unsafe extern "C" fn iree_vm_stack_allocate(
 #[no_mangle]
 pub unsafe extern "C" fn iree_vm_stack_free(stack: *mut iree_vm_stack_t) {
     if !stack.is_null() {
-        // SAFETY: per the contract.
         boundary::value("iree_vm_stack_free", (), || {
+            // SAFETY: per the contract.
             drop(unsafe { Box::from_raw(stack) })
         })
     }

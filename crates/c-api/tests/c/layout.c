@@ -6,9 +6,15 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "iree/async/frontier_tracker.h"
+#include "iree/async/util/proactor_pool.h"
 #include "iree/base/api.h"
 #include "iree/hal/api.h"
+#include "iree/hal/drivers/local_sync/sync_device.h"
+#include "iree/hal/local/executable_library.h"
+#include "iree/hal/local/executable_loader.h"
 #include "iree/io/file_contents.h"
+#include "iree/modules/hal/module.h"
 #include "iree/modules/hal/types.h"
 #include "iree/runtime/api.h"
 #include "iree/vm/api.h"
@@ -180,5 +186,139 @@ int main(void) {
   FIELD(iree_runtime_call_t, function);
   FIELD(iree_runtime_call_t, inputs);
   FIELD(iree_runtime_call_t, outputs);
+
+  SIZE(iree_async_proactor_options_t);
+  FIELD(iree_async_proactor_options_t, max_concurrent_operations);
+  FIELD(iree_async_proactor_options_t, debug_name);
+  FIELD(iree_async_proactor_options_t, allowed_capabilities);
+  FIELD(iree_async_proactor_options_t, message_pool_capacity);
+  FIELD(iree_async_proactor_options_t, threading_mode);
+  SIZE(iree_async_proactor_pool_runner_factory_t);
+  FIELD(iree_async_proactor_pool_runner_factory_t, user_data);
+  FIELD(iree_async_proactor_pool_runner_factory_t, create);
+  FIELD(iree_async_proactor_pool_runner_factory_t, request_stop);
+  FIELD(iree_async_proactor_pool_runner_factory_t, destroy);
+  SIZE(iree_async_proactor_pool_options_t);
+  FIELD(iree_async_proactor_pool_options_t, proactor_options);
+  FIELD(iree_async_proactor_pool_options_t, runner);
+  SIZE(iree_async_frontier_tracker_options_t);
+  FIELD(iree_async_frontier_tracker_options_t, axis_table_capacity);
+  FIELD(iree_async_frontier_tracker_options_t, session_epoch);
+  FIELD(iree_async_frontier_tracker_options_t, machine_index);
+
+  SIZE(iree_hal_device_create_params_t);
+  FIELD(iree_hal_device_create_params_t, next);
+  FIELD(iree_hal_device_create_params_t, proactor_pool);
+  SIZE(iree_hal_sync_device_params_t);
+  FIELD(iree_hal_sync_device_params_t, arena_block_size);
+  SIZE(iree_hal_executable_import_provider_t);
+  FIELD(iree_hal_executable_import_provider_t, self);
+  FIELD(iree_hal_executable_import_provider_t, resolve);
+  SIZE(iree_hal_device_queue_affinity_pair_t);
+  FIELD(iree_hal_device_queue_affinity_pair_t, device);
+  FIELD(iree_hal_device_queue_affinity_pair_t, queue_affinity);
+  SIZE(iree_hal_module_device_allocator_select_callback_t);
+  FIELD(iree_hal_module_device_allocator_select_callback_t, fn);
+  FIELD(iree_hal_module_device_allocator_select_callback_t, user_data);
+  SIZE(iree_hal_module_device_policy_t);
+  FIELD(iree_hal_module_device_policy_t, allocator_select);
+  SIZE(iree_hal_module_debug_sink_release_callback_t);
+  FIELD(iree_hal_module_debug_sink_release_callback_t, fn);
+  FIELD(iree_hal_module_debug_sink_release_callback_t, user_data);
+  SIZE(iree_hal_module_buffer_view_trace_callback_t);
+  FIELD(iree_hal_module_buffer_view_trace_callback_t, fn);
+  FIELD(iree_hal_module_buffer_view_trace_callback_t, user_data);
+  SIZE(iree_hal_module_debug_sink_t);
+  FIELD(iree_hal_module_debug_sink_t, release);
+  FIELD(iree_hal_module_debug_sink_t, buffer_view_trace);
+
+  SIZE(iree_hal_executable_library_header_t);
+  FIELD(iree_hal_executable_library_header_t, version);
+  FIELD(iree_hal_executable_library_header_t, name);
+  FIELD(iree_hal_executable_library_header_t, features);
+  FIELD(iree_hal_executable_library_header_t, sanitizer);
+  SIZE(iree_hal_executable_import_table_v0_t);
+  FIELD(iree_hal_executable_import_table_v0_t, count);
+  FIELD(iree_hal_executable_import_table_v0_t, symbols);
+  SIZE(iree_hal_processor_v0_t);
+  SIZE(iree_hal_executable_environment_v0_t);
+  FIELD(iree_hal_executable_environment_v0_t, constants);
+  FIELD(iree_hal_executable_environment_v0_t, import_thunk);
+  FIELD(iree_hal_executable_environment_v0_t, import_funcs);
+  FIELD(iree_hal_executable_environment_v0_t, import_contexts);
+  FIELD(iree_hal_executable_environment_v0_t, processor);
+  SIZE(iree_hal_executable_dispatch_state_v0_t);
+  FIELD(iree_hal_executable_dispatch_state_v0_t, workgroup_size_x);
+  FIELD(iree_hal_executable_dispatch_state_v0_t, workgroup_size_y);
+  FIELD(iree_hal_executable_dispatch_state_v0_t, workgroup_size_z);
+  FIELD(iree_hal_executable_dispatch_state_v0_t, constant_count);
+  FIELD(iree_hal_executable_dispatch_state_v0_t, workgroup_count_x);
+  FIELD(iree_hal_executable_dispatch_state_v0_t, workgroup_count_y);
+  FIELD(iree_hal_executable_dispatch_state_v0_t, workgroup_count_z);
+  FIELD(iree_hal_executable_dispatch_state_v0_t, max_concurrency);
+  FIELD(iree_hal_executable_dispatch_state_v0_t, binding_count);
+  FIELD(iree_hal_executable_dispatch_state_v0_t, constants);
+  FIELD(iree_hal_executable_dispatch_state_v0_t, binding_ptrs);
+  FIELD(iree_hal_executable_dispatch_state_v0_t, binding_lengths);
+  SIZE(iree_hal_executable_workgroup_state_v0_t);
+  FIELD(iree_hal_executable_workgroup_state_v0_t, workgroup_id_x);
+  FIELD(iree_hal_executable_workgroup_state_v0_t, workgroup_id_y);
+  FIELD(iree_hal_executable_workgroup_state_v0_t, workgroup_id_z);
+  FIELD(iree_hal_executable_workgroup_state_v0_t, reserved);
+  FIELD(iree_hal_executable_workgroup_state_v0_t, processor_id);
+  FIELD(iree_hal_executable_workgroup_state_v0_t, local_memory);
+  FIELD(iree_hal_executable_workgroup_state_v0_t, local_memory_size);
+  SIZE(iree_hal_executable_dispatch_attrs_v0_t);
+  FIELD(iree_hal_executable_dispatch_attrs_v0_t, flags);
+  FIELD(iree_hal_executable_dispatch_attrs_v0_t, local_memory_pages);
+  FIELD(iree_hal_executable_dispatch_attrs_v0_t, constant_count);
+  FIELD(iree_hal_executable_dispatch_attrs_v0_t, binding_count);
+  FIELD(iree_hal_executable_dispatch_attrs_v0_t, workgroup_size_x);
+  FIELD(iree_hal_executable_dispatch_attrs_v0_t, workgroup_size_y);
+  FIELD(iree_hal_executable_dispatch_attrs_v0_t, workgroup_size_z);
+  FIELD(iree_hal_executable_dispatch_attrs_v0_t, parameter_count);
+  FIELD(iree_hal_executable_dispatch_attrs_v0_t, reserved_1);
+  SIZE(iree_hal_executable_dispatch_parameter_v0_t);
+  FIELD(iree_hal_executable_dispatch_parameter_v0_t, type);
+  FIELD(iree_hal_executable_dispatch_parameter_v0_t, size);
+  FIELD(iree_hal_executable_dispatch_parameter_v0_t, flags);
+  FIELD(iree_hal_executable_dispatch_parameter_v0_t, name);
+  FIELD(iree_hal_executable_dispatch_parameter_v0_t, offset);
+  SIZE(iree_hal_executable_dispatch_occupancy_v0_t);
+  SIZE(iree_hal_executable_source_location_v0_t);
+  FIELD(iree_hal_executable_source_location_v0_t, line);
+  FIELD(iree_hal_executable_source_location_v0_t, path_length);
+  FIELD(iree_hal_executable_source_location_v0_t, path);
+  SIZE(iree_hal_executable_stage_location_table_v0_t);
+  FIELD(iree_hal_executable_stage_location_table_v0_t, count);
+  FIELD(iree_hal_executable_stage_location_table_v0_t, names);
+  FIELD(iree_hal_executable_stage_location_table_v0_t, locations);
+  SIZE(iree_hal_executable_export_table_v0_t);
+  FIELD(iree_hal_executable_export_table_v0_t, count);
+  FIELD(iree_hal_executable_export_table_v0_t, ptrs);
+  FIELD(iree_hal_executable_export_table_v0_t, attrs);
+  FIELD(iree_hal_executable_export_table_v0_t, params);
+  FIELD(iree_hal_executable_export_table_v0_t, occupancy);
+  FIELD(iree_hal_executable_export_table_v0_t, names);
+  FIELD(iree_hal_executable_export_table_v0_t, tags);
+  FIELD(iree_hal_executable_export_table_v0_t, parameter_names);
+  FIELD(iree_hal_executable_export_table_v0_t, source_locations);
+  FIELD(iree_hal_executable_export_table_v0_t, stage_locations);
+  SIZE(iree_hal_executable_constant_table_v0_t);
+  FIELD(iree_hal_executable_constant_table_v0_t, count);
+  SIZE(iree_hal_executable_source_file_v0_t);
+  FIELD(iree_hal_executable_source_file_v0_t, path_length);
+  FIELD(iree_hal_executable_source_file_v0_t, path);
+  FIELD(iree_hal_executable_source_file_v0_t, content_length);
+  FIELD(iree_hal_executable_source_file_v0_t, content);
+  SIZE(iree_hal_executable_source_file_table_v0_t);
+  FIELD(iree_hal_executable_source_file_table_v0_t, count);
+  FIELD(iree_hal_executable_source_file_table_v0_t, files);
+  SIZE(iree_hal_executable_library_v0_t);
+  FIELD(iree_hal_executable_library_v0_t, header);
+  FIELD(iree_hal_executable_library_v0_t, imports);
+  FIELD(iree_hal_executable_library_v0_t, exports);
+  FIELD(iree_hal_executable_library_v0_t, constants);
+  FIELD(iree_hal_executable_library_v0_t, sources);
   return 0;
 }

@@ -36,7 +36,6 @@
 #define IREE_ATTRIBUTE_UNUSED __attribute__((unused))
 #define IREE_LIKELY(x) (__builtin_expect(!!(x), 1))
 #define IREE_UNLIKELY(x) (__builtin_expect(!!(x), 0))
-#define IREE_RESTRICT __restrict__
 #else
 #define IREE_PRINTF_ATTRIBUTE(string_index, first_to_check)
 #define IREE_ATTRIBUTE_NORETURN
@@ -45,8 +44,19 @@
 #define IREE_ATTRIBUTE_UNUSED
 #define IREE_LIKELY(x) (x)
 #define IREE_UNLIKELY(x) (x)
-#define IREE_RESTRICT
 #endif
+
+// `restrict` as each compiler spells it (defined the same way by
+// iree/hal/local/executable_library.h, which stands alone).
+#if defined(_MSC_VER) && _MSC_VER >= 1900
+#define IREE_RESTRICT __restrict
+#elif defined(_MSC_VER)
+#define IREE_RESTRICT
+#elif defined(__cplusplus)
+#define IREE_RESTRICT __restrict__
+#else
+#define IREE_RESTRICT restrict
+#endif  // _MSC_VER
 
 #if defined(__cplusplus) && __cplusplus >= 201703L
 #define IREE_MUST_USE_RESULT [[nodiscard]]

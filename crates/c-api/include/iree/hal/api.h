@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "iree/base/api.h"
 
@@ -278,6 +279,52 @@ IREE_API_EXPORT void iree_hal_allocator_release(
 IREE_API_EXPORT iree_status_t iree_hal_allocator_allocate_buffer(
     iree_hal_allocator_t* allocator, iree_hal_buffer_params_t params,
     iree_device_size_t allocation_size, iree_hal_buffer_t** out_buffer);
+// A host-memory allocator as local devices use (the identifier, data and
+// host allocators are accepted; buffers come from the library's heap).
+IREE_API_EXPORT iree_status_t iree_hal_allocator_create_heap(
+    iree_string_view_t identifier, iree_allocator_t data_allocator,
+    iree_allocator_t host_allocator, iree_hal_allocator_t** out_allocator);
+
+// Declared again by iree/async headers (identical typedefs).
+typedef struct iree_async_proactor_pool_t iree_async_proactor_pool_t;
+typedef struct iree_async_frontier_tracker_t iree_async_frontier_tracker_t;
+
+// What device constructors take besides their driver's own parameters.
+typedef struct iree_hal_device_create_params_t {
+  // Extension chain; NULL.
+  const void* next;
+  // Shared pool for asynchronous I/O; accepted (local devices of this
+  // library do not poll proactors) and may be NULL.
+  iree_async_proactor_pool_t* proactor_pool;
+} iree_hal_device_create_params_t;
+
+static inline iree_hal_device_create_params_t
+iree_hal_device_create_params_default(void) {
+  iree_hal_device_create_params_t params;
+  memset(&params, 0, sizeof(params));
+  return params;
+}
+
+//===----------------------------------------------------------------------===//
+// Device groups
+//===----------------------------------------------------------------------===//
+
+// The devices a `hal` module serves (iree/hal/device_group.h).
+typedef struct iree_hal_device_group_t iree_hal_device_group_t;
+
+// A group holding |device| alone; the frontier tracker may be NULL.
+IREE_API_EXPORT iree_status_t iree_hal_device_group_create_from_device(
+    iree_hal_device_t* device, iree_async_frontier_tracker_t* frontier_tracker,
+    iree_allocator_t host_allocator, iree_hal_device_group_t** out_group);
+IREE_API_EXPORT void iree_hal_device_group_retain(
+    iree_hal_device_group_t* group);
+IREE_API_EXPORT void iree_hal_device_group_release(
+    iree_hal_device_group_t* group);
+IREE_API_EXPORT iree_host_size_t
+iree_hal_device_group_device_count(const iree_hal_device_group_t* group);
+// Borrowed; NULL when |index| is out of range.
+IREE_API_EXPORT iree_hal_device_t* iree_hal_device_group_device_at(
+    const iree_hal_device_group_t* group, iree_host_size_t index);
 
 //===----------------------------------------------------------------------===//
 // Semaphores, fences and queue-ordered allocation
