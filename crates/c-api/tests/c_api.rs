@@ -189,6 +189,33 @@ fn static_library_linked_into_the_program() {
 }
 
 #[test]
+fn parameters_from_an_index_provider() {
+    let exe = compile("parameters", &["parameters.c".into()], &[], Linking::Shared);
+    let module = testdata().join("c-api/params.vmfb");
+    let archive = testdata().join("params/ints.irpa");
+    let expected = "\
+3 entries
+//===--------------------------------------------------------------------------------------------------------------===//
+// Parameter scope `model` (3 entries, 64 total bytes)
+//===------------+------------------+------------------+-----------------------------------------------------------===//
+//         Start |              End |           Length | Key
+//---------------+------------------+------------------+--------------------------------------------------------------//
+             384 |              408 |               24 | `w_i32`
+             448 |              464 |               16 | `w_i8`
+             512 |              536 |               24 | `w_i64`
+
+serves model: 1, other: 0
+2x3xi32=[1 -4 9][1600000 -25 36]
+missing file: NOT_FOUND
+unknown format: UNIMPLEMENTED
+";
+    assert_eq!(
+        run_ok(&exe, &[module.to_str().unwrap(), archive.to_str().unwrap()]),
+        expected
+    );
+}
+
+#[test]
 fn struct_layouts_match_upstream() {
     let exe = compile("layout", &["layout.c".into()], &[], Linking::Shared);
     let expected = std::fs::read_to_string(crate_dir().join("tests/layout_expected.txt"))

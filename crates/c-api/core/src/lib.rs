@@ -27,6 +27,7 @@ pub mod hal_local;
 pub mod hal_sync;
 mod handles;
 pub mod io;
+pub mod io_parameters;
 mod layout;
 pub mod native_module;
 pub mod refs;
