@@ -50,6 +50,17 @@ fn hello_world_embedded_and_statically_linked() {
 }
 
 #[test]
+fn the_c_example_builds_and_runs() {
+    let example = crate_dir().join("examples/simple_mul.c");
+    let exe = compile("example_simple_mul", &[example], &[], Linking::Shared);
+    let module = simple_mul();
+    assert_eq!(
+        run_ok(&exe, &[module.to_str().unwrap()]),
+        "4xf32=10 110 1200 13000\n"
+    );
+}
+
+#[test]
 fn hello_world_reports_a_missing_module_as_upstream_does() {
     let exe = compile(
         "hello_world_missing",
