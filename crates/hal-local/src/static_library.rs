@@ -5,7 +5,7 @@
 //! names the library (its data is the library name, NUL-terminated).
 //!
 //! The libraries live in the process's own image, so what the library
-//! returns is read through [`ProcessMemory`]: any address in a readable
+//! returns is read through `ProcessMemory`: any address in a readable
 //! mapping of this process, with code being the executable mappings.
 
 use std::ffi::{c_void, CStr};

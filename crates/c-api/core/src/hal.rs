@@ -4,7 +4,7 @@
 //! Handles are the VM's `hal.*` objects ([`HalDevice`], [`HalBuffer`], ...)
 //! in their `Arc`s. What upstream returns borrowed from an object that
 //! holds it by value here (a view's buffer, a device's allocator) is kept
-//! in a [`DerivedHandles`] set for as long as the object lives.
+//! in a `DerivedHandles` set for as long as the object lives.
 
 use std::ffi::{c_char, c_void};
 use std::sync::Arc;
@@ -487,7 +487,7 @@ pub struct iree_hal_buffer_mapping_impl_t {
     pub allowed_access: u16,
     /// `is_persistent : 1` and reserved bits.
     pub flags: u32,
-    /// Here: the [`Mapping`] that holds the memory (owned).
+    /// Here: the `Mapping` that holds the memory (owned).
     pub reserved: [u64; 1],
 }
 

@@ -5,10 +5,10 @@
 //! `include/`. Programs written against upstream's headers relink
 //! unchanged (see `docs/c-api.md` for what is implemented).
 //!
-//! Every exported function catches unwinding ([`boundary`]): a panic
+//! Every exported function catches unwinding (`boundary`): a panic
 //! becomes an INTERNAL status (or a safe return value) instead of crossing
 //! into C. Objects handed to C are the runtime's own objects in their
-//! `Arc`s ([`handles`], [`refs`]); C modules become VM modules through
+//! `Arc`s (`handles`, [`refs`]); C modules become VM modules through
 //! their vtables ([`vm_module`]).
 
 #![allow(

@@ -10,7 +10,7 @@
 //! * **Types registered from C** (`iree_vm_instance_register_type`) keep
 //!   upstream's intrusive count at `offsetof_counter` words into the object
 //!   and are destroyed by their descriptor's `destroy`. The VM holds them as
-//!   a [`ForeignRef`] that owns one count.
+//!   a `ForeignRef` that owns one count.
 
 use std::collections::HashMap;
 use std::ffi::c_void;

@@ -1,7 +1,7 @@
 //! `iree_status_t`: a pointer-sized value whose low 5 bits hold the code.
 //! Zero is OK; a code with no other bits set is a code-only status (what
 //! `iree_status_from_code` makes in user code, no storage); otherwise the
-//! rest points at a 32-byte aligned [`StatusStorage`] owning an
+//! rest points at a 32-byte aligned `StatusStorage` owning an
 //! [`iree_base::Status`], so messages and annotations print exactly as the
 //! runtime's own statuses do (`file:line: CODE; message; annotation`).
 

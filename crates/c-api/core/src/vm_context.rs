@@ -3,7 +3,7 @@
 //! A context remembers, for each registered module, the C handle it was
 //! registered with (the `module` of the functions it resolves), the module
 //! instance, and the state its resolver returns: a C module's own state,
-//! or for modules of this runtime a [`RustState`] naming the instance.
+//! or for modules of this runtime a `RustState` naming the instance.
 
 use std::ffi::c_void;
 use std::sync::atomic::{AtomicIsize, Ordering};

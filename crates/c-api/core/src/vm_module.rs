@@ -2,14 +2,14 @@
 //! both directions.
 //!
 //! * A module of this runtime (bytecode, `hal`, Rust native modules) is
-//!   handed to C as a [`RustModule`]: the C struct with this library's
+//!   handed to C as a `RustModule`: the C struct with this library's
 //!   functions in its slots, followed by the module.
 //! * A module whose vtable C filled (upstream's C and C++ native modules,
 //!   dynamic modules, `iree_vm_native_module_create`) becomes a VM
-//!   [`Module`] through [`CModule`]: its exports and imports are read
+//!   [`Module`] through `CModule`: its exports and imports are read
 //!   through the vtable, its state is made with `alloc_state`, its imports
 //!   are bound with `resolve_import`, and calls pack the VM's values into
-//!   the native calling convention's buffers ([`crate::abi`]) and run
+//!   the native calling convention's buffers (`crate::abi`) and run
 //!   `begin_call` on a C stack whose resolver knows the states the module
 //!   can reach.
 
@@ -575,7 +575,7 @@ pub unsafe extern "C" fn iree_vm_function_call_get_cconv_fragments(
 // Modules of this runtime, as C modules
 //===----------------------------------------------------------------------===//
 
-/// What a [`RustModule`] handle stands for: a module (state found through
+/// What a `RustModule` handle stands for: a module (state found through
 /// the stack's resolver) or one module instance (an import binding).
 enum Bound {
     Module(Arc<dyn Module>),
@@ -652,7 +652,7 @@ impl RustModule {
 }
 
 /// The VM module a C handle stands for: the module itself for handles of
-/// this runtime, else a [`CModule`] over the handle's vtable.
+/// this runtime, else a `CModule` over the handle's vtable.
 ///
 /// # Safety
 /// `module` is a live module handle.
@@ -676,7 +676,7 @@ pub(crate) unsafe fn module_from_handle(module: *mut iree_vm_module_t) -> Result
     Ok(adapter)
 }
 
-/// The live [`CModule`] adapters.
+/// The live `CModule` adapters.
 static C_MODULES: handles::LiveSet = handles::LiveSet::new();
 
 /// True when `module` is a C module's adapter (its instances are
@@ -692,7 +692,7 @@ macro_rules! rust_self {
     };
 }
 
-/// The live [`RustModule`] handles.
+/// The live `RustModule` handles.
 static RUST_MODULES: handles::LiveSet = handles::LiveSet::new();
 
 unsafe extern "C" fn rust_destroy(self_: *mut c_void) {
