@@ -205,7 +205,9 @@ pub unsafe extern "C" fn iree_allocator_malloc(
     byte_length: iree_host_size_t,
     out_ptr: *mut *mut c_void,
 ) -> iree_status_t {
-    allocate_with(allocator, COMMAND_CALLOC, byte_length, out_ptr)
+    boundary::forward("iree_allocator_malloc", || {
+        allocate_with(allocator, COMMAND_CALLOC, byte_length, out_ptr)
+    })
 }
 
 /// `iree_allocator_malloc_uninitialized`.
@@ -218,7 +220,9 @@ pub unsafe extern "C" fn iree_allocator_malloc_uninitialized(
     byte_length: iree_host_size_t,
     out_ptr: *mut *mut c_void,
 ) -> iree_status_t {
-    allocate_with(allocator, COMMAND_MALLOC, byte_length, out_ptr)
+    boundary::forward("iree_allocator_malloc_uninitialized", || {
+        allocate_with(allocator, COMMAND_MALLOC, byte_length, out_ptr)
+    })
 }
 
 /// `iree_allocator_realloc`.
@@ -231,7 +235,9 @@ pub unsafe extern "C" fn iree_allocator_realloc(
     byte_length: iree_host_size_t,
     inout_ptr: *mut *mut c_void,
 ) -> iree_status_t {
-    allocate_with(allocator, COMMAND_REALLOC, byte_length, inout_ptr)
+    boundary::forward("iree_allocator_realloc", || {
+        allocate_with(allocator, COMMAND_REALLOC, byte_length, inout_ptr)
+    })
 }
 
 /// `iree_allocator_malloc_array`: `count * element_size` zeroed bytes,
@@ -246,14 +252,16 @@ pub unsafe extern "C" fn iree_allocator_malloc_array(
     element_size: iree_host_size_t,
     out_ptr: *mut *mut c_void,
 ) -> iree_status_t {
-    match count.checked_mul(element_size) {
-        Some(byte_length) => allocate_with(allocator, COMMAND_CALLOC, byte_length, out_ptr),
-        None => Err::<(), _>(Status::new(
-            StatusCode::OutOfRange,
-            format!("array allocation size overflow ({count} * {element_size})"),
-        ))
-        .into_c_status(),
-    }
+    boundary::forward("iree_allocator_malloc_array", || {
+        match count.checked_mul(element_size) {
+            Some(byte_length) => allocate_with(allocator, COMMAND_CALLOC, byte_length, out_ptr),
+            None => Err::<(), _>(Status::new(
+                StatusCode::OutOfRange,
+                format!("array allocation size overflow ({count} * {element_size})"),
+            ))
+            .into_c_status(),
+        }
+    })
 }
 
 /// `iree_allocator_clone`: a copy of `source_bytes`.
@@ -266,16 +274,18 @@ pub unsafe extern "C" fn iree_allocator_clone(
     source_bytes: iree_const_byte_span_t,
     out_ptr: *mut *mut c_void,
 ) -> iree_status_t {
-    let status = allocate_with(allocator, COMMAND_MALLOC, source_bytes.data_length, out_ptr);
-    if status.is_ok() {
-        // SAFETY: the new block holds `data_length` bytes; the source is
-        // valid per the contract.
-        unsafe {
-            let bytes = source_bytes.as_slice();
-            std::ptr::copy_nonoverlapping(bytes.as_ptr(), (*out_ptr).cast::<u8>(), bytes.len());
+    boundary::forward("iree_allocator_clone", || {
+        let status = allocate_with(allocator, COMMAND_MALLOC, source_bytes.data_length, out_ptr);
+        if status.is_ok() {
+            // SAFETY: the new block holds `data_length` bytes; the source is
+            // valid per the contract.
+            unsafe {
+                let bytes = source_bytes.as_slice();
+                std::ptr::copy_nonoverlapping(bytes.as_ptr(), (*out_ptr).cast::<u8>(), bytes.len());
+            }
         }
-    }
-    status
+        status
+    })
 }
 
 /// `iree_allocator_free`.

@@ -875,9 +875,11 @@ const _: () = assert!(std::mem::size_of::<usize>() == std::mem::size_of::<u64>()
 pub unsafe extern "C" fn iree_hal_buffer_view_shape_dims(
     buffer_view: *const HalBufferView,
 ) -> *const u64 {
-    // SAFETY: per the contract.
-    unsafe { handles::borrow(buffer_view) }
-        .map_or(std::ptr::null(), |v| v.0.shape().as_ptr().cast())
+    boundary::value("iree_hal_buffer_view_shape_dims", std::ptr::null(), || {
+        // SAFETY: per the contract.
+        unsafe { handles::borrow(buffer_view) }
+            .map_or(std::ptr::null(), |v| v.0.shape().as_ptr().cast())
+    })
 }
 
 /// `iree_hal_buffer_view_shape_dim`: dimension `index`, 0 when out of range.
@@ -889,10 +891,12 @@ pub unsafe extern "C" fn iree_hal_buffer_view_shape_dim(
     buffer_view: *const HalBufferView,
     index: iree_host_size_t,
 ) -> u64 {
-    // SAFETY: per the contract.
-    unsafe { handles::borrow(buffer_view) }
-        .and_then(|v| v.0.shape().get(index).copied())
-        .unwrap_or(0) as u64
+    boundary::value("iree_hal_buffer_view_shape_dim", 0, || {
+        // SAFETY: per the contract.
+        unsafe { handles::borrow(buffer_view) }
+            .and_then(|v| v.0.shape().get(index).copied())
+            .unwrap_or(0) as u64
+    })
 }
 
 /// `iree_hal_buffer_view_shape`: copies the dims; OUT_OF_RANGE (with the
@@ -1018,7 +1022,7 @@ pub unsafe extern "C" fn iree_hal_module_register_all_types(
 /// this library; nothing to resolve.
 #[no_mangle]
 pub extern "C" fn iree_hal_module_resolve_all_types(_instance: *mut Instance) -> iree_status_t {
-    iree_status_t::OK
+    boundary::forward("iree_hal_module_resolve_all_types", || iree_status_t::OK)
 }
 
 /// The object of builtin type `index` at list element `i`, borrowed.

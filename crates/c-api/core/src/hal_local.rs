@@ -650,8 +650,10 @@ pub unsafe extern "C" fn iree_hal_device_group_release(group: *mut iree_hal_devi
 pub unsafe extern "C" fn iree_hal_device_group_device_count(
     group: *const iree_hal_device_group_t,
 ) -> iree_host_size_t {
-    // SAFETY: per the contract.
-    unsafe { handles::borrow(group) }.map_or(0, |g| g.devices.len())
+    boundary::value("iree_hal_device_group_device_count", 0, || {
+        // SAFETY: per the contract.
+        unsafe { handles::borrow(group) }.map_or(0, |g| g.devices.len())
+    })
 }
 
 /// `iree_hal_device_group_device_at`: borrowed (NULL out of range).
@@ -663,10 +665,16 @@ pub unsafe extern "C" fn iree_hal_device_group_device_at(
     group: *const iree_hal_device_group_t,
     index: iree_host_size_t,
 ) -> *mut HalDevice {
-    // SAFETY: per the contract.
-    unsafe { handles::borrow(group) }
-        .and_then(|g| g.devices.get(index))
-        .map_or(std::ptr::null_mut(), |d| Arc::as_ptr(d).cast_mut())
+    boundary::value(
+        "iree_hal_device_group_device_at",
+        std::ptr::null_mut(),
+        || {
+            // SAFETY: per the contract.
+            unsafe { handles::borrow(group) }
+                .and_then(|g| g.devices.get(index))
+                .map_or(std::ptr::null_mut(), |d| Arc::as_ptr(d).cast_mut())
+        },
+    )
 }
 
 //===----------------------------------------------------------------------===//

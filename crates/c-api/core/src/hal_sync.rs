@@ -396,8 +396,10 @@ pub unsafe extern "C" fn iree_hal_fence_semaphore_list(
 pub unsafe extern "C" fn iree_hal_fence_timepoint_count(
     fence: *const HalFence,
 ) -> iree_host_size_t {
-    // SAFETY: per the contract.
-    unsafe { handles::borrow(fence) }.map_or(0, |f| f.0.timepoints().len())
+    boundary::value("iree_hal_fence_timepoint_count", 0, || {
+        // SAFETY: per the contract.
+        unsafe { handles::borrow(fence) }.map_or(0, |f| f.0.timepoints().len())
+    })
 }
 
 /// `iree_hal_fence_query`: OK when reached, DEFERRED while pending, or the

@@ -656,7 +656,9 @@ unsafe fn initialize(
 /// needs.
 #[no_mangle]
 pub extern "C" fn iree_vm_native_module_size() -> iree_host_size_t {
-    std::mem::size_of::<NativeModule>()
+    boundary::value("iree_vm_native_module_size", 0, || {
+        std::mem::size_of::<NativeModule>()
+    })
 }
 
 /// `iree_vm_native_module_create`.

@@ -660,12 +660,14 @@ pub(crate) fn borrow_c_ref_opt(r: &Option<Ref>) -> Result<iree_vm_ref_t> {
 /// `iree_vm_ref_type_name`.
 #[no_mangle]
 pub extern "C" fn iree_vm_ref_type_name(type_: iree_vm_ref_type_t) -> iree_string_view_t {
-    if type_ == 0 {
-        return iree_string_view_t::empty();
-    }
-    let descriptor = (type_ & !TAG_MASK) as *const iree_vm_ref_type_descriptor_t;
-    // SAFETY: a non-null type value carries a valid descriptor.
-    unsafe { (*descriptor).type_name }
+    boundary::value("iree_vm_ref_type_name", iree_string_view_t::empty(), || {
+        if type_ == 0 {
+            return iree_string_view_t::empty();
+        }
+        let descriptor = (type_ & !TAG_MASK) as *const iree_vm_ref_type_descriptor_t;
+        // SAFETY: a non-null type value carries a valid descriptor.
+        unsafe { (*descriptor).type_name }
+    })
 }
 
 /// `iree_vm_ref_object_retain`.
@@ -802,18 +804,20 @@ pub unsafe extern "C" fn iree_vm_ref_retain_checked(
     type_: iree_vm_ref_type_t,
     out_ref: *mut iree_vm_ref_t,
 ) -> iree_status_t {
-    // SAFETY: per the contract.
-    let actual = unsafe { ref_.as_ref() }.map_or(0, |r| r.type_);
-    if actual != 0 && type_ != 0 && actual != type_ {
-        return Err::<(), _>(Status::new(
-            StatusCode::InvalidArgument,
-            "source ref type mismatch",
-        ))
-        .into_c_status();
-    }
-    // SAFETY: per the contract.
-    unsafe { iree_vm_ref_retain(ref_, out_ref) };
-    iree_status_t::OK
+    boundary::forward("iree_vm_ref_retain_checked", || {
+        // SAFETY: per the contract.
+        let actual = unsafe { ref_.as_ref() }.map_or(0, |r| r.type_);
+        if actual != 0 && type_ != 0 && actual != type_ {
+            return Err::<(), _>(Status::new(
+                StatusCode::InvalidArgument,
+                "source ref type mismatch",
+            ))
+            .into_c_status();
+        }
+        // SAFETY: per the contract.
+        unsafe { iree_vm_ref_retain(ref_, out_ref) };
+        iree_status_t::OK
+    })
 }
 
 /// `iree_vm_ref_retain_or_move`: a move when `is_move`, else a retain.
@@ -826,14 +830,16 @@ pub unsafe extern "C" fn iree_vm_ref_retain_or_move(
     ref_: *mut iree_vm_ref_t,
     out_ref: *mut iree_vm_ref_t,
 ) {
-    // SAFETY: per the contract.
-    unsafe {
-        if is_move != 0 {
-            iree_vm_ref_move(ref_, out_ref)
-        } else {
-            iree_vm_ref_retain(ref_, out_ref)
+    boundary::value("iree_vm_ref_retain_or_move", (), || {
+        // SAFETY: per the contract.
+        unsafe {
+            if is_move != 0 {
+                iree_vm_ref_move(ref_, out_ref)
+            } else {
+                iree_vm_ref_retain(ref_, out_ref)
+            }
         }
-    }
+    })
 }
 
 /// `iree_vm_ref_retain_or_move_checked`.
@@ -847,18 +853,20 @@ pub unsafe extern "C" fn iree_vm_ref_retain_or_move_checked(
     type_: iree_vm_ref_type_t,
     out_ref: *mut iree_vm_ref_t,
 ) -> iree_status_t {
-    // SAFETY: per the contract.
-    let actual = unsafe { ref_.as_ref() }.map_or(0, |r| r.type_);
-    if actual != 0 && type_ != 0 && actual != type_ {
-        return Err::<(), _>(Status::new(
-            StatusCode::InvalidArgument,
-            "source ref type mismatch",
-        ))
-        .into_c_status();
-    }
-    // SAFETY: per the contract.
-    unsafe { iree_vm_ref_retain_or_move(is_move, ref_, out_ref) };
-    iree_status_t::OK
+    boundary::forward("iree_vm_ref_retain_or_move_checked", || {
+        // SAFETY: per the contract.
+        let actual = unsafe { ref_.as_ref() }.map_or(0, |r| r.type_);
+        if actual != 0 && type_ != 0 && actual != type_ {
+            return Err::<(), _>(Status::new(
+                StatusCode::InvalidArgument,
+                "source ref type mismatch",
+            ))
+            .into_c_status();
+        }
+        // SAFETY: per the contract.
+        unsafe { iree_vm_ref_retain_or_move(is_move, ref_, out_ref) };
+        iree_status_t::OK
+    })
 }
 
 /// `iree_vm_ref_release`: drops the ref's count and resets it to null.
@@ -885,16 +893,18 @@ pub unsafe extern "C" fn iree_vm_ref_release(ref_: *mut iree_vm_ref_t) {
 /// Both are valid refs.
 #[no_mangle]
 pub unsafe extern "C" fn iree_vm_ref_assign(ref_: *mut iree_vm_ref_t, out_ref: *mut iree_vm_ref_t) {
-    // SAFETY: per the contract.
-    unsafe {
-        let Some(out) = out_ref.as_mut() else { return };
-        let source = ref_.as_ref().copied().unwrap_or(iree_vm_ref_t::NULL);
-        let previous = *out;
-        *out = source;
-        if previous.ptr != source.ptr {
-            iree_vm_ref_object_release(previous.ptr, previous.type_);
+    boundary::value("iree_vm_ref_assign", (), || {
+        // SAFETY: per the contract.
+        unsafe {
+            let Some(out) = out_ref.as_mut() else { return };
+            let source = ref_.as_ref().copied().unwrap_or(iree_vm_ref_t::NULL);
+            let previous = *out;
+            *out = source;
+            if previous.ptr != source.ptr {
+                iree_vm_ref_object_release(previous.ptr, previous.type_);
+            }
         }
-    }
+    })
 }
 
 /// `iree_vm_ref_move`: `out_ref` takes `ref_`'s count; `ref_` becomes null.
@@ -903,19 +913,21 @@ pub unsafe extern "C" fn iree_vm_ref_assign(ref_: *mut iree_vm_ref_t, out_ref: *
 /// Both are valid refs.
 #[no_mangle]
 pub unsafe extern "C" fn iree_vm_ref_move(ref_: *mut iree_vm_ref_t, out_ref: *mut iree_vm_ref_t) {
-    // SAFETY: per the contract.
-    unsafe {
-        let Some(out) = out_ref.as_mut() else { return };
-        if std::ptr::eq(ref_, out_ref) {
-            return;
+    boundary::value("iree_vm_ref_move", (), || {
+        // SAFETY: per the contract.
+        unsafe {
+            let Some(out) = out_ref.as_mut() else { return };
+            if std::ptr::eq(ref_, out_ref) {
+                return;
+            }
+            let source = match ref_.as_mut() {
+                Some(r) => std::mem::replace(r, iree_vm_ref_t::NULL),
+                None => iree_vm_ref_t::NULL,
+            };
+            let previous = std::mem::replace(out, source);
+            iree_vm_ref_object_release(previous.ptr, previous.type_);
         }
-        let source = match ref_.as_mut() {
-            Some(r) => std::mem::replace(r, iree_vm_ref_t::NULL),
-            None => iree_vm_ref_t::NULL,
-        };
-        let previous = std::mem::replace(out, source);
-        iree_vm_ref_object_release(previous.ptr, previous.type_);
-    }
+    })
 }
 
 /// `iree_vm_ref_is_null`.
@@ -924,8 +936,10 @@ pub unsafe extern "C" fn iree_vm_ref_move(ref_: *mut iree_vm_ref_t, out_ref: *mu
 /// `ref_` is valid.
 #[no_mangle]
 pub unsafe extern "C" fn iree_vm_ref_is_null(ref_: *const iree_vm_ref_t) -> bool {
-    // SAFETY: per the contract.
-    unsafe { ref_.as_ref() }.is_none_or(|r| r.type_ == 0)
+    boundary::value("iree_vm_ref_is_null", false, || {
+        // SAFETY: per the contract.
+        unsafe { ref_.as_ref() }.is_none_or(|r| r.type_ == 0)
+    })
 }
 
 /// `iree_vm_ref_equal`: same object.
@@ -937,12 +951,14 @@ pub unsafe extern "C" fn iree_vm_ref_equal(
     lhs: *const iree_vm_ref_t,
     rhs: *const iree_vm_ref_t,
 ) -> bool {
-    // SAFETY: per the contract.
-    unsafe {
-        match (lhs.as_ref(), rhs.as_ref()) {
-            (Some(a), Some(b)) => a.ptr == b.ptr,
-            (None, None) => true,
-            _ => false,
+    boundary::value("iree_vm_ref_equal", false, || {
+        // SAFETY: per the contract.
+        unsafe {
+            match (lhs.as_ref(), rhs.as_ref()) {
+                (Some(a), Some(b)) => a.ptr == b.ptr,
+                (None, None) => true,
+                _ => false,
+            }
         }
-    }
+    })
 }

@@ -83,10 +83,16 @@ pub unsafe extern "C" fn iree_runtime_instance_options_initialize(
 pub unsafe extern "C" fn iree_runtime_instance_options_use_all_available_drivers(
     options: *mut iree_runtime_instance_options_t,
 ) {
-    // SAFETY: per the contract.
-    if let Some(options) = unsafe { options.as_mut() } {
-        options.driver_registry = iree_hal_driver_registry_default();
-    }
+    boundary::value(
+        "iree_runtime_instance_options_use_all_available_drivers",
+        (),
+        || {
+            // SAFETY: per the contract.
+            if let Some(options) = unsafe { options.as_mut() } {
+                options.driver_registry = iree_hal_driver_registry_default();
+            }
+        },
+    )
 }
 
 /// `iree_runtime_instance_create`: a VM instance with the HAL types.
@@ -160,9 +166,15 @@ pub unsafe extern "C" fn iree_runtime_instance_host_allocator(
 pub unsafe extern "C" fn iree_runtime_instance_vm_instance(
     instance: *const iree_runtime_instance_t,
 ) -> *mut Instance {
-    // SAFETY: per the contract.
-    unsafe { handles::borrow(instance) }
-        .map_or(std::ptr::null_mut(), |i| Arc::as_ptr(&i.vm).cast_mut())
+    boundary::value(
+        "iree_runtime_instance_vm_instance",
+        std::ptr::null_mut(),
+        || {
+            // SAFETY: per the contract.
+            unsafe { handles::borrow(instance) }
+                .map_or(std::ptr::null_mut(), |i| Arc::as_ptr(&i.vm).cast_mut())
+        },
+    )
 }
 
 /// `iree_runtime_instance_driver_registry`: borrowed; NULL when the
@@ -174,12 +186,18 @@ pub unsafe extern "C" fn iree_runtime_instance_vm_instance(
 pub unsafe extern "C" fn iree_runtime_instance_driver_registry(
     instance: *const iree_runtime_instance_t,
 ) -> *mut iree_hal_driver_registry_t {
-    // SAFETY: per the contract.
-    unsafe { handles::borrow(instance) }
-        .and_then(|i| i.drivers)
-        .map_or(std::ptr::null_mut(), |d| {
-            d as *const DriverRegistry as *mut DriverRegistry
-        })
+    boundary::value(
+        "iree_runtime_instance_driver_registry",
+        std::ptr::null_mut(),
+        || {
+            // SAFETY: per the contract.
+            unsafe { handles::borrow(instance) }
+                .and_then(|i| i.drivers)
+                .map_or(std::ptr::null_mut(), |d| {
+                    d as *const DriverRegistry as *mut DriverRegistry
+                })
+        },
+    )
 }
 
 /// `iree_runtime_instance_try_create_default_device`: the default device of
@@ -349,10 +367,16 @@ pub unsafe extern "C" fn iree_runtime_session_host_allocator(
 pub unsafe extern "C" fn iree_runtime_session_instance(
     session: *const iree_runtime_session_t,
 ) -> *mut iree_runtime_instance_t {
-    // SAFETY: per the contract.
-    unsafe { handles::borrow(session) }.map_or(std::ptr::null_mut(), |s| {
-        Arc::as_ptr(&s.instance).cast_mut()
-    })
+    boundary::value(
+        "iree_runtime_session_instance",
+        std::ptr::null_mut(),
+        || {
+            // SAFETY: per the contract.
+            unsafe { handles::borrow(session) }.map_or(std::ptr::null_mut(), |s| {
+                Arc::as_ptr(&s.instance).cast_mut()
+            })
+        },
+    )
 }
 
 /// `iree_runtime_session_context`: borrowed.
@@ -363,9 +387,11 @@ pub unsafe extern "C" fn iree_runtime_session_instance(
 pub unsafe extern "C" fn iree_runtime_session_context(
     session: *const iree_runtime_session_t,
 ) -> *mut CContext {
-    // SAFETY: per the contract.
-    unsafe { handles::borrow(session) }
-        .map_or(std::ptr::null_mut(), |s| Arc::as_ptr(&s.context).cast_mut())
+    boundary::value("iree_runtime_session_context", std::ptr::null_mut(), || {
+        // SAFETY: per the contract.
+        unsafe { handles::borrow(session) }
+            .map_or(std::ptr::null_mut(), |s| Arc::as_ptr(&s.context).cast_mut())
+    })
 }
 
 /// `iree_runtime_session_device`: borrowed.
@@ -376,9 +402,11 @@ pub unsafe extern "C" fn iree_runtime_session_context(
 pub unsafe extern "C" fn iree_runtime_session_device(
     session: *const iree_runtime_session_t,
 ) -> *mut HalDevice {
-    // SAFETY: per the contract.
-    unsafe { handles::borrow(session) }
-        .map_or(std::ptr::null_mut(), |s| Arc::as_ptr(&s.device).cast_mut())
+    boundary::value("iree_runtime_session_device", std::ptr::null_mut(), || {
+        // SAFETY: per the contract.
+        unsafe { handles::borrow(session) }
+            .map_or(std::ptr::null_mut(), |s| Arc::as_ptr(&s.device).cast_mut())
+    })
 }
 
 /// `iree_runtime_session_device_allocator`: borrowed.
@@ -709,14 +737,17 @@ pub unsafe extern "C" fn iree_runtime_call_initialize_by_name(
     full_name: iree_string_view_t,
     out_call: *mut iree_runtime_call_t,
 ) -> iree_status_t {
-    let mut function = iree_vm_function_t::NULL;
-    // SAFETY: forwarded contract.
-    let status = unsafe { iree_runtime_session_lookup_function(session, full_name, &mut function) };
-    if !status.is_ok() {
-        return status;
-    }
-    // SAFETY: forwarded contract.
-    unsafe { iree_runtime_call_initialize(session, function, out_call) }
+    boundary::forward("iree_runtime_call_initialize_by_name", || {
+        let mut function = iree_vm_function_t::NULL;
+        // SAFETY: forwarded contract.
+        let status =
+            unsafe { iree_runtime_session_lookup_function(session, full_name, &mut function) };
+        if !status.is_ok() {
+            return status;
+        }
+        // SAFETY: forwarded contract.
+        unsafe { iree_runtime_call_initialize(session, function, out_call) }
+    })
 }
 
 /// `iree_runtime_call_deinitialize`: releases the lists and the session.
@@ -725,19 +756,21 @@ pub unsafe extern "C" fn iree_runtime_call_initialize_by_name(
 /// `call` was initialized (or zeroed).
 #[no_mangle]
 pub unsafe extern "C" fn iree_runtime_call_deinitialize(call: *mut iree_runtime_call_t) {
-    // SAFETY: per the contract.
-    let Some(call) = (unsafe { call.as_mut() }) else {
-        return;
-    };
-    // SAFETY: the call owns a count of each.
-    unsafe {
-        vm::iree_vm_list_release(call.inputs);
-        vm::iree_vm_list_release(call.outputs);
-        iree_runtime_session_release(call.session);
-    }
-    call.inputs = std::ptr::null_mut();
-    call.outputs = std::ptr::null_mut();
-    call.session = std::ptr::null_mut();
+    boundary::value("iree_runtime_call_deinitialize", (), || {
+        // SAFETY: per the contract.
+        let Some(call) = (unsafe { call.as_mut() }) else {
+            return;
+        };
+        // SAFETY: the call owns a count of each.
+        unsafe {
+            vm::iree_vm_list_release(call.inputs);
+            vm::iree_vm_list_release(call.outputs);
+            iree_runtime_session_release(call.session);
+        }
+        call.inputs = std::ptr::null_mut();
+        call.outputs = std::ptr::null_mut();
+        call.session = std::ptr::null_mut();
+    })
 }
 
 /// `iree_runtime_call_reset`: empties both lists.
@@ -746,14 +779,16 @@ pub unsafe extern "C" fn iree_runtime_call_deinitialize(call: *mut iree_runtime_
 /// `call` is initialized.
 #[no_mangle]
 pub unsafe extern "C" fn iree_runtime_call_reset(call: *mut iree_runtime_call_t) {
-    // SAFETY: per the contract.
-    if let Some(call) = unsafe { call.as_ref() } {
-        // SAFETY: the call's lists.
-        unsafe {
-            vm::iree_vm_list_clear(call.inputs);
-            vm::iree_vm_list_clear(call.outputs);
+    boundary::value("iree_runtime_call_reset", (), || {
+        // SAFETY: per the contract.
+        if let Some(call) = unsafe { call.as_ref() } {
+            // SAFETY: the call's lists.
+            unsafe {
+                vm::iree_vm_list_clear(call.inputs);
+                vm::iree_vm_list_clear(call.outputs);
+            }
         }
-    }
+    })
 }
 
 /// `iree_runtime_call_inputs`: borrowed.
@@ -762,8 +797,10 @@ pub unsafe extern "C" fn iree_runtime_call_reset(call: *mut iree_runtime_call_t)
 /// `call` is initialized.
 #[no_mangle]
 pub unsafe extern "C" fn iree_runtime_call_inputs(call: *const iree_runtime_call_t) -> *mut List {
-    // SAFETY: per the contract.
-    unsafe { call.as_ref() }.map_or(std::ptr::null_mut(), |c| c.inputs)
+    boundary::value("iree_runtime_call_inputs", std::ptr::null_mut(), || {
+        // SAFETY: per the contract.
+        unsafe { call.as_ref() }.map_or(std::ptr::null_mut(), |c| c.inputs)
+    })
 }
 
 /// `iree_runtime_call_outputs`: borrowed.
@@ -772,8 +809,10 @@ pub unsafe extern "C" fn iree_runtime_call_inputs(call: *const iree_runtime_call
 /// `call` is initialized.
 #[no_mangle]
 pub unsafe extern "C" fn iree_runtime_call_outputs(call: *const iree_runtime_call_t) -> *mut List {
-    // SAFETY: per the contract.
-    unsafe { call.as_ref() }.map_or(std::ptr::null_mut(), |c| c.outputs)
+    boundary::value("iree_runtime_call_outputs", std::ptr::null_mut(), || {
+        // SAFETY: per the contract.
+        unsafe { call.as_ref() }.map_or(std::ptr::null_mut(), |c| c.outputs)
+    })
 }
 
 /// `iree_runtime_call_invoke`: calls the function with the inputs and

@@ -185,75 +185,79 @@ fn make_status(code: u32, file: Option<&'static str>, line: u32, message: String
 /// `iree_status_code_from_errno`.
 #[no_mangle]
 pub extern "C" fn iree_status_code_from_errno(error_number: i32) -> u32 {
-    let code = match error_number {
-        0 => StatusCode::Ok,
-        libc::EINVAL
-        | libc::E2BIG
-        | libc::EBADF
-        | libc::EFAULT
-        | libc::EILSEQ
-        | libc::ENOEXEC
-        | libc::ENOTDIR
-        | libc::ENOTSOCK => StatusCode::InvalidArgument,
-        libc::ETIMEDOUT => StatusCode::DeadlineExceeded,
-        libc::ENOENT | libc::ENODEV | libc::ENXIO | libc::ESRCH => StatusCode::NotFound,
-        libc::EEXIST | libc::EADDRINUSE | libc::EALREADY => StatusCode::AlreadyExists,
-        libc::EPERM | libc::EACCES | libc::EROFS => StatusCode::PermissionDenied,
-        libc::ENOMEM
-        | libc::ENOSPC
-        | libc::EMFILE
-        | libc::ENFILE
-        | libc::ENOBUFS
-        | libc::EMLINK
-        | libc::EFBIG => StatusCode::ResourceExhausted,
-        libc::EBUSY
-        | libc::ENOTEMPTY
-        | libc::EISDIR
-        | libc::ENOTCONN
-        | libc::EDEADLK
-        | libc::ECHILD => StatusCode::FailedPrecondition,
-        libc::ECONNABORTED | libc::ECONNRESET | libc::EINTR => StatusCode::Aborted,
-        libc::ERANGE | libc::EOVERFLOW => StatusCode::OutOfRange,
-        libc::ENOSYS
-        | libc::ENOTSUP
-        | libc::EAFNOSUPPORT
-        | libc::EPROTONOSUPPORT
-        | libc::ENOPROTOOPT => StatusCode::Unimplemented,
-        libc::EAGAIN
-        | libc::ECONNREFUSED
-        | libc::EHOSTUNREACH
-        | libc::ENETDOWN
-        | libc::ENETUNREACH => StatusCode::Unavailable,
-        _ => StatusCode::Unknown,
-    };
-    code.raw()
+    boundary::value("iree_status_code_from_errno", 0, || {
+        let code = match error_number {
+            0 => StatusCode::Ok,
+            libc::EINVAL
+            | libc::E2BIG
+            | libc::EBADF
+            | libc::EFAULT
+            | libc::EILSEQ
+            | libc::ENOEXEC
+            | libc::ENOTDIR
+            | libc::ENOTSOCK => StatusCode::InvalidArgument,
+            libc::ETIMEDOUT => StatusCode::DeadlineExceeded,
+            libc::ENOENT | libc::ENODEV | libc::ENXIO | libc::ESRCH => StatusCode::NotFound,
+            libc::EEXIST | libc::EADDRINUSE | libc::EALREADY => StatusCode::AlreadyExists,
+            libc::EPERM | libc::EACCES | libc::EROFS => StatusCode::PermissionDenied,
+            libc::ENOMEM
+            | libc::ENOSPC
+            | libc::EMFILE
+            | libc::ENFILE
+            | libc::ENOBUFS
+            | libc::EMLINK
+            | libc::EFBIG => StatusCode::ResourceExhausted,
+            libc::EBUSY
+            | libc::ENOTEMPTY
+            | libc::EISDIR
+            | libc::ENOTCONN
+            | libc::EDEADLK
+            | libc::ECHILD => StatusCode::FailedPrecondition,
+            libc::ECONNABORTED | libc::ECONNRESET | libc::EINTR => StatusCode::Aborted,
+            libc::ERANGE | libc::EOVERFLOW => StatusCode::OutOfRange,
+            libc::ENOSYS
+            | libc::ENOTSUP
+            | libc::EAFNOSUPPORT
+            | libc::EPROTONOSUPPORT
+            | libc::ENOPROTOOPT => StatusCode::Unimplemented,
+            libc::EAGAIN
+            | libc::ECONNREFUSED
+            | libc::EHOSTUNREACH
+            | libc::ENETDOWN
+            | libc::ENETUNREACH => StatusCode::Unavailable,
+            _ => StatusCode::Unknown,
+        };
+        code.raw()
+    })
 }
 
 /// `iree_status_code_string`: the code's name, `""` for unnamed codes.
 #[no_mangle]
 pub extern "C" fn iree_status_code_string(code: u32) -> *const c_char {
-    const NAMES: [&CStr; 19] = [
-        c"OK",
-        c"CANCELLED",
-        c"UNKNOWN",
-        c"INVALID_ARGUMENT",
-        c"DEADLINE_EXCEEDED",
-        c"NOT_FOUND",
-        c"ALREADY_EXISTS",
-        c"PERMISSION_DENIED",
-        c"RESOURCE_EXHAUSTED",
-        c"FAILED_PRECONDITION",
-        c"ABORTED",
-        c"OUT_OF_RANGE",
-        c"UNIMPLEMENTED",
-        c"INTERNAL",
-        c"UNAVAILABLE",
-        c"DATA_LOSS",
-        c"UNAUTHENTICATED",
-        c"DEFERRED",
-        c"INCOMPATIBLE",
-    ];
-    NAMES.get(code as usize).copied().unwrap_or(c"").as_ptr()
+    boundary::value("iree_status_code_string", std::ptr::null(), || {
+        const NAMES: [&CStr; 19] = [
+            c"OK",
+            c"CANCELLED",
+            c"UNKNOWN",
+            c"INVALID_ARGUMENT",
+            c"DEADLINE_EXCEEDED",
+            c"NOT_FOUND",
+            c"ALREADY_EXISTS",
+            c"PERMISSION_DENIED",
+            c"RESOURCE_EXHAUSTED",
+            c"FAILED_PRECONDITION",
+            c"ABORTED",
+            c"OUT_OF_RANGE",
+            c"UNIMPLEMENTED",
+            c"INTERNAL",
+            c"UNAVAILABLE",
+            c"DATA_LOSS",
+            c"UNAUTHENTICATED",
+            c"DEFERRED",
+            c"INCOMPATIBLE",
+        ];
+        NAMES.get(code as usize).copied().unwrap_or(c"").as_ptr()
+    })
 }
 
 /// `iree_status_allocate`: a status with a copy of `message`; `file` is
@@ -318,15 +322,17 @@ pub unsafe extern "C" fn iree_rs_status_allocate_formatted(
     message: *const c_char,
     message_length: iree_host_size_t,
 ) -> iree_status_t {
-    // SAFETY: forwarded contract.
-    unsafe {
-        iree_status_allocate(
-            code,
-            file,
-            line,
-            iree_string_view_t::from_raw(message, message_length),
-        )
-    }
+    boundary::forward("iree_rs_status_allocate_formatted", || {
+        // SAFETY: forwarded contract.
+        unsafe {
+            iree_status_allocate(
+                code,
+                file,
+                line,
+                iree_string_view_t::from_raw(message, message_length),
+            )
+        }
+    })
 }
 
 /// Called by `varargs.c` with the formatted message of
@@ -340,13 +346,15 @@ pub unsafe extern "C" fn iree_rs_status_annotate_copy(
     message: *const c_char,
     message_length: iree_host_size_t,
 ) -> iree_status_t {
-    // SAFETY: forwarded contract.
-    unsafe {
-        iree_status_annotate(
-            base_status,
-            iree_string_view_t::from_raw(message, message_length),
-        )
-    }
+    boundary::forward("iree_rs_status_annotate_copy", || {
+        // SAFETY: forwarded contract.
+        unsafe {
+            iree_status_annotate(
+                base_status,
+                iree_string_view_t::from_raw(message, message_length),
+            )
+        }
+    })
 }
 
 /// `iree_status_clone`: an independent copy.
@@ -372,7 +380,7 @@ pub unsafe extern "C" fn iree_status_clone(status: iree_status_t) -> iree_status
 /// `status` unchanged.
 #[no_mangle]
 pub extern "C" fn iree_status_freeze(status: iree_status_t) -> iree_status_t {
-    status
+    boundary::forward("iree_status_freeze", || status)
 }
 
 /// `iree_status_free`.
@@ -393,9 +401,11 @@ pub unsafe extern "C" fn iree_status_free(status: iree_status_t) {
 /// As [`iree_status_free`].
 #[no_mangle]
 pub unsafe extern "C" fn iree_status_ignore(status: iree_status_t) -> iree_status_t {
-    // SAFETY: forwarded contract.
-    unsafe { iree_status_free(status) };
-    iree_status_t::OK
+    boundary::forward("iree_status_ignore", || {
+        // SAFETY: forwarded contract.
+        unsafe { iree_status_free(status) };
+        iree_status_t::OK
+    })
 }
 
 /// `iree_status_consume_code`: frees `status` and returns its code.
@@ -404,10 +414,12 @@ pub unsafe extern "C" fn iree_status_ignore(status: iree_status_t) -> iree_statu
 /// As [`iree_status_free`].
 #[no_mangle]
 pub unsafe extern "C" fn iree_status_consume_code(status: iree_status_t) -> u32 {
-    let code = status.code();
-    // SAFETY: forwarded contract.
-    unsafe { iree_status_free(status) };
-    code.raw()
+    boundary::value("iree_status_consume_code", 0, || {
+        let code = status.code();
+        // SAFETY: forwarded contract.
+        unsafe { iree_status_free(status) };
+        code.raw()
+    })
 }
 
 /// `iree_status_join`: `base_status` if it failed (annotated with
@@ -678,11 +690,13 @@ pub unsafe extern "C" fn iree_status_source_location(
 /// `status` is live.
 #[no_mangle]
 pub unsafe extern "C" fn iree_status_message(status: iree_status_t) -> iree_string_view_t {
-    match status.storage() {
-        // SAFETY: per the contract the storage is live.
-        Some(storage) => iree_string_view_t::from_str(unsafe { (*storage).status.message() }),
-        None => iree_string_view_t::empty(),
-    }
+    boundary::value("iree_status_message", iree_string_view_t::empty(), || {
+        match status.storage() {
+            // SAFETY: per the contract the storage is live.
+            Some(storage) => iree_string_view_t::from_str(unsafe { (*storage).status.message() }),
+            None => iree_string_view_t::empty(),
+        }
+    })
 }
 
 // The variadic entry points: tail jumps to their C halves in varargs.c,

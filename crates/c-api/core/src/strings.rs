@@ -137,8 +137,10 @@ pub unsafe extern "C" fn iree_string_view_equal(
     lhs: iree_string_view_t,
     rhs: iree_string_view_t,
 ) -> bool {
-    // SAFETY: per the contract.
-    unsafe { lhs.as_bytes() == rhs.as_bytes() }
+    boundary::value("iree_string_view_equal", false, || {
+        // SAFETY: per the contract.
+        unsafe { lhs.as_bytes() == rhs.as_bytes() }
+    })
 }
 
 /// `iree_string_view_compare`: lexicographic, as `memcmp` then length.
@@ -150,12 +152,14 @@ pub unsafe extern "C" fn iree_string_view_compare(
     lhs: iree_string_view_t,
     rhs: iree_string_view_t,
 ) -> i32 {
-    // SAFETY: per the contract.
-    match unsafe { lhs.as_bytes().cmp(rhs.as_bytes()) } {
-        std::cmp::Ordering::Less => -1,
-        std::cmp::Ordering::Equal => 0,
-        std::cmp::Ordering::Greater => 1,
-    }
+    boundary::value("iree_string_view_compare", 0, || {
+        // SAFETY: per the contract.
+        match unsafe { lhs.as_bytes().cmp(rhs.as_bytes()) } {
+            std::cmp::Ordering::Less => -1,
+            std::cmp::Ordering::Equal => 0,
+            std::cmp::Ordering::Greater => 1,
+        }
+    })
 }
 
 /// `iree_string_view_starts_with`.
@@ -167,8 +171,10 @@ pub unsafe extern "C" fn iree_string_view_starts_with(
     value: iree_string_view_t,
     prefix: iree_string_view_t,
 ) -> bool {
-    // SAFETY: per the contract.
-    unsafe { !value.data.is_null() && value.as_bytes().starts_with(prefix.as_bytes()) }
+    boundary::value("iree_string_view_starts_with", false, || {
+        // SAFETY: per the contract.
+        unsafe { !value.data.is_null() && value.as_bytes().starts_with(prefix.as_bytes()) }
+    })
 }
 
 /// `iree_string_view_ends_with`.
@@ -180,8 +186,10 @@ pub unsafe extern "C" fn iree_string_view_ends_with(
     value: iree_string_view_t,
     suffix: iree_string_view_t,
 ) -> bool {
-    // SAFETY: per the contract.
-    unsafe { !value.data.is_null() && value.as_bytes().ends_with(suffix.as_bytes()) }
+    boundary::value("iree_string_view_ends_with", false, || {
+        // SAFETY: per the contract.
+        unsafe { !value.data.is_null() && value.as_bytes().ends_with(suffix.as_bytes()) }
+    })
 }
 
 /// `iree_string_view_find_char`: the index of `c` at or after `pos`, or
@@ -195,12 +203,14 @@ pub unsafe extern "C" fn iree_string_view_find_char(
     c: c_char,
     pos: iree_host_size_t,
 ) -> iree_host_size_t {
-    // SAFETY: per the contract.
-    let bytes = unsafe { value.as_bytes() };
-    bytes
-        .get(pos..)
-        .and_then(|tail| tail.iter().position(|&b| b == c as u8))
-        .map_or(usize::MAX, |i| i + pos)
+    boundary::value("iree_string_view_find_char", 0, || {
+        // SAFETY: per the contract.
+        let bytes = unsafe { value.as_bytes() };
+        bytes
+            .get(pos..)
+            .and_then(|tail| tail.iter().position(|&b| b == c as u8))
+            .map_or(usize::MAX, |i| i + pos)
+    })
 }
 
 /// `iree_string_view_substr`: up to `n` bytes from `pos` (clamped).
@@ -213,10 +223,16 @@ pub unsafe extern "C" fn iree_string_view_substr(
     pos: iree_host_size_t,
     n: iree_host_size_t,
 ) -> iree_string_view_t {
-    let pos = pos.min(value.size);
-    let n = n.min(value.size - pos);
-    // SAFETY: `pos <= size`, inside (or one past) the view.
-    iree_string_view_t::from_raw(unsafe { value.data.add(pos) }, n)
+    boundary::value(
+        "iree_string_view_substr",
+        iree_string_view_t::empty(),
+        || {
+            let pos = pos.min(value.size);
+            let n = n.min(value.size - pos);
+            // SAFETY: `pos <= size`, inside (or one past) the view.
+            iree_string_view_t::from_raw(unsafe { value.data.add(pos) }, n)
+        },
+    )
 }
 
 /// `iree_string_view_split`: splits at the first `split_char`; returns its
@@ -269,13 +285,15 @@ pub unsafe extern "C" fn iree_string_view_append_to_buffer(
     target_value: *mut iree_string_view_t,
     buffer: *mut c_char,
 ) -> iree_host_size_t {
-    // SAFETY: per the contract.
-    unsafe {
-        let bytes = source_value.as_bytes();
-        std::ptr::copy_nonoverlapping(bytes.as_ptr(), buffer.cast::<u8>(), bytes.len());
-        if let Some(target) = target_value.as_mut() {
-            *target = iree_string_view_t::from_raw(buffer, bytes.len());
+    boundary::value("iree_string_view_append_to_buffer", 0, || {
+        // SAFETY: per the contract.
+        unsafe {
+            let bytes = source_value.as_bytes();
+            std::ptr::copy_nonoverlapping(bytes.as_ptr(), buffer.cast::<u8>(), bytes.len());
+            if let Some(target) = target_value.as_mut() {
+                *target = iree_string_view_t::from_raw(buffer, bytes.len());
+            }
+            bytes.len()
         }
-        bytes.len()
-    }
+    })
 }

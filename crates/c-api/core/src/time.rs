@@ -1,5 +1,7 @@
 //! `iree_time_now` and deadlines (nanoseconds on the monotonic clock).
 
+use crate::boundary;
+
 /// `IREE_TIME_INFINITE_PAST`.
 const INFINITE_PAST: i64 = i64::MIN;
 /// `IREE_TIME_INFINITE_FUTURE` (also `IREE_DURATION_INFINITE`).
@@ -8,27 +10,33 @@ const INFINITE_FUTURE: i64 = i64::MAX;
 /// `iree_time_now`: nanoseconds on the monotonic clock.
 #[no_mangle]
 pub extern "C" fn iree_time_now() -> i64 {
-    let mut now = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `now` is a valid out pointer.
-    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut now) };
-    // `time_t` and `c_long` are narrower than i64 on 32-bit targets.
-    #[allow(clippy::unnecessary_cast)]
-    let (sec, nsec) = (now.tv_sec as i64, now.tv_nsec as i64);
-    sec.saturating_mul(1_000_000_000).saturating_add(nsec)
+    boundary::value("iree_time_now", 0, || {
+        let mut now = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        // SAFETY: `now` is a valid out pointer.
+        unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut now) };
+        // `time_t` and `c_long` are narrower than i64 on 32-bit targets.
+        #[allow(clippy::unnecessary_cast)]
+        let (sec, nsec) = (now.tv_sec as i64, now.tv_nsec as i64);
+        sec.saturating_mul(1_000_000_000).saturating_add(nsec)
+    })
 }
 
 /// `iree_relative_timeout_to_deadline_ns`: now plus `timeout_ns` (0 is
 /// the infinite past, an infinite duration the infinite future).
 #[no_mangle]
 pub extern "C" fn iree_relative_timeout_to_deadline_ns(timeout_ns: i64) -> i64 {
-    match timeout_ns {
-        0 => INFINITE_PAST,
-        INFINITE_FUTURE => INFINITE_FUTURE,
-        timeout => iree_time_now().saturating_add(timeout),
-    }
+    boundary::value(
+        "iree_relative_timeout_to_deadline_ns",
+        0,
+        || match timeout_ns {
+            0 => INFINITE_PAST,
+            INFINITE_FUTURE => INFINITE_FUTURE,
+            timeout => iree_time_now().saturating_add(timeout),
+        },
+    )
 }
 
 /// A C timeout as the HAL's deadline (`None`: wait forever).

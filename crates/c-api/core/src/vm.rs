@@ -136,7 +136,7 @@ pub unsafe extern "C" fn iree_vm_instance_lookup_type(
 /// here; nothing to resolve.
 #[no_mangle]
 pub extern "C" fn iree_vm_resolve_builtin_types(_instance: *mut Instance) -> iree_status_t {
-    iree_status_t::OK
+    boundary::forward("iree_vm_resolve_builtin_types", || iree_status_t::OK)
 }
 
 //===----------------------------------------------------------------------===//
@@ -361,8 +361,10 @@ pub unsafe extern "C" fn iree_vm_list_release(list: *mut List) {
 /// `list` is live.
 #[no_mangle]
 pub unsafe extern "C" fn iree_vm_list_element_type(list: *const List) -> iree_vm_type_def_t {
-    // SAFETY: per the contract.
-    unsafe { handles::borrow(list) }.map_or(0, |l| element_type_to_c(l.element_type()))
+    boundary::value("iree_vm_list_element_type", 0, || {
+        // SAFETY: per the contract.
+        unsafe { handles::borrow(list) }.map_or(0, |l| element_type_to_c(l.element_type()))
+    })
 }
 
 /// `iree_vm_list_capacity`.
@@ -371,8 +373,10 @@ pub unsafe extern "C" fn iree_vm_list_element_type(list: *const List) -> iree_vm
 /// `list` is live.
 #[no_mangle]
 pub unsafe extern "C" fn iree_vm_list_capacity(list: *const List) -> iree_host_size_t {
-    // SAFETY: per the contract.
-    unsafe { handles::borrow(list) }.map_or(0, List::capacity)
+    boundary::value("iree_vm_list_capacity", 0, || {
+        // SAFETY: per the contract.
+        unsafe { handles::borrow(list) }.map_or(0, List::capacity)
+    })
 }
 
 /// `iree_vm_list_reserve`.
@@ -399,8 +403,10 @@ pub unsafe extern "C" fn iree_vm_list_reserve(
 /// `list` is live.
 #[no_mangle]
 pub unsafe extern "C" fn iree_vm_list_size(list: *const List) -> iree_host_size_t {
-    // SAFETY: per the contract.
-    unsafe { handles::borrow(list) }.map_or(0, List::len)
+    boundary::value("iree_vm_list_size", 0, || {
+        // SAFETY: per the contract.
+        unsafe { handles::borrow(list) }.map_or(0, List::len)
+    })
 }
 
 /// `iree_vm_list_resize`.
@@ -1068,8 +1074,10 @@ pub unsafe extern "C" fn iree_vm_buffer_release(buffer: *mut iree_vm_buffer_t) {
 pub unsafe extern "C" fn iree_vm_buffer_length(
     buffer: *const iree_vm_buffer_t,
 ) -> iree_host_size_t {
-    // SAFETY: per the contract.
-    unsafe { buffer.as_ref() }.map_or(0, |b| b.data.data_length)
+    boundary::value("iree_vm_buffer_length", 0, || {
+        // SAFETY: per the contract.
+        unsafe { buffer.as_ref() }.map_or(0, |b| b.data.data_length)
+    })
 }
 
 /// `iree_vm_buffer_data`.
@@ -1078,8 +1086,10 @@ pub unsafe extern "C" fn iree_vm_buffer_length(
 /// `buffer` is NULL or live.
 #[no_mangle]
 pub unsafe extern "C" fn iree_vm_buffer_data(buffer: *const iree_vm_buffer_t) -> *mut u8 {
-    // SAFETY: per the contract.
-    unsafe { buffer.as_ref() }.map_or(std::ptr::null_mut(), |b| b.data.data)
+    boundary::value("iree_vm_buffer_data", std::ptr::null_mut(), || {
+        // SAFETY: per the contract.
+        unsafe { buffer.as_ref() }.map_or(std::ptr::null_mut(), |b| b.data.data)
+    })
 }
 
 /// `iree_vm_buffer_contents`.

@@ -354,17 +354,19 @@ pub unsafe extern "C" fn iree_vm_context_create(
     allocator: iree_allocator_t,
     out_context: *mut *mut CContext,
 ) -> iree_status_t {
-    // SAFETY: forwarded contract.
-    unsafe {
-        iree_vm_context_create_with_modules(
-            instance,
-            flags,
-            0,
-            std::ptr::null_mut(),
-            allocator,
-            out_context,
-        )
-    }
+    boundary::forward("iree_vm_context_create", || {
+        // SAFETY: forwarded contract.
+        unsafe {
+            iree_vm_context_create_with_modules(
+                instance,
+                flags,
+                0,
+                std::ptr::null_mut(),
+                allocator,
+                out_context,
+            )
+        }
+    })
 }
 
 /// `iree_vm_context_create_with_modules`.
@@ -451,9 +453,11 @@ pub unsafe extern "C" fn iree_vm_context_release(context: *mut CContext) {
 /// `context` is live.
 #[no_mangle]
 pub unsafe extern "C" fn iree_vm_context_instance(context: *const CContext) -> *mut Instance {
-    // SAFETY: per the contract.
-    unsafe { handles::borrow(context) }.map_or(std::ptr::null_mut(), |c| {
-        Arc::as_ptr(&c.instance).cast_mut()
+    boundary::value("iree_vm_context_instance", std::ptr::null_mut(), || {
+        // SAFETY: per the contract.
+        unsafe { handles::borrow(context) }.map_or(std::ptr::null_mut(), |c| {
+            Arc::as_ptr(&c.instance).cast_mut()
+        })
     })
 }
 
@@ -463,8 +467,10 @@ pub unsafe extern "C" fn iree_vm_context_instance(context: *const CContext) -> *
 /// `context` is live.
 #[no_mangle]
 pub unsafe extern "C" fn iree_vm_context_id(context: *const CContext) -> isize {
-    // SAFETY: per the contract.
-    unsafe { handles::borrow(context) }.map_or(-1, |c| c.id)
+    boundary::value("iree_vm_context_id", 0, || {
+        // SAFETY: per the contract.
+        unsafe { handles::borrow(context) }.map_or(-1, |c| c.id)
+    })
 }
 
 /// `iree_vm_context_flags`.
@@ -473,8 +479,10 @@ pub unsafe extern "C" fn iree_vm_context_id(context: *const CContext) -> isize {
 /// `context` is live.
 #[no_mangle]
 pub unsafe extern "C" fn iree_vm_context_flags(context: *const CContext) -> u32 {
-    // SAFETY: per the contract.
-    unsafe { handles::borrow(context) }.map_or(0, |c| c.flags)
+    boundary::value("iree_vm_context_flags", 0, || {
+        // SAFETY: per the contract.
+        unsafe { handles::borrow(context) }.map_or(0, |c| c.flags)
+    })
 }
 
 /// `iree_vm_context_module_count`.
@@ -485,8 +493,10 @@ pub unsafe extern "C" fn iree_vm_context_flags(context: *const CContext) -> u32 
 pub unsafe extern "C" fn iree_vm_context_module_count(
     context: *const CContext,
 ) -> iree_host_size_t {
-    // SAFETY: per the contract.
-    unsafe { handles::borrow(context) }.map_or(0, |c| c.registered.read().entries.len())
+    boundary::value("iree_vm_context_module_count", 0, || {
+        // SAFETY: per the contract.
+        unsafe { handles::borrow(context) }.map_or(0, |c| c.registered.read().entries.len())
+    })
 }
 
 /// `iree_vm_context_module_at`: borrowed; NULL when out of range.
@@ -498,10 +508,12 @@ pub unsafe extern "C" fn iree_vm_context_module_at(
     context: *const CContext,
     i: iree_host_size_t,
 ) -> *mut iree_vm_module_t {
-    // SAFETY: per the contract.
-    unsafe { handles::borrow(context) }
-        .and_then(|c| c.registered.read().entries.get(i).map(|e| e.handle))
-        .unwrap_or(std::ptr::null_mut())
+    boundary::value("iree_vm_context_module_at", std::ptr::null_mut(), || {
+        // SAFETY: per the contract.
+        unsafe { handles::borrow(context) }
+            .and_then(|c| c.registered.read().entries.get(i).map(|e| e.handle))
+            .unwrap_or(std::ptr::null_mut())
+    })
 }
 
 /// `iree_vm_context_register_modules`.
@@ -524,7 +536,7 @@ pub unsafe extern "C" fn iree_vm_context_register_modules(
 /// freezing changes nothing observable.
 #[no_mangle]
 pub extern "C" fn iree_vm_context_freeze(_context: *mut CContext) -> iree_status_t {
-    iree_status_t::OK
+    boundary::forward("iree_vm_context_freeze", || iree_status_t::OK)
 }
 
 /// `iree_vm_context_state_resolver`.
@@ -535,14 +547,17 @@ pub extern "C" fn iree_vm_context_freeze(_context: *mut CContext) -> iree_status
 pub unsafe extern "C" fn iree_vm_context_state_resolver(
     context: *const CContext,
 ) -> iree_vm_state_resolver_t {
-    // SAFETY: per the contract.
-    match unsafe { handles::borrow(context) } {
-        Some(c) => c.state_resolver(),
-        None => iree_vm_state_resolver_t {
-            self_: std::ptr::null_mut(),
-            query_module_state: None,
-        },
-    }
+    let none = iree_vm_state_resolver_t {
+        self_: std::ptr::null_mut(),
+        query_module_state: None,
+    };
+    boundary::value("iree_vm_context_state_resolver", none, || {
+        // SAFETY: per the contract.
+        match unsafe { handles::borrow(context) } {
+            Some(c) => c.state_resolver(),
+            None => none,
+        }
+    })
 }
 
 /// `iree_vm_context_resolve_module_state`.

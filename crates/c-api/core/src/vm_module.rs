@@ -314,14 +314,16 @@ pub unsafe extern "C" fn iree_vm_module_release(module: *mut iree_vm_module_t) {
 pub unsafe extern "C" fn iree_vm_module_name(
     module: *const iree_vm_module_t,
 ) -> iree_string_view_t {
-    // SAFETY: per the contract.
-    match unsafe { module.as_ref() } {
-        None => iree_string_view_t::from_str("null"),
-        // SAFETY: the module's own function.
-        Some(m) => m
-            .name
-            .map_or(iree_string_view_t::empty(), |name| unsafe { name(m.self_) }),
-    }
+    boundary::value("iree_vm_module_name", iree_string_view_t::empty(), || {
+        // SAFETY: per the contract.
+        match unsafe { module.as_ref() } {
+            None => iree_string_view_t::from_str("null"),
+            // SAFETY: the module's own function.
+            Some(m) => m
+                .name
+                .map_or(iree_string_view_t::empty(), |name| unsafe { name(m.self_) }),
+        }
+    })
 }
 
 /// `iree_vm_module_signature`.
@@ -332,14 +334,16 @@ pub unsafe extern "C" fn iree_vm_module_name(
 pub unsafe extern "C" fn iree_vm_module_signature(
     module: *const iree_vm_module_t,
 ) -> iree_vm_module_signature_t {
-    // SAFETY: per the contract.
-    match unsafe { module.as_ref() } {
-        // SAFETY: the module's own function.
-        Some(m) => m
-            .signature
-            .map_or(Default::default(), |f| unsafe { f(m.self_) }),
-        None => Default::default(),
-    }
+    boundary::value("iree_vm_module_signature", Default::default(), || {
+        // SAFETY: per the contract.
+        match unsafe { module.as_ref() } {
+            // SAFETY: the module's own function.
+            Some(m) => m
+                .signature
+                .map_or(Default::default(), |f| unsafe { f(m.self_) }),
+            None => Default::default(),
+        }
+    })
 }
 
 /// Looks a function up through a module's vtable.

@@ -254,10 +254,12 @@ pub unsafe extern "C" fn iree_vm_stack_deinitialize(stack: *mut iree_vm_stack_t)
 /// `stack` is live.
 #[no_mangle]
 pub unsafe extern "C" fn iree_vm_stack_reset(stack: *mut iree_vm_stack_t) {
-    // SAFETY: per the contract.
-    if let Ok(stack) = unsafe { self::stack(stack) } {
-        while stack.leave().is_ok() {}
-    }
+    boundary::value("iree_vm_stack_reset", (), || {
+        // SAFETY: per the contract.
+        if let Ok(stack) = unsafe { self::stack(stack) } {
+            while stack.leave().is_ok() {}
+        }
+    })
 }
 
 /// `iree_vm_stack_allocate`: a heap stack (free with
@@ -317,8 +319,10 @@ pub unsafe extern "C" fn iree_vm_stack_allocator(
 /// `stack` is live.
 #[no_mangle]
 pub unsafe extern "C" fn iree_vm_stack_invocation_flags(stack: *const iree_vm_stack_t) -> u32 {
-    // SAFETY: per the contract.
-    unsafe { stack.as_ref() }.map_or(0, |s| s.flags)
+    boundary::value("iree_vm_stack_invocation_flags", 0, || {
+        // SAFETY: per the contract.
+        unsafe { stack.as_ref() }.map_or(0, |s| s.flags)
+    })
 }
 
 /// `iree_vm_stack_top`.
@@ -329,8 +333,10 @@ pub unsafe extern "C" fn iree_vm_stack_invocation_flags(stack: *const iree_vm_st
 pub unsafe extern "C" fn iree_vm_stack_top(
     stack: *mut iree_vm_stack_t,
 ) -> *mut iree_vm_stack_frame_t {
-    // SAFETY: per the contract.
-    unsafe { self::stack(stack) }.map_or(std::ptr::null_mut(), |s| s.top())
+    boundary::value("iree_vm_stack_top", std::ptr::null_mut(), || {
+        // SAFETY: per the contract.
+        unsafe { self::stack(stack) }.map_or(std::ptr::null_mut(), |s| s.top())
+    })
 }
 
 /// `iree_vm_stack_current_frame`: the top frame.
@@ -341,8 +347,10 @@ pub unsafe extern "C" fn iree_vm_stack_top(
 pub unsafe extern "C" fn iree_vm_stack_current_frame(
     stack: *mut iree_vm_stack_t,
 ) -> *mut iree_vm_stack_frame_t {
-    // SAFETY: forwarded contract.
-    unsafe { iree_vm_stack_top(stack) }
+    boundary::value("iree_vm_stack_current_frame", std::ptr::null_mut(), || {
+        // SAFETY: forwarded contract.
+        unsafe { iree_vm_stack_top(stack) }
+    })
 }
 
 /// `iree_vm_stack_parent_frame`: the frame below the top.
@@ -353,15 +361,17 @@ pub unsafe extern "C" fn iree_vm_stack_current_frame(
 pub unsafe extern "C" fn iree_vm_stack_parent_frame(
     stack: *mut iree_vm_stack_t,
 ) -> *mut iree_vm_stack_frame_t {
-    // SAFETY: per the contract.
-    let Ok(stack) = (unsafe { self::stack(stack) }) else {
-        return std::ptr::null_mut();
-    };
-    let n = stack.frames.len();
-    if n < 2 {
-        return std::ptr::null_mut();
-    }
-    stack.frames[n - 2].frame()
+    boundary::value("iree_vm_stack_parent_frame", std::ptr::null_mut(), || {
+        // SAFETY: per the contract.
+        let Ok(stack) = (unsafe { self::stack(stack) }) else {
+            return std::ptr::null_mut();
+        };
+        let n = stack.frames.len();
+        if n < 2 {
+            return std::ptr::null_mut();
+        }
+        stack.frames[n - 2].frame()
+    })
 }
 
 /// `iree_vm_stack_query_module_state`.
@@ -436,7 +446,7 @@ pub extern "C" fn iree_vm_stack_annotate_backtrace(
     _stack: *mut iree_vm_stack_t,
     base_status: iree_status_t,
 ) -> iree_status_t {
-    base_status
+    boundary::forward("iree_vm_stack_annotate_backtrace", || base_status)
 }
 
 /// Runs `f` with a heap stack that resolves states with `resolver`.
