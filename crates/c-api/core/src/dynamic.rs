@@ -137,57 +137,81 @@ fn entry_name(export_name: &str) -> &str {
     }
 }
 
-/// Loads `path` as an upstream dynamic module, or returns `None` when the
-/// library is one of this project's own ABI (which `iree_vm_dynamic`
-/// loads).
+/// What a library offers.
+enum Probe {
+    /// Upstream's entry point (and not this project's ABI marker).
+    Upstream(CreateFn),
+    /// A library of this project's own dynamic-module ABI.
+    OwnAbi,
+    /// Neither: no entry point of that name.
+    NoEntry,
+}
+
+/// Opens `path` and looks for the entry point `export_name` names.
+fn probe(path: &Path, export_name: &str) -> Result<Probe> {
+    let library = Library::open(path)?;
+    if library.symbol(RUST_ABI_MARKER).is_some() {
+        return Ok(Probe::OwnAbi);
+    }
+    let Some(entry) = library.symbol(entry_name(export_name)) else {
+        return Ok(Probe::NoEntry);
+    };
+    // SAFETY: upstream's ABI declares the entry point's signature.
+    let entry: CreateFn = unsafe { std::mem::transmute::<*mut c_void, CreateFn>(entry) };
+    // The library stays loaded (a `Library` never closes its handle):
+    // modules and the objects they made may outlive any handle here.
+    let _ = library;
+    Ok(Probe::Upstream(entry))
+}
+
+/// Loads `path` as an upstream dynamic module when it is one (it exports
+/// the entry point and not this project's ABI marker); `None` otherwise,
+/// including when it cannot be opened, so that the loader of this
+/// project's own ABI (`iree_vm_dynamic`) handles and reports it.
 pub fn try_load(
     instance: &Arc<Instance>,
     path: &Path,
     export_name: &str,
     params: &[(String, String)],
 ) -> Result<Option<Arc<dyn Module>>> {
-    let library = Library::open(path)?;
-    if library.symbol(RUST_ABI_MARKER).is_some() {
+    let Ok(Probe::Upstream(entry)) = probe(path, export_name) else {
         return Ok(None);
-    }
-    let name = entry_name(export_name);
-    let entry = library.symbol(name).ok_or_else(|| {
-        Status::new(
-            StatusCode::NotFound,
-            format!(
-                "dynamic module library '{}' does not export '{name}'",
-                path.display()
-            ),
-        )
-    })?;
-    // SAFETY: upstream's ABI declares the entry point's signature.
-    let entry: CreateFn = unsafe { std::mem::transmute::<*mut c_void, CreateFn>(entry) };
-    // The library stays loaded (a `Library` never closes its handle):
-    // modules and the objects they made may outlive any handle here.
-    let _ = library;
+    };
     // SAFETY: the entry point of a loaded library.
     unsafe { create(entry, instance, params) }
         .annotate_with(|| format!("creating the module of '{}'", path.display()))
         .map(Some)
 }
 
-/// Loads `path` as an upstream dynamic module (NOT_FOUND when it has no
-/// such entry point; FAILED_PRECONDITION for this project's own ABI).
+/// Loads `path` as an upstream dynamic module (UNAVAILABLE when it cannot
+/// be opened, NOT_FOUND when it has no such entry point,
+/// FAILED_PRECONDITION for this project's own ABI).
 pub fn load(
     instance: &Arc<Instance>,
     path: &Path,
     export_name: &str,
     params: &[(String, String)],
 ) -> Result<Arc<dyn Module>> {
-    try_load(instance, path, export_name, params)?.ok_or_else(|| {
-        Status::new(
+    match probe(path, export_name)? {
+        // SAFETY: the entry point of a loaded library.
+        Probe::Upstream(entry) => unsafe { create(entry, instance, params) }
+            .annotate_with(|| format!("creating the module of '{}'", path.display())),
+        Probe::OwnAbi => Err(Status::new(
             StatusCode::FailedPrecondition,
             format!(
                 "'{}' is a module of this runtime's own dynamic module ABI; load it with iree_vm_dynamic",
                 path.display()
             ),
-        )
-    })
+        )),
+        Probe::NoEntry => Err(Status::new(
+            StatusCode::NotFound,
+            format!(
+                "dynamic module library '{}' does not export '{}'",
+                path.display(),
+                entry_name(export_name)
+            ),
+        )),
+    }
 }
 
 /// Calls an entry point and adapts the module it makes.
