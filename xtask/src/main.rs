@@ -25,7 +25,9 @@
 //! * `vm-suite`: upstream's VM test suite (`vm/test/*.vmasm`) in process
 //!   (`vm_suite.rs`);
 //! * `record-cpuinfo`, `record-flags`, `dump-diff`: recordings and differentials of the
-//!   inspection tools (`tools.rs`).
+//!   inspection tools (`tools.rs`);
+//! * `replay-diff`: HAL replay captures, dumps and replays, ours against
+//!   upstream's (`replay.rs`).
 //!
 //! The test-data format is described in `testdata/README.md` and implemented
 //! by `iree_tooling::testcases`.
@@ -41,6 +43,7 @@ mod models;
 mod opcodes;
 mod param_rss;
 mod proc;
+mod replay;
 mod serve_load;
 mod testdata;
 mod tools;
@@ -133,6 +136,13 @@ commands:
                             rewrites testdata/tools/dump-module (one module per
                             directory; JSON and disassembly only under 16 KiB) for
                             cargo test -p iree-dump-module
+  replay-diff [--suite S] [--group G] [--filter TEXT] [--jobs N] [--record] [-v]
+                            every testdata case that runs on a local device, on local-sync
+                            and local-task: upstream's capture (--device_replay_output)
+                            dumped by our iree-dump-replay exactly as by upstream's
+                            (text, jsonl); prints `N passed, N failed`; --record rewrites
+                            testdata/replay/upstream (upstream's hermetic captures of a few
+                            cases and their dumps) for cargo test -p iree-dump-replay
   upstream-python-tests --iree-src DIR [--all] [--release] [-v]
                             run upstream's Python binding tests (DIR/runtime/bindings/
                             python/tests of an iree-org/iree checkout matching 3.13)
@@ -223,6 +233,7 @@ fn main() -> ExitCode {
         "record-cpuinfo" => tools::record_cpuinfo(),
         "record-flags" => tools::record_flags(),
         "dump-diff" => tools::dump_diff(&args),
+        "replay-diff" => replay::run_command(&args),
         "upstream-python-tests" => upstream_py::run(&args),
         "upstream-collectives-tests" => upstream_collectives::run(&args),
         "vm-suite" => vm_suite::run(&args),

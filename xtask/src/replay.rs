@@ -1,0 +1,253 @@
+//! `cargo xtask replay-diff`: HAL replay, ours against upstream's, over
+//! every testdata case that runs on a local device, on `local-sync` and on
+//! `local-task`. For each case and device:
+//!
+//! * upstream's `iree-run-module --device_replay_output=` captures it, and
+//!   our `iree-dump-replay` must print exactly what upstream's prints
+//!   (`--format=text` and `--format=jsonl`, stdout and success);
+//!
+//! With `--record`, the cases of [`RECORDED`] are captured again by
+//! upstream (hermetically: `--device_replay_file_policy=capture-ranges`)
+//! into `testdata/replay/upstream/`, with upstream's dumps next to them,
+//! for `cargo test -p iree-dump-replay`.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use iree_tooling::testcases::Case;
+
+use crate::proc::{self, Output};
+use crate::{cli, repo_root, venv, Result};
+
+/// The local devices every case runs on.
+const DEVICES: &[&str] = &["local-sync", "local-task"];
+
+/// The cases (`suite/group/name`, device) whose upstream captures are
+/// kept under `testdata/replay/upstream`: small ones that together use
+/// every payload upstream's runtime writes for CPU programs.
+pub const RECORDED: &[(&str, &str)] = &[
+    ("llvm-cpu/ew_f32/add", "local-task"),
+    ("llvm-cpu/ew_f32/add", "local-sync"),
+    ("llvm-cpu/scalars_mixed/fill", "local-sync"),
+    ("llvm-cpu/scalars_mixed/first_i64", "local-task"),
+    ("vmvx/globals_state/read_acc", "local-sync"),
+    ("vmvx/writable_constant/into_constant_sync", "local-sync"),
+    ("vm-hal/ref_types/view_as_buffer", "local-sync"),
+    ("params/io_gather/splat", "local-sync"),
+    ("params/io_gather/parameter_range", "local-sync"),
+];
+
+/// The dump formats compared.
+const FORMATS: &[&str] = &["text", "jsonl"];
+
+struct Tools {
+    upstream_run: PathBuf,
+    upstream_dump: PathBuf,
+    dump: PathBuf,
+}
+
+/// One case on one device.
+struct Job<'a> {
+    case: &'a Case,
+    device: &'static str,
+}
+
+impl Job<'_> {
+    fn id(&self) -> String {
+        format!("{}@{}", self.case.id(), self.device)
+    }
+
+    /// The case's arguments on this job's device.
+    fn args(&self) -> Vec<String> {
+        let mut args: Vec<String> = self
+            .case
+            .args
+            .iter()
+            .filter(|a| !a.starts_with("--device="))
+            .cloned()
+            .collect();
+        args.push(format!("--device={}", self.device));
+        args
+    }
+
+    /// A file name for this job's artifacts.
+    fn stem(&self) -> String {
+        format!(
+            "{}.{}.{}.{}",
+            self.case.suite, self.case.group, self.case.name, self.device
+        )
+    }
+}
+
+/// True for cases that run on a local device.
+fn runs_on_local_device(case: &Case) -> bool {
+    case.args.iter().any(|a| a.starts_with("--device=local-"))
+}
+
+fn run(program: &Path, args: &[String], cwd: &Path) -> Result<Output> {
+    proc::run(program, args, cwd, Duration::from_secs(120))
+}
+
+/// Builds our tools (debug: the comparisons are of output, not speed).
+fn build_tools(root: &Path) -> Result<PathBuf> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
+    let status = std::process::Command::new(cargo)
+        .args(["build", "-p", "iree-dump-replay"])
+        .current_dir(root)
+        .status()
+        .map_err(|e| format!("cannot run cargo: {e}"))?;
+    if !status.success() {
+        return Err(format!("building our replay tools failed ({status})"));
+    }
+    Ok(crate::conformance::target_dir(root).join("debug"))
+}
+
+/// The checks of one job: (check name, failure message or None).
+fn check(job: &Job<'_>, tools: &Tools, work: &Path) -> Result<Vec<(String, Option<String>)>> {
+    let mut results = Vec::new();
+    let capture = work.join(format!("{}.upstream.ireereplay", job.stem()));
+    let _ = std::fs::remove_file(&capture);
+    let mut args = job.args();
+    args.push(format!("--device_replay_output={}", capture.display()));
+    run(&tools.upstream_run, &args, &job.case.dir)?;
+    if !capture.exists() {
+        // Upstream made no device (the case fails before): nothing to compare.
+        return Ok(results);
+    }
+    for format in FORMATS {
+        let args = vec![format!("--format={format}"), capture.display().to_string()];
+        let theirs = run(&tools.upstream_dump, &args, work)?;
+        let mine = run(&tools.dump, &args, work)?;
+        let outcome =
+            if theirs.stdout == mine.stdout && (theirs.exit_code == 0) == (mine.exit_code == 0) {
+                None
+            } else {
+                Some(format!(
+                    "exit {} upstream, {} ours{}",
+                    theirs.exit_code,
+                    mine.exit_code,
+                    first_difference(&theirs.stdout, &mine.stdout)
+                ))
+            };
+        results.push((format!("dump-{format}"), outcome));
+    }
+    Ok(results)
+}
+
+/// `: line N: upstream `...`, ours `...``, or nothing when equal.
+fn first_difference(theirs: &str, ours: &str) -> String {
+    let (mut a, mut b) = (theirs.lines(), ours.lines());
+    for line in 1.. {
+        match (a.next(), b.next()) {
+            (None, None) => break,
+            (x, y) if x != y => {
+                return format!(
+                    ": line {line}: upstream `{}`, ours `{}`",
+                    x.unwrap_or("<end>"),
+                    y.unwrap_or("<end>")
+                )
+            }
+            _ => {}
+        }
+    }
+    String::new()
+}
+
+/// Records upstream's hermetic capture of each [`RECORDED`] case and its
+/// dumps under `testdata/replay/upstream`.
+fn record(cases: &[Case], tools: &Tools, root: &Path) -> Result<()> {
+    let dir = root.join("testdata/replay/upstream");
+    std::fs::create_dir_all(&dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
+    for (id, device) in RECORDED {
+        let case = cases
+            .iter()
+            .find(|c| c.id() == *id)
+            .ok_or_else(|| format!("recorded case {id} not found"))?;
+        let job = Job { case, device };
+        let capture = dir.join(format!("{}.ireereplay", job.stem()));
+        let mut args = job.args();
+        args.push(format!("--device_replay_output={}", capture.display()));
+        args.push("--device_replay_file_policy=capture-ranges".to_string());
+        run(&tools.upstream_run, &args, &case.dir)?;
+        for format in FORMATS {
+            let out = run(
+                &tools.upstream_dump,
+                &[format!("--format={format}"), capture.display().to_string()],
+                &dir,
+            )?;
+            if out.exit_code != 0 {
+                return Err(format!(
+                    "upstream cannot dump {}: {}",
+                    capture.display(),
+                    out.stderr
+                ));
+            }
+            let path = dir.join(format!("{}.{format}.txt", job.stem()));
+            std::fs::write(&path, &out.stdout)
+                .map_err(|e| format!("writing {}: {e}", path.display()))?;
+        }
+        println!("recorded {}", capture.display());
+    }
+    Ok(())
+}
+
+/// Runs the command.
+pub fn run_command(args: &[String]) -> Result<bool> {
+    let mut rest = Vec::new();
+    let mut record_files = false;
+    for arg in args {
+        if arg == "--record" {
+            record_files = true;
+        } else {
+            rest.push(arg.clone());
+        }
+    }
+    let options = cli::Options::parse(&rest)?;
+    let root = repo_root();
+    let venv = venv::ensure(&root)?;
+    let bin = build_tools(&root)?;
+    let tools = Tools {
+        upstream_run: venv.iree_run_module(),
+        upstream_dump: venv.runtime_libs.join("iree-dump-replay"),
+        dump: bin.join("iree-dump-replay"),
+    };
+    let cases: Vec<Case> = options.cases(&root)?;
+    if record_files {
+        record(&cases, &tools, &root)?;
+    }
+    let jobs: Vec<Job<'_>> = cases
+        .iter()
+        .filter(|c| runs_on_local_device(c))
+        .flat_map(|case| DEVICES.iter().map(move |&device| Job { case, device }))
+        .collect();
+    let work = crate::conformance::target_dir(&root).join("replay-diff");
+    std::fs::create_dir_all(&work).map_err(|e| format!("creating {}: {e}", work.display()))?;
+    let outcomes = proc::par_map(&jobs, options.jobs, |job| check(job, &tools, &work));
+    let (mut passed, mut failed) = (0usize, 0usize);
+    for (job, outcome) in jobs.iter().zip(outcomes) {
+        match outcome {
+            Err(e) => {
+                failed += 1;
+                println!("FAIL {}: {e}", job.id());
+            }
+            Ok(checks) => {
+                for (name, failure) in checks {
+                    match failure {
+                        None => {
+                            passed += 1;
+                            if options.verbose {
+                                println!("ok   {name} {}", job.id());
+                            }
+                        }
+                        Some(why) => {
+                            failed += 1;
+                            println!("FAIL {name} {}: {why}", job.id());
+                        }
+                    }
+                }
+            }
+        }
+    }
+    println!("{passed} passed, {failed} failed");
+    Ok(failed == 0)
+}
