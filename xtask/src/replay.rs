@@ -4,10 +4,12 @@
 //!
 //! * upstream's `iree-run-module --device_replay_output=` captures it, and
 //!   our `iree-dump-replay` must print exactly what upstream's prints
-//!   (`--format=text` and `--format=jsonl`, stdout and success);
+//!   (`--format=text` and `--format=jsonl`, stdout and success), and our
+//!   `iree-run-replay` replays it with exit 0 (or fails where upstream's
+//!   own replay of it fails: captures of cases whose device work fails);
 //!
 //! With `--record`, the cases of [`RECORDED`] are captured again by
-//! upstream (hermetically: `--device_replay_file_policy=capture-ranges`)
+//! upstream (hermetically: parameter bytes go into the capture)
 //! into `testdata/replay/upstream/`, with upstream's dumps next to them,
 //! for `cargo test -p iree-dump-replay`.
 
@@ -43,7 +45,9 @@ const FORMATS: &[&str] = &["text", "jsonl"];
 struct Tools {
     upstream_run: PathBuf,
     upstream_dump: PathBuf,
+    upstream_replay: PathBuf,
     dump: PathBuf,
+    replay: PathBuf,
 }
 
 /// One case on one device.
@@ -88,19 +92,23 @@ fn run(program: &Path, args: &[String], cwd: &Path) -> Result<Output> {
     proc::run(program, args, cwd, Duration::from_secs(120))
 }
 
-/// Builds our tools (debug: the comparisons are of output, not speed).
+/// Builds our tools (release, as the other differentials run them).
 fn build_tools(root: &Path) -> Result<PathBuf> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
     let status = std::process::Command::new(cargo)
-        .args(["build", "-p", "iree-dump-replay"])
+        .args(["build", "--release"])
+        .args(TOOLS.iter().flat_map(|t| ["-p", t]))
         .current_dir(root)
         .status()
         .map_err(|e| format!("cannot run cargo: {e}"))?;
     if !status.success() {
         return Err(format!("building our replay tools failed ({status})"));
     }
-    Ok(crate::conformance::target_dir(root).join("debug"))
+    Ok(crate::conformance::target_dir(root).join("release"))
 }
+
+/// Our tools this command runs.
+const TOOLS: &[&str] = &["iree-dump-replay", "iree-run-replay"];
 
 /// The checks of one job: (check name, failure message or None).
 fn check(job: &Job<'_>, tools: &Tools, work: &Path) -> Result<Vec<(String, Option<String>)>> {
@@ -131,6 +139,27 @@ fn check(job: &Job<'_>, tools: &Tools, work: &Path) -> Result<Vec<(String, Optio
             };
         results.push((format!("dump-{format}"), outcome));
     }
+    // Our replay of upstream's capture succeeds, unless the capture holds
+    // work that fails (the case's own error, seen only when the device ran
+    // it): then upstream's replay fails too, and ours must as well.
+    let args = vec![
+        format!("--device={}", job.device),
+        capture.display().to_string(),
+    ];
+    let mine = run(&tools.replay, &args, work)?;
+    let outcome = if mine.exit_code == 0 {
+        None
+    } else {
+        let theirs = run(&tools.upstream_replay, &args, work)?;
+        (theirs.exit_code == 0).then(|| {
+            format!(
+                "exit {} ours, 0 upstream: {}",
+                mine.exit_code,
+                mine.stderr.lines().next().unwrap_or("")
+            )
+        })
+    };
+    results.push(("replay-upstream-capture".to_string(), outcome));
     Ok(results)
 }
 
@@ -167,8 +196,20 @@ fn record(cases: &[Case], tools: &Tools, root: &Path) -> Result<()> {
         let capture = dir.join(format!("{}.ireereplay", job.stem()));
         let mut args = job.args();
         args.push(format!("--device_replay_output={}", capture.display()));
-        args.push("--device_replay_file_policy=capture-ranges".to_string());
-        run(&tools.upstream_run, &args, &case.dir)?;
+        // Parameter files are fd-backed: their bytes read through the HAL go
+        // into the capture. (Upstream refuses capture-ranges for the
+        // in-memory files other cases make.)
+        if case.args.iter().any(|a| a.starts_with("--parameters=")) {
+            args.push("--device_replay_file_policy=capture-ranges".to_string());
+        }
+        let out = run(&tools.upstream_run, &args, &case.dir)?;
+        let expected = case.load_expectation().map_err(|e| format!("{id}: {e}"))?;
+        if out.exit_code != expected.exit_code {
+            return Err(format!(
+                "{id}: upstream's capturing run exited {} (expected {}): {}",
+                out.exit_code, expected.exit_code, out.stderr
+            ));
+        }
         for format in FORMATS {
             let out = run(
                 &tools.upstream_dump,
@@ -209,7 +250,9 @@ pub fn run_command(args: &[String]) -> Result<bool> {
     let tools = Tools {
         upstream_run: venv.iree_run_module(),
         upstream_dump: venv.runtime_libs.join("iree-dump-replay"),
+        upstream_replay: venv.runtime_libs.join("iree-run-replay"),
         dump: bin.join("iree-dump-replay"),
+        replay: bin.join("iree-run-replay"),
     };
     let cases: Vec<Case> = options.cases(&root)?;
     if record_files {

@@ -735,6 +735,10 @@ impl Executable for LocalExecutable {
             .dispatch(self, ordinal, workgroup_count, constants, bindings)
     }
 
+    fn function_info(&self, ordinal: usize) -> Option<iree_hal::FunctionInfo> {
+        self.inner.exports().get(ordinal).map(|e| e.function_info())
+    }
+
     fn as_any(&self) -> Option<&dyn std::any::Any> {
         Some(self)
     }

@@ -4,16 +4,20 @@
 //! * [`format`]: the file's structures and codes, byte for byte;
 //! * [`reader`] and [`writer`]: the one reader and the one writer of the
 //!   format;
-//! * [`dump`]: `iree-dump-replay`'s text and JSON-lines output.
+//! * [`dump`]: `iree-dump-replay`'s text and JSON-lines output;
+//! * [`execute`]: re-issuing a capture's HAL calls on devices
+//!   (`iree-run-replay`, `iree-benchmark-replay`).
 //!
 //! `docs/replay.md` describes every record this crate reads and writes.
 
 pub mod dump;
+pub mod execute;
 pub mod format;
 pub mod layout;
 pub mod reader;
 pub mod writer;
 
 pub use dump::{dump, DumpFormat};
+pub use execute::{ExecuteOptions, Plan, Substitution, SubstitutionRequest};
 pub use reader::{Record, ReplayFile};
 pub use writer::{RecordMeta, ReplayWriter};

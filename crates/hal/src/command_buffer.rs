@@ -67,6 +67,22 @@ impl BufferBinding<'_> {
     }
 }
 
+/// What an export declares (`iree_hal_executable_function_info_t`): the
+/// ABI a dispatch of it must match.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FunctionInfo {
+    /// Function flags (upstream's: 1 sequential, 2 dynamic workgroup size).
+    pub flags: u64,
+    /// The static (or minimum) workgroup size.
+    pub workgroup_size: [u32; 3],
+    /// 32-bit push constants it reads.
+    pub constant_count: u16,
+    /// Buffer bindings it reads.
+    pub binding_count: u16,
+    /// Reflected parameters.
+    pub parameter_count: u16,
+}
+
 /// Loaded device code.
 pub trait Executable: Send + Sync {
     /// The number of exports.
@@ -86,6 +102,13 @@ pub trait Executable: Send + Sync {
     /// The concrete executable, for drivers that run their own executables
     /// from recorded command buffers (GPU kernels); `None` by default.
     fn as_any(&self) -> Option<&dyn std::any::Any> {
+        None
+    }
+
+    /// What export `ordinal` declares, for drivers that know it; `None`
+    /// by default.
+    fn function_info(&self, ordinal: usize) -> Option<FunctionInfo> {
+        let _ = ordinal;
         None
     }
 
