@@ -7,6 +7,9 @@
 //!   (`--format=text` and `--format=jsonl`, stdout and success), and our
 //!   `iree-run-replay` replays it with exit 0 (or fails where upstream's
 //!   own replay of it fails: captures of cases whose device work fails);
+//! * our `iree-run-module --device_replay_output=` captures it, upstream's
+//!   `iree-dump-replay` dumps it (text and jsonl) and upstream's
+//!   `iree-run-replay` replays it with exit 0 (as does ours).
 //!
 //! With `--record`, the cases of [`RECORDED`] are captured again by
 //! upstream (hermetically: parameter bytes go into the capture)
@@ -46,6 +49,7 @@ struct Tools {
     upstream_run: PathBuf,
     upstream_dump: PathBuf,
     upstream_replay: PathBuf,
+    run: PathBuf,
     dump: PathBuf,
     replay: PathBuf,
 }
@@ -108,7 +112,7 @@ fn build_tools(root: &Path) -> Result<PathBuf> {
 }
 
 /// Our tools this command runs.
-const TOOLS: &[&str] = &["iree-dump-replay", "iree-run-replay"];
+const TOOLS: &[&str] = &["iree-run-module", "iree-dump-replay", "iree-run-replay"];
 
 /// The checks of one job: (check name, failure message or None).
 fn check(job: &Job<'_>, tools: &Tools, work: &Path) -> Result<Vec<(String, Option<String>)>> {
@@ -159,7 +163,58 @@ fn check(job: &Job<'_>, tools: &Tools, work: &Path) -> Result<Vec<(String, Optio
             )
         })
     };
+    let upstream_replay_fails = outcome.is_none() && mine.exit_code != 0;
     results.push(("replay-upstream-capture".to_string(), outcome));
+
+    // Our capture of the same run: upstream dumps it and replays it.
+    let ours = work.join(format!("{}.ours.ireereplay", job.stem()));
+    let _ = std::fs::remove_file(&ours);
+    let mut args = job.args();
+    args.push(format!("--device_replay_output={}", ours.display()));
+    let captured = run(&tools.run, &args, &job.case.dir)?;
+    if !ours.exists() {
+        results.push((
+            "our-capture".to_string(),
+            Some(format!(
+                "no capture written (exit {}): {}",
+                captured.exit_code,
+                captured.stderr.lines().next().unwrap_or("")
+            )),
+        ));
+        return Ok(results);
+    }
+    for format in FORMATS {
+        let args = vec![format!("--format={format}"), ours.display().to_string()];
+        let theirs = run(&tools.upstream_dump, &args, work)?;
+        let outcome = (theirs.exit_code != 0).then(|| {
+            format!(
+                "exit {}: {}",
+                theirs.exit_code,
+                theirs.stderr.lines().next().unwrap_or("")
+            )
+        });
+        results.push((format!("upstream-dumps-our-capture-{format}"), outcome));
+    }
+    let args = vec![
+        format!("--device={}", job.device),
+        ours.display().to_string(),
+    ];
+    for (name, tool) in [
+        ("upstream-replays-our-capture", &tools.upstream_replay),
+        ("our-replay-of-our-capture", &tools.replay),
+    ] {
+        let out = run(tool, &args, work)?;
+        // A run whose device work fails records that work; its replay fails
+        // as the replay of upstream's own capture does.
+        let outcome = (out.exit_code != 0 && !upstream_replay_fails).then(|| {
+            format!(
+                "exit {}: {}",
+                out.exit_code,
+                out.stderr.lines().next().unwrap_or("")
+            )
+        });
+        results.push((name.to_string(), outcome));
+    }
     Ok(results)
 }
 
@@ -251,6 +306,7 @@ pub fn run_command(args: &[String]) -> Result<bool> {
         upstream_run: venv.iree_run_module(),
         upstream_dump: venv.runtime_libs.join("iree-dump-replay"),
         upstream_replay: venv.runtime_libs.join("iree-run-replay"),
+        run: bin.join("iree-run-module"),
         dump: bin.join("iree-dump-replay"),
         replay: bin.join("iree-run-replay"),
     };

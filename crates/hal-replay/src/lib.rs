@@ -5,6 +5,8 @@
 //! * [`reader`] and [`writer`]: the one reader and the one writer of the
 //!   format;
 //! * [`dump`]: `iree-dump-replay`'s text and JSON-lines output;
+//! * [`recorder`]: capture, a device wrapper recording every HAL call made
+//!   through it;
 //! * [`execute`]: re-issuing a capture's HAL calls on devices
 //!   (`iree-run-replay`, `iree-benchmark-replay`).
 //!
@@ -15,9 +17,11 @@ pub mod execute;
 pub mod format;
 pub mod layout;
 pub mod reader;
+pub mod recorder;
 pub mod writer;
 
 pub use dump::{dump, DumpFormat};
 pub use execute::{ExecuteOptions, Plan, Substitution, SubstitutionRequest};
 pub use reader::{Record, ReplayFile};
+pub use recorder::{FilePolicy, FileValidation, Recorder, RecorderOptions, RecordingDevice};
 pub use writer::{RecordMeta, ReplayWriter};

@@ -1,16 +1,90 @@
-//! What `iree-run-replay` and `iree-benchmark-replay` share: their replay
-//! flags (`--replay_file_remap`, `--replay_executable_substitution`,
+//! HAL replay in the tools: capture (`--device_replay_output` and its
+//! policies, [`ReplayCapture`], for the tools that run modules), and what
+//! `iree-run-replay` and `iree-benchmark-replay` share: their replay flags
+//! (`--replay_file_remap`, `--replay_executable_substitution`,
 //! `--agents_md`), the devices a replay runs on (from `--device=`, as
 //! `iree-run-module` makes them) and reading the capture.
 
-use std::ffi::OsString;
+use std::ffi::{OsStr, OsString};
 use std::sync::Arc;
 
-use iree_base::{Result, Status, StatusCode};
+use iree_base::{Result, ResultExt, Status, StatusCode};
 use iree_hal::Device;
 use iree_hal_replay::execute::{ExecuteOptions, Substitution, SubstitutionRequest};
+use iree_hal_replay::{FilePolicy, FileValidation, Recorder, RecorderOptions};
 
 use crate::run::{driver_registry_with, RunOptions, DEFAULT_DEVICE};
+
+/// The capture the `--device_replay_*` flags ask for.
+#[derive(Clone, Debug, Default)]
+pub struct ReplayCapture {
+    /// `--device_replay_output`: where to write the capture (none: no capture).
+    pub output: Option<OsString>,
+    /// `--device_replay_file_policy` and `--device_replay_file_validation`.
+    pub options: RecorderOptions,
+}
+
+impl ReplayCapture {
+    /// The capture of the flags' values; the policies are checked only when
+    /// a capture is asked for, as upstream checks them.
+    pub fn from_flags(
+        output: &OsStr,
+        file_policy: &str,
+        file_validation: &str,
+    ) -> Result<ReplayCapture> {
+        if output.is_empty() {
+            return Ok(ReplayCapture::default());
+        }
+        Ok(ReplayCapture {
+            output: Some(output.to_os_string()),
+            options: RecorderOptions {
+                file_policy: FilePolicy::parse(file_policy)?,
+                file_validation: FileValidation::parse(file_validation)?,
+            },
+        })
+    }
+
+    /// Starts the capture, if one is asked for.
+    pub fn start(&self) -> Result<Option<Arc<Recorder>>> {
+        self.output
+            .as_ref()
+            .map(|path| Recorder::create(path, self.options))
+            .transpose()
+    }
+}
+
+/// A capture in progress: its recorder, and the recorded device.
+pub struct Capture {
+    /// The recorder (scopes, closing).
+    pub recorder: Arc<Recorder>,
+    /// The device whose calls are recorded.
+    pub device: Arc<dyn Device>,
+}
+
+/// Starts the capture `options` ask for, if any: creates the device of the
+/// first `--device=` and wraps it, inside the capture's `init` scope, so
+/// that its calls are recorded; the device a tool capturing its run hands
+/// the `hal` module. Nothing is written when the device cannot be made.
+pub fn start_capture(options: &RunOptions) -> Result<Option<Capture>> {
+    if options.replay.output.is_none() {
+        return Ok(None);
+    }
+    let uri = options
+        .devices
+        .first()
+        .map(String::as_str)
+        .unwrap_or(DEFAULT_DEVICE);
+    let device = driver_registry_with(options)
+        .create_device(uri)
+        .annotate("creating VM context")?;
+    let Some(recorder) = options.replay.start()? else {
+        return Ok(None);
+    };
+    recorder.scope_begin("init");
+    let device: Arc<dyn Device> = recorder.wrap(device);
+    recorder.scope_end("init");
+    Ok(Some(Capture { recorder, device }))
+}
 
 /// The replay flags of `iree-run-replay` and `iree-benchmark-replay`.
 #[derive(clap::Args, Debug)]
