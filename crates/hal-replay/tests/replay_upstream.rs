@@ -16,6 +16,14 @@ fn testdata() -> PathBuf {
 }
 
 /// The device a capture named `suite.group.case.device` ran on.
+/// Whether one of the host reads (of a whole buffer, which may hold more
+/// than the tensor) holds `tensor`.
+fn read_back(reads: &[Vec<u8>], tensor: &[u8]) -> bool {
+    reads
+        .iter()
+        .any(|read| read.windows(tensor.len()).any(|w| w == tensor))
+}
+
 fn device_for(device: &str) -> Arc<dyn Device> {
     match device {
         "local-sync" => Arc::new(LocalDevice::new()),
@@ -85,7 +93,7 @@ fn upstream_captures_replay_and_read_back_what_the_run_printed() {
         let reads = replay(capture, device_for(device));
         for tensor in expected_tensors(suite, group, case) {
             assert!(
-                reads.contains(&tensor),
+                read_back(&reads, &tensor),
                 "{stem}: the replay never read back {tensor:?} (reads: {reads:?})"
             );
             compared += 1;

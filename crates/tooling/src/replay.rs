@@ -11,7 +11,8 @@ use std::sync::Arc;
 use iree_base::{Result, ResultExt, Status, StatusCode};
 use iree_hal::Device;
 use iree_hal_replay::execute::{ExecuteOptions, Substitution, SubstitutionRequest};
-use iree_hal_replay::{FilePolicy, FileValidation, Recorder, RecorderOptions};
+pub use iree_hal_replay::Recorder;
+use iree_hal_replay::{FilePolicy, FileValidation, RecorderOptions};
 
 use crate::run::{driver_registry_with, RunOptions, DEFAULT_DEVICE};
 

@@ -949,7 +949,25 @@ pub fn transfer_outputs_to_host(outputs: &mut [Value], device: &dyn Device) -> R
         // allocation (results packed into one allocation each get one).
         let length = source.byte_length();
         let copy = allocator.allocate_buffer(target, source.allocation_size())?;
-        source.map_read(0, length, |bytes| copy.write(0, bytes))??;
+        // A device transfer, as upstream's tools make it (so a HAL replay
+        // capture records a queue copy, which its replay re-runs).
+        let mut transfer = iree_hal::CommandBuffer::new(0);
+        transfer.copy(
+            iree_hal::BindingRef::Direct {
+                buffer: source.clone(),
+                offset: 0,
+                length,
+            },
+            iree_hal::BindingRef::Direct {
+                buffer: copy.clone(),
+                offset: 0,
+                length,
+            },
+        )?;
+        transfer.finalize()?;
+        let done = Fence::with_new_semaphore();
+        device.queue_execute(&Fence::new(), &done, Some(&transfer), &[])?;
+        done.wait(None)?;
         *value = Value::from(Ref::new(HalBufferView(iree_hal::BufferView::new(
             copy,
             view.shape().to_vec(),
