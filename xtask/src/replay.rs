@@ -11,10 +11,11 @@
 //!   `iree-dump-replay` dumps it (text and jsonl) and upstream's
 //!   `iree-run-replay` replays it with exit 0 (as does ours).
 //!
-//! With `--record`, the cases of [`RECORDED`] are captured again by
-//! upstream (hermetically: parameter bytes go into the capture)
-//! into `testdata/replay/upstream/`, with upstream's dumps next to them,
-//! for `cargo test -p iree-dump-replay`.
+//! With `--record`, the cases of [`RECORDED`] are captured again,
+//! hermetically (parameter bytes go into the capture), by upstream into
+//! `testdata/replay/upstream/` and by ours into `testdata/replay/ours/`,
+//! each with upstream's dumps of it next to it, for `cargo test -p
+//! iree-dump-replay` and `-p iree-hal-replay`.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -237,52 +238,55 @@ fn first_difference(theirs: &str, ours: &str) -> String {
     String::new()
 }
 
-/// Records upstream's hermetic capture of each [`RECORDED`] case and its
-/// dumps under `testdata/replay/upstream`.
+/// Records the hermetic captures of each [`RECORDED`] case, upstream's
+/// under `testdata/replay/upstream` and ours under `testdata/replay/ours`,
+/// each with upstream's dumps of it.
 fn record(cases: &[Case], tools: &Tools, root: &Path) -> Result<()> {
-    let dir = root.join("testdata/replay/upstream");
-    std::fs::create_dir_all(&dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
-    for (id, device) in RECORDED {
-        let case = cases
-            .iter()
-            .find(|c| c.id() == *id)
-            .ok_or_else(|| format!("recorded case {id} not found"))?;
-        let job = Job { case, device };
-        let capture = dir.join(format!("{}.ireereplay", job.stem()));
-        let mut args = job.args();
-        args.push(format!("--device_replay_output={}", capture.display()));
-        // Parameter files are fd-backed: their bytes read through the HAL go
-        // into the capture. (Upstream refuses capture-ranges for the
-        // in-memory files other cases make.)
-        if case.args.iter().any(|a| a.starts_with("--parameters=")) {
-            args.push("--device_replay_file_policy=capture-ranges".to_string());
-        }
-        let out = run(&tools.upstream_run, &args, &case.dir)?;
-        let expected = case.load_expectation().map_err(|e| format!("{id}: {e}"))?;
-        if out.exit_code != expected.exit_code {
-            return Err(format!(
-                "{id}: upstream's capturing run exited {} (expected {}): {}",
-                out.exit_code, expected.exit_code, out.stderr
-            ));
-        }
-        for format in FORMATS {
-            let out = run(
-                &tools.upstream_dump,
-                &[format!("--format={format}"), capture.display().to_string()],
-                &dir,
-            )?;
-            if out.exit_code != 0 {
+    for (side, runner) in [("upstream", &tools.upstream_run), ("ours", &tools.run)] {
+        let dir = root.join("testdata/replay").join(side);
+        std::fs::create_dir_all(&dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
+        for (id, device) in RECORDED {
+            let case = cases
+                .iter()
+                .find(|c| c.id() == *id)
+                .ok_or_else(|| format!("recorded case {id} not found"))?;
+            let job = Job { case, device };
+            let capture = dir.join(format!("{}.ireereplay", job.stem()));
+            let mut args = job.args();
+            args.push(format!("--device_replay_output={}", capture.display()));
+            // Parameter files are fd-backed: their bytes read through the HAL
+            // go into the capture. (Upstream refuses capture-ranges for the
+            // in-memory files other cases make.)
+            if case.args.iter().any(|a| a.starts_with("--parameters=")) {
+                args.push("--device_replay_file_policy=capture-ranges".to_string());
+            }
+            let out = run(runner, &args, &case.dir)?;
+            let expected = case.load_expectation().map_err(|e| format!("{id}: {e}"))?;
+            if out.exit_code != expected.exit_code {
                 return Err(format!(
-                    "upstream cannot dump {}: {}",
-                    capture.display(),
-                    out.stderr
+                    "{id}: the {side} capturing run exited {} (expected {}): {}",
+                    out.exit_code, expected.exit_code, out.stderr
                 ));
             }
-            let path = dir.join(format!("{}.{format}.txt", job.stem()));
-            std::fs::write(&path, &out.stdout)
-                .map_err(|e| format!("writing {}: {e}", path.display()))?;
+            for format in FORMATS {
+                let out = run(
+                    &tools.upstream_dump,
+                    &[format!("--format={format}"), capture.display().to_string()],
+                    &dir,
+                )?;
+                if out.exit_code != 0 {
+                    return Err(format!(
+                        "upstream cannot dump {}: {}",
+                        capture.display(),
+                        out.stderr
+                    ));
+                }
+                let path = dir.join(format!("{}.{format}.txt", job.stem()));
+                std::fs::write(&path, &out.stdout)
+                    .map_err(|e| format!("writing {}: {e}", path.display()))?;
+            }
+            println!("recorded {}", capture.display());
         }
-        println!("recorded {}", capture.display());
     }
     Ok(())
 }

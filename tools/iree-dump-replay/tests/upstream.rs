@@ -1,13 +1,16 @@
 //! Our `iree-dump-replay` against upstream's recorded dumps of upstream's
-//! own captures (`testdata/replay/upstream`, written by `cargo xtask
-//! replay-diff --record`; the full differential over every testdata case
-//! is `cargo xtask replay-diff`), and its handling of bad files.
+//! captures (`testdata/replay/upstream`) and of ours
+//! (`testdata/replay/ours`), written by `cargo xtask replay-diff --record`
+//! (the full differential over every testdata case is `cargo xtask
+//! replay-diff`), and its handling of bad files.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-fn recorded() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/replay/upstream")
+fn recorded(side: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../testdata/replay")
+        .join(side)
 }
 
 fn dump(args: &[&str]) -> Output {
@@ -18,8 +21,9 @@ fn dump(args: &[&str]) -> Output {
 }
 
 fn captures() -> Vec<PathBuf> {
-    let mut found: Vec<PathBuf> = std::fs::read_dir(recorded())
-        .unwrap()
+    let mut found: Vec<PathBuf> = ["upstream", "ours"]
+        .iter()
+        .flat_map(|side| std::fs::read_dir(recorded(side)).unwrap())
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|e| e == "ireereplay"))
         .collect();
@@ -28,9 +32,9 @@ fn captures() -> Vec<PathBuf> {
 }
 
 #[test]
-fn dumps_of_upstream_captures_match_upstream_byte_for_byte() {
+fn dumps_match_upstream_byte_for_byte() {
     let captures = captures();
-    assert!(captures.len() >= 8, "recorded captures missing");
+    assert!(captures.len() >= 16, "recorded captures missing");
     let mut failures = Vec::new();
     for capture in &captures {
         for format in ["text", "jsonl"] {

@@ -1,7 +1,8 @@
-//! Upstream's captures of our testdata cases (`testdata/replay/upstream`)
-//! replayed by our executor on the device they were captured on: every
-//! replay succeeds, and the bytes it reads back to the host include each
-//! tensor the original run printed (the case's recorded expectation).
+//! The recorded captures of testdata cases, upstream's
+//! (`testdata/replay/upstream`) and ours (`testdata/replay/ours`), replayed
+//! by our executor on the device they were captured on: every replay
+//! succeeds, and the bytes it reads back to the host include each tensor
+//! the original run printed (the case's recorded expectation).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -74,15 +75,15 @@ fn replay(capture: &Path, device: Arc<dyn Device>) -> Vec<Vec<u8>> {
 }
 
 #[test]
-fn upstream_captures_replay_and_read_back_what_the_run_printed() {
-    let dir = testdata().join("replay/upstream");
-    let mut captures: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap()
+fn recorded_captures_replay_and_read_back_what_the_run_printed() {
+    let mut captures: Vec<PathBuf> = ["upstream", "ours"]
+        .iter()
+        .flat_map(|side| std::fs::read_dir(testdata().join("replay").join(side)).unwrap())
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|e| e == "ireereplay"))
         .collect();
     captures.sort();
-    assert!(captures.len() >= 8);
+    assert!(captures.len() >= 16);
     let mut compared = 0;
     for capture in &captures {
         let stem = capture.file_stem().unwrap().to_str().unwrap();
@@ -99,5 +100,5 @@ fn upstream_captures_replay_and_read_back_what_the_run_printed() {
             compared += 1;
         }
     }
-    assert!(compared >= 6, "only {compared} tensors compared");
+    assert!(compared >= 12, "only {compared} tensors compared");
 }
