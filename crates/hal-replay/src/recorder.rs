@@ -219,11 +219,29 @@ impl State {
         id
     }
 
-    fn append(&mut self, meta: &RecordMeta, parts: &[&[u8]]) {
+    /// Appends a record; returns its offset in the file.
+    fn append(&mut self, meta: &RecordMeta, parts: &[&[u8]]) -> u64 {
+        let Some(writer) = &mut self.writer else {
+            return 0;
+        };
+        let offset = writer.offset();
+        if let Err(status) = writer.append(meta, parts) {
+            self.failure.get_or_insert(status);
+            self.writer = None;
+        }
+        offset
+    }
+
+    /// Sets the status of the records at `records` (offsets) to `status`'s
+    /// code: calls recorded before they were made that failed before
+    /// returning (replay skips them, as the original run got nothing from
+    /// them).
+    fn mark_failed(&mut self, records: &[u64], status: &Status) {
         if let Some(writer) = &mut self.writer {
-            if let Err(status) = writer.append(meta, parts) {
-                self.failure.get_or_insert(status);
-                self.writer = None;
+            for &offset in records {
+                if let Err(e) = writer.set_status(offset, status.code().raw()) {
+                    self.failure.get_or_insert(e);
+                }
             }
         }
     }
@@ -258,7 +276,7 @@ impl State {
         payload_type: PayloadType,
         status_code: u32,
         parts: &[&[u8]],
-    ) {
+    ) -> u64 {
         let meta = RecordMeta {
             record_type: RecordType::Operation,
             payload_type,
@@ -270,10 +288,10 @@ impl State {
             status_code,
             ..RecordMeta::default()
         };
-        self.append(&meta, parts);
+        self.append(&meta, parts)
     }
 
-    /// An operation on a device.
+    /// An operation on a device; returns its record's offset.
     fn device_operation(
         &mut self,
         device_id: u64,
@@ -281,7 +299,7 @@ impl State {
         code: OperationCode,
         payload_type: PayloadType,
         parts: &[&[u8]],
-    ) {
+    ) -> u64 {
         self.operation(
             device_id,
             ObjectType::Device,
@@ -291,17 +309,18 @@ impl State {
             payload_type,
             0,
             parts,
-        );
+        )
     }
 
-    /// A call this capture cannot represent: replay fails at it.
+    /// A call this capture cannot represent: replay fails at it. Returns
+    /// its record's offset.
     fn unsupported(
         &mut self,
         device_id: u64,
         object_type: ObjectType,
         object_id: u64,
         code: OperationCode,
-    ) {
+    ) -> u64 {
         let meta = RecordMeta {
             record_type: RecordType::Unsupported,
             object_type,
@@ -310,7 +329,7 @@ impl State {
             object_id,
             ..RecordMeta::default()
         };
-        self.append(&meta, &[]);
+        self.append(&meta, &[])
     }
 
     fn device(&mut self, device_id: u64) -> &mut DeviceEntry {
@@ -943,17 +962,18 @@ impl Recorder {
     }
 
     /// A submission of one transfer command with direct ranges, recorded as
-    /// the queue operation it is (`device.queue_fill`, `_update`, `_copy`);
-    /// false for any other command buffer.
+    /// the queue operation it is (`device.queue_fill`, `_update`, `_copy`):
+    /// the record's offset; `None` (nothing recorded) for any other command
+    /// buffer.
     fn queue_transfer_command(
         self: &Arc<Self>,
         st: &mut State,
         device_id: u64,
         cb: &CommandBuffer,
         timepoints: &(Vec<u8>, u64, Vec<u8>, u64),
-    ) -> bool {
+    ) -> Option<u64> {
         let [command] = cb.commands() else {
-            return false;
+            return None;
         };
         let direct = |b: &BindingRef| matches!(b, BindingRef::Direct { .. });
         let (waits, wait_count, signals, signal_count) = timepoints;
@@ -967,14 +987,13 @@ impl Recorder {
                     pattern_length: pattern.len() as u64,
                     ..QueueFillPayload::default()
                 };
-                st.device_operation(
+                Some(st.device_operation(
                     device_id,
                     0,
                     OperationCode::DeviceQueueFill,
                     PayloadType::DeviceQueueFill,
                     &[&payload.to_bytes(), waits, signals, pattern],
-                );
-                true
+                ))
             }
             Command::Update { data, target } if direct(target) => {
                 let mut target_ref = self.binding_ref(st, device_id, target);
@@ -987,14 +1006,13 @@ impl Recorder {
                     signal_semaphore_count: *signal_count,
                     ..QueueUpdatePayload::default()
                 };
-                st.device_operation(
+                Some(st.device_operation(
                     device_id,
                     0,
                     OperationCode::DeviceQueueUpdate,
                     PayloadType::DeviceQueueUpdate,
                     &[&payload.to_bytes(), waits, signals, data],
-                );
-                true
+                ))
             }
             Command::Copy { source, target } if direct(source) && direct(target) => {
                 let payload = QueueCopyPayload {
@@ -1005,16 +1023,15 @@ impl Recorder {
                     signal_semaphore_count: *signal_count,
                     ..QueueCopyPayload::default()
                 };
-                st.device_operation(
+                Some(st.device_operation(
                     device_id,
                     0,
                     OperationCode::DeviceQueueCopy,
                     PayloadType::DeviceQueueCopy,
                     &[&payload.to_bytes(), waits, signals],
-                );
-                true
+                ))
             }
-            _ => false,
+            _ => None,
         }
     }
 
@@ -1140,7 +1157,7 @@ impl Recorder {
         wait: &Fence,
         signal: &Fence,
         transfers: &[QueueTransfer],
-    ) -> Result<()> {
+    ) -> Result<Vec<u64>> {
         let (waits, wait_count, signals, signal_count) =
             self.timepoints(st, device_id, wait, signal);
         if transfers.is_empty() {
@@ -1150,14 +1167,13 @@ impl Recorder {
                 signal_semaphore_count: signal_count,
                 ..QueueExecutePayload::default()
             };
-            st.device_operation(
+            return Ok(vec![st.device_operation(
                 device_id,
                 0,
                 OperationCode::DeviceQueueExecute,
                 PayloadType::DeviceQueueExecute,
                 &[&payload.to_bytes(), &waits, &signals],
-            );
-            return Ok(());
+            )]);
         }
         let chain_id = if transfers.len() > 1 {
             match st.device(device_id).chain {
@@ -1172,6 +1188,7 @@ impl Recorder {
             None
         };
         let last = transfers.len() - 1;
+        let mut records = Vec::with_capacity(transfers.len());
         for (i, transfer) in transfers.iter().enumerate() {
             let (w, wc) = if i == 0 {
                 (waits.clone(), wait_count)
@@ -1200,9 +1217,9 @@ impl Recorder {
                     1,
                 )
             };
-            self.transfer(st, device_id, transfer, (&w, wc), (&s, sc))?;
+            records.push(self.transfer(st, device_id, transfer, (&w, wc), (&s, sc))?);
         }
-        Ok(())
+        Ok(records)
     }
 
     fn transfer(
@@ -1212,8 +1229,8 @@ impl Recorder {
         transfer: &QueueTransfer,
         (waits, wait_count): (&[u8], u64),
         (signals, signal_count): (&[u8], u64),
-    ) -> Result<()> {
-        match transfer {
+    ) -> Result<u64> {
+        let at = match transfer {
             QueueTransfer::Read {
                 file,
                 file_offset,
@@ -1243,7 +1260,7 @@ impl Recorder {
                     OperationCode::DeviceQueueRead,
                     PayloadType::DeviceQueueRead,
                     &[&payload.to_bytes(), waits, signals, &data],
-                );
+                )
             }
             QueueTransfer::Write {
                 source,
@@ -1268,7 +1285,7 @@ impl Recorder {
                     OperationCode::DeviceQueueWrite,
                     PayloadType::DeviceQueueWrite,
                     &[&payload.to_bytes(), waits, signals],
-                );
+                )
             }
             QueueTransfer::Fill {
                 target,
@@ -1296,7 +1313,7 @@ impl Recorder {
                         OperationCode::DeviceQueueFill,
                         PayloadType::DeviceQueueFill,
                         &[&payload.to_bytes(), waits, signals, pattern],
-                    );
+                    )
                 } else {
                     // A pattern the HAL's fills cannot express: its bytes.
                     let mut data = vec![0u8; *length as usize];
@@ -1315,11 +1332,11 @@ impl Recorder {
                         OperationCode::DeviceQueueUpdate,
                         PayloadType::DeviceQueueUpdate,
                         &[&payload.to_bytes(), waits, signals, &data],
-                    );
+                    )
                 }
             }
-        }
-        Ok(())
+        };
+        Ok(at)
     }
 }
 
@@ -1478,6 +1495,15 @@ pub struct RecordingDevice {
 }
 
 impl RecordingDevice {
+    /// `result` of a call recorded (at `records`) before it was made: a
+    /// failure marks those records failed.
+    fn settle<T>(&self, records: &[u64], result: Result<T>) -> Result<T> {
+        if let Err(status) = &result {
+            self.recorder.state.lock().mark_failed(records, status);
+        }
+        result
+    }
+
     /// The device it wraps.
     pub fn inner(&self) -> &Arc<dyn Device> {
         &self.inner
@@ -1588,7 +1614,7 @@ impl Device for RecordingDevice {
         params: BufferParams,
         size: u64,
     ) -> Result<Buffer> {
-        let id = {
+        let (id, at) = {
             let mut st = self.recorder.state.lock();
             let (waits, wait_count, signals, signal_count) =
                 self.recorder.timepoints(&mut st, self.id, wait, signal);
@@ -1600,16 +1626,16 @@ impl Device for RecordingDevice {
                 signal_semaphore_count: signal_count,
                 ..QueueAllocaPayload::default()
             };
-            st.device_operation(
+            let at = st.device_operation(
                 self.id,
                 id,
                 OperationCode::DeviceQueueAlloca,
                 PayloadType::DeviceQueueAlloca,
                 &[&payload.to_bytes(), &waits, &signals],
             );
-            id
+            (id, at)
         };
-        let buffer = self.inner.queue_alloca(wait, signal, params, size)?;
+        let buffer = self.settle(&[at], self.inner.queue_alloca(wait, signal, params, size))?;
         let mut st = self.recorder.state.lock();
         self.recorder
             .record_new_buffer(&mut st, self.id, id, &buffer);
@@ -1617,7 +1643,7 @@ impl Device for RecordingDevice {
     }
 
     fn queue_dealloca(&self, wait: &Fence, signal: &Fence, buffer: &Buffer) -> Result<()> {
-        {
+        let at = {
             let mut st = self.recorder.state.lock();
             let (waits, wait_count, signals, signal_count) =
                 self.recorder.timepoints(&mut st, self.id, wait, signal);
@@ -1640,9 +1666,9 @@ impl Device for RecordingDevice {
                 OperationCode::DeviceQueueDealloca,
                 PayloadType::DeviceQueueDealloca,
                 &[&payload.to_bytes(), &waits, &signals],
-            );
-        }
-        self.inner.queue_dealloca(wait, signal, buffer)
+            )
+        };
+        self.settle(&[at], self.inner.queue_dealloca(wait, signal, buffer))
     }
 
     fn queue_execute(
@@ -1652,15 +1678,19 @@ impl Device for RecordingDevice {
         command_buffer: Option<&CommandBuffer>,
         binding_table: &[DispatchBinding],
     ) -> Result<()> {
-        {
+        let at = {
             let mut st = self.recorder.state.lock();
             let timepoints = self.recorder.timepoints(&mut st, self.id, wait, signal);
-            let recorded_as_transfer = binding_table.is_empty()
-                && command_buffer.is_some_and(|cb| {
+            let as_transfer = match command_buffer {
+                Some(cb) if binding_table.is_empty() => {
                     self.recorder
                         .queue_transfer_command(&mut st, self.id, cb, &timepoints)
-                });
-            if !recorded_as_transfer {
+                }
+                _ => None,
+            };
+            if let Some(at) = as_transfer {
+                at
+            } else {
                 let command_buffer_id = match command_buffer {
                     Some(cb) => self.recorder.command_buffer(&mut st, self.id, cb),
                     None => 0,
@@ -1692,13 +1722,14 @@ impl Device for RecordingDevice {
                     OperationCode::DeviceQueueExecute,
                     PayloadType::DeviceQueueExecute,
                     &[&payload.to_bytes(), waits, signals, &table],
-                );
+                )
             }
-        }
-        iree_hal::without_host_access_observation(|| {
+        };
+        let result = iree_hal::without_host_access_observation(|| {
             self.inner
                 .queue_execute(wait, signal, command_buffer, binding_table)
-        })
+        });
+        self.settle(&[at], result)
     }
 
     fn queue_host_call(
@@ -1707,7 +1738,7 @@ impl Device for RecordingDevice {
         signal: &Fence,
         op: Box<dyn FnOnce() -> Result<()> + Send>,
     ) -> Result<()> {
-        {
+        let at = {
             let mut st = self.recorder.state.lock();
             self.recorder.timepoints(&mut st, self.id, wait, signal);
             st.unsupported(
@@ -1715,13 +1746,14 @@ impl Device for RecordingDevice {
                 ObjectType::Device,
                 self.id,
                 OperationCode::DeviceQueueHostCall,
-            );
-        }
-        self.inner.queue_host_call(
+            )
+        };
+        let result = self.inner.queue_host_call(
             wait,
             signal,
             Box::new(move || iree_hal::without_host_access_observation(op)),
-        )
+        );
+        self.settle(&[at], result)
     }
 
     fn queue_transfers(
@@ -1735,11 +1767,17 @@ impl Device for RecordingDevice {
             self.recorder
                 .transfers(&mut st, self.id, wait, signal, &transfers)
         };
-        if let Err(status) = recorded {
-            signal.fail(status.clone());
-            return Err(status);
-        }
-        self.inner.queue_transfers(wait, signal, transfers)
+        let records = match recorded {
+            Ok(records) => records,
+            Err(status) => {
+                signal.fail(status.clone());
+                return Err(status);
+            }
+        };
+        self.settle(
+            &records,
+            self.inner.queue_transfers(wait, signal, transfers),
+        )
     }
 
     fn create_channel(&self, params: &ChannelParams) -> Result<Arc<dyn Channel>> {

@@ -86,6 +86,30 @@ impl<W: Write + Seek> ReplayWriter<W> {
         self.next_ordinal
     }
 
+    /// The file offset the next record starts at.
+    pub fn offset(&self) -> u64 {
+        self.offset
+    }
+
+    /// Rewrites the status code of the record at `record_offset` (one
+    /// [`ReplayWriter::append`] wrote): a call recorded before it was made
+    /// that then failed.
+    pub fn set_status(&mut self, record_offset: u64, status_code: u32) -> Result<()> {
+        // The status code's offset in the record header.
+        const STATUS_CODE: u64 = 76;
+        if record_offset + RecordHeader::SIZE as u64 > self.offset {
+            return Err(Status::new(
+                StatusCode::OutOfRange,
+                format!("no record at offset {record_offset}"),
+            ));
+        }
+        self.out
+            .seek(SeekFrom::Start(record_offset + STATUS_CODE))
+            .and_then(|_| self.out.write_all(&status_code.to_le_bytes()))
+            .and_then(|()| self.out.seek(SeekFrom::Start(self.offset)).map(drop))
+            .map_err(io_error)
+    }
+
     /// Appends a record whose payload is the concatenation of `parts`;
     /// returns its sequence ordinal.
     pub fn append(&mut self, meta: &RecordMeta, parts: &[&[u8]]) -> Result<u64> {
