@@ -1,5 +1,10 @@
 //! Project automation, run as `cargo xtask <command>`:
 //!
+//! * `test`: every test of the project (what CI runs after its format and
+//!   lint gates) and one summary naming the tests that did not run here and
+//!   why (`test_all.rs`);
+//! * `readme`: run the README's commands and compare their output with what
+//!   it shows (`readme.rs`);
 //! * `venv`: create or verify the pinned upstream IREE venv at `.iree-venv`;
 //! * `testdata`: compile `testdata/<suite>/*.mlir` and record upstream's
 //!   output for every case;
@@ -44,9 +49,11 @@ mod models;
 mod opcodes;
 mod param_rss;
 mod proc;
+mod readme;
 mod replay;
 mod replay_bench;
 mod serve_load;
+mod test_all;
 mod testdata;
 mod tools;
 mod upstream_collectives;
@@ -64,7 +71,15 @@ const USAGE: &str = "\
 usage: cargo xtask <command> [options]
 
 commands:
+  test [--skip STEP,...]    every test: cargo test --workspace, the serve_async example,
+                            the ndarray feature, the Python package (bindings/python/
+                            test.sh), loom, readme; then one summary: counts, and every
+                            test that did not run here with its reason (steps:
+                            cargo-test, serve-async, ndarray, python, loom, readme)
+  readme                    run each command README.md shows with its output (a ```sh
+                            block followed by a ```text block) and compare stdout
   venv                      create/verify the pinned upstream venv at .iree-venv
+                            (downloads about 600 MB from PyPI the first time)
   testdata [options]        compile testdata/<suite>/*.mlir (when stale) and record
                             upstream's output for every case in expected/
       --suite S             only suite S (repeatable)
@@ -237,6 +252,8 @@ fn main() -> ExitCode {
         "bench-collectives" => bench_collectives::run(&args),
         "serve-load" => serve_load::run(&args),
         "loom" => loom(),
+        "test" => test_all::run(&args),
+        "readme" => readme::run(),
         "param-rss" => param_rss::run(&args),
         "e2e" => e2e::run(&args),
         "gpu-pack" => gpu::pack(&args),
