@@ -5,7 +5,7 @@
 //! alignment, padding written as zeros). `docs/replay.md` describes each
 //! record and payload.
 //!
-//! Structures are declared once with [`wire_struct!`], which gives each its
+//! Structures are declared once with `wire_struct!`, which gives each its
 //! exact size ([`Wire::SIZE`]), a decoder and an encoder, so no layout is
 //! written twice.
 

@@ -1,10 +1,10 @@
 //! HAL replay: upstream IREE's `.ireereplay` capture format and what reads,
 //! writes and runs it.
 //!
-//! * [`format`]: the file's structures and codes, byte for byte;
+//! * [`format`](mod@format): the file's structures and codes, byte for byte;
 //! * [`reader`] and [`writer`]: the one reader and the one writer of the
 //!   format;
-//! * [`dump`]: `iree-dump-replay`'s text and JSON-lines output;
+//! * [`dump`](mod@dump): `iree-dump-replay`'s text and JSON-lines output;
 //! * [`recorder`]: capture, a device wrapper recording every HAL call made
 //!   through it;
 //! * [`execute`]: re-issuing a capture's HAL calls on devices
