@@ -9,7 +9,11 @@
 //!   own replay of it fails: captures of cases whose device work fails);
 //! * our `iree-run-module --device_replay_output=` captures it, upstream's
 //!   `iree-dump-replay` dumps it (text and jsonl) and upstream's
-//!   `iree-run-replay` replays it with exit 0 (as does ours).
+//!   `iree-run-replay` replays it with exit 0 (as does ours);
+//! * each capture is replayed once more in this process, on a fresh device
+//!   of the same name, and every tensor the capturing run printed must be
+//!   among the bytes that replay reads back to the host (a window of a
+//!   host read that prints as the same line).
 //!
 //! With `--record`, the cases of [`RECORDED`] are captured again,
 //! hermetically (parameter bytes go into the capture), by upstream into
@@ -79,6 +83,17 @@ impl Job<'_> {
         args
     }
 
+    /// The case's `--output_max_element_count` (the tools' default 1024).
+    fn output_max_element_count(&self) -> usize {
+        self.case
+            .args
+            .iter()
+            .rev()
+            .find_map(|a| a.strip_prefix("--output_max_element_count="))
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(1024)
+    }
+
     /// A file name for this job's artifacts.
     fn stem(&self) -> String {
         format!(
@@ -122,7 +137,7 @@ fn check(job: &Job<'_>, tools: &Tools, work: &Path) -> Result<Vec<(String, Optio
     let _ = std::fs::remove_file(&capture);
     let mut args = job.args();
     args.push(format!("--device_replay_output={}", capture.display()));
-    run(&tools.upstream_run, &args, &job.case.dir)?;
+    let upstream_run = run(&tools.upstream_run, &args, &job.case.dir)?;
     if !capture.exists() {
         // Upstream made no device (the case fails before): nothing to compare.
         return Ok(results);
@@ -166,6 +181,13 @@ fn check(job: &Job<'_>, tools: &Tools, work: &Path) -> Result<Vec<(String, Optio
     };
     let upstream_replay_fails = outcome.is_none() && mine.exit_code != 0;
     results.push(("replay-upstream-capture".to_string(), outcome));
+    if !upstream_replay_fails {
+        let budget = job.output_max_element_count();
+        results.push((
+            "reads-back-upstream-capture".to_string(),
+            reads_back(&capture, job.device, &upstream_run.stdout, budget).err(),
+        ));
+    }
 
     // Our capture of the same run: upstream dumps it and replays it.
     let ours = work.join(format!("{}.ours.ireereplay", job.stem()));
@@ -216,7 +238,118 @@ fn check(job: &Job<'_>, tools: &Tools, work: &Path) -> Result<Vec<(String, Optio
         });
         results.push((name.to_string(), outcome));
     }
+    if !upstream_replay_fails {
+        let budget = job.output_max_element_count();
+        results.push((
+            "reads-back-our-capture".to_string(),
+            reads_back(&ours, job.device, &captured.stdout, budget).err(),
+        ));
+    }
     Ok(results)
+}
+
+/// Replays `capture` on a fresh `device` in this process and checks that
+/// every tensor the capturing run printed (`result[N]: hal.buffer_view`
+/// and the line after it) is among the bytes the replay reads back to the
+/// host: some window of a host read, printed with the run's
+/// `--output_max_element_count`, is the printed line.
+fn reads_back(capture: &Path, device: &str, stdout: &str, budget: usize) -> Result<()> {
+    let lines: Vec<&str> = stdout.lines().collect();
+    let printed: Vec<&str> = lines
+        .windows(2)
+        .filter(|pair| pair[0].ends_with(": hal.buffer_view"))
+        .map(|pair| pair[1])
+        .collect();
+    if printed.is_empty() {
+        return Ok(());
+    }
+    let bytes =
+        std::fs::read(capture).map_err(|e| format!("reading {}: {e}", capture.display()))?;
+    let plan = iree_hal_replay::Plan::new(&bytes).map_err(|e| e.to_string())?;
+    let options = iree_tooling::run::RunOptions {
+        devices: vec![device.to_string()],
+        ..Default::default()
+    };
+    let devices = iree_tooling::replay::create_devices(&options).map_err(|e| e.to_string())?;
+    let mut reads: Vec<Vec<u8>> = Vec::new();
+    {
+        let mut execute = iree_hal_replay::execute::ExecuteOptions {
+            on_host_read: Some(Box::new(|read: &iree_hal_replay::execute::HostRead<'_>| {
+                let mut data = vec![0u8; read.length as usize];
+                read.buffer.read(read.offset, &mut data)?;
+                reads.push(data);
+                Ok(())
+            })),
+            ..Default::default()
+        };
+        plan.execute(&devices, &mut execute)
+            .map_err(|e| format!("replay failed: {e}"))?;
+    }
+    for line in printed {
+        TENSORS_READ_BACK.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        if !printed_tensor_read(line, &reads, budget)? {
+            return Err(format!(
+                "no host read of the replay holds `{}` ({} reads)",
+                truncate(line, 80),
+                reads.len()
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Printed tensors [`reads_back`] looked for (found or not).
+static TENSORS_READ_BACK: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Whether some window of `reads` prints as `line` (`2x2xf32=[1 2][3 4]`).
+fn printed_tensor_read(line: &str, reads: &[Vec<u8>], budget: usize) -> Result<bool> {
+    let (header, values) = line
+        .split_once('=')
+        .ok_or_else(|| format!("not a tensor: `{}`", truncate(line, 80)))?;
+    let (shape, element_type) =
+        iree_hal::parse_shape_and_element_type(header).map_err(|e| e.to_string())?;
+    let count: usize = shape.iter().product();
+    let Some(length) = element_type.packed_byte_count(count) else {
+        return Ok(false);
+    };
+    // The first value as printed: a cheap filter before formatting a window.
+    let first = values
+        .trim_start_matches('[')
+        .split([' ', ']'])
+        .next()
+        .unwrap_or("")
+        .trim_end_matches("...");
+    let step = element_type.dense_byte_count().max(1);
+    for read in reads {
+        if read.len() < length {
+            continue;
+        }
+        for start in (0..=read.len() - length).step_by(step) {
+            let window = &read[start..start + length];
+            if count > 0 && !first.is_empty() && element_type.is_byte_aligned() {
+                let mut value = String::new();
+                if iree_hal::format_element(&window[..step], element_type, &mut value).is_err()
+                    || value != first
+                {
+                    continue;
+                }
+            }
+            if iree_hal::format_buffer_view(&shape, element_type, window, budget)
+                .is_ok_and(|text| text == line)
+            {
+                return Ok(true);
+            }
+        }
+    }
+    Ok(false)
+}
+
+/// `text`, cut to `max` characters.
+fn truncate(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some((at, _)) => format!("{}...", &text[..at]),
+        None => text.to_string(),
+    }
 }
 
 /// `: line N: upstream `...`, ours `...``, or nothing when equal.
@@ -359,6 +492,30 @@ pub fn run_command(args: &[String]) -> Result<bool> {
             }
         }
     }
+    println!(
+        "{} printed tensors looked for in the replays' host reads",
+        TENSORS_READ_BACK.load(std::sync::atomic::Ordering::Relaxed)
+    );
     println!("{passed} passed, {failed} failed");
     Ok(failed == 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::printed_tensor_read;
+
+    #[test]
+    fn a_printed_tensor_is_found_in_a_window_of_a_read() {
+        let mut read = vec![0xAAu8; 4];
+        for v in [1.5f32, -2.0, 1000.5] {
+            read.extend_from_slice(&v.to_le_bytes());
+        }
+        let reads = vec![vec![1u8, 2], read];
+        assert!(printed_tensor_read("3xf32=1.5 -2 1000.5", &reads, 1024).unwrap());
+        assert!(printed_tensor_read("2xf32=-2 1000.5", &reads, 1024).unwrap());
+        assert!(printed_tensor_read("3xf32=1.5...", &reads, 1).unwrap());
+        assert!(!printed_tensor_read("3xf32=1.5 -2 1000", &reads, 1024).unwrap());
+        assert!(!printed_tensor_read("4xf32=1.5 -2 1000.5 0", &reads, 1024).unwrap());
+        assert!(printed_tensor_read("not a tensor", &reads, 1024).is_err());
+    }
 }

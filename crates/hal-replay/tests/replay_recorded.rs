@@ -100,5 +100,9 @@ fn recorded_captures_replay_and_read_back_what_the_run_printed() {
             compared += 1;
         }
     }
+    eprintln!(
+        "{} captures replayed, {compared} tensors read back",
+        captures.len()
+    );
     assert!(compared >= 12, "only {compared} tensors compared");
 }
