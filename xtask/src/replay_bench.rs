@@ -172,6 +172,8 @@ pub fn run_command(args: &[String]) -> Result<bool> {
                 up_same.push(bench(&upstream_bench, &theirs)?);
                 our_same.push(bench(&our_bench, &theirs)?);
             }
+            let min = |v: &[f64]| v.iter().copied().fold(f64::INFINITY, f64::min);
+            let fastest = [min(&up_own), min(&our_own), min(&up_same), min(&our_same)];
             let (a, b) = (
                 crate::tools::median(&mut up_own),
                 crate::tools::median(&mut our_own),
@@ -184,6 +186,15 @@ pub fn run_command(args: &[String]) -> Result<bool> {
                 "  --replay_scope=execute, ms per iteration (median of {runs} runs of {iterations}): upstream {a:.3} on its capture, ours {b:.3} on ours = {:.2}x; on upstream's capture: upstream {c:.3}, ours {d:.3} = {:.2}x",
                 b / a,
                 d / c
+            );
+            println!(
+                "  fastest run: upstream {:.3} on its capture, ours {:.3} on ours = {:.2}x; on upstream's capture: upstream {:.3}, ours {:.3} = {:.2}x",
+                fastest[0],
+                fastest[1],
+                fastest[1] / fastest[0],
+                fastest[2],
+                fastest[3],
+                fastest[3] / fastest[2]
             );
         }
     }
