@@ -27,6 +27,8 @@
 //! * `upstream-collectives-tests`: upstream's collectives tests
 //!   (`tests/e2e/collectives`) against `iree_rust.runtime` under `mpirun`
 //!   (`upstream_collectives.rs`);
+//! * `upstream-c-samples`: upstream's C and C++ sample programs built
+//!   against our C API headers and `libiree_runtime` (`upstream_c_samples.rs`);
 //! * `vm-suite`: upstream's VM test suite (`vm/test/*.vmasm`) in process
 //!   (`vm_suite.rs`);
 //! * `record-cpuinfo`, `record-flags`, `dump-diff`: recordings and differentials of the
@@ -56,6 +58,7 @@ mod serve_load;
 mod test_all;
 mod testdata;
 mod tools;
+mod upstream_c_samples;
 mod upstream_collectives;
 mod upstream_py;
 mod venv;
@@ -183,6 +186,14 @@ commands:
                             iree_rust.runtime, import swapped (venv with mpi4py
                             under target/upstream-collectives); prints each test
                             and `N passed, N failed`
+  upstream-c-samples --iree-src DIR [--release] [-v]
+                            build upstream's C/C++ samples (DIR: an iree-org/iree
+                            checkout: runtime demo hello_world_*, samples/custom_module/*,
+                            simple_embedding, static_library) with cc/c++ against
+                            crates/c-api/include and libiree_runtime, run them on modules
+                            compiled with the pinned compiler, check what each documents
+                            (and that every iree_* symbol they use is exported); prints
+                            `N passed, N failed`
   vm-suite DIR [-v]         assemble upstream's VM test suite (DIR: runtime/src/iree/
                             vm/test of an iree-org/iree checkout matching 3.13) with
                             the pinned iree-as-module and run every export in process
@@ -265,6 +276,7 @@ fn main() -> ExitCode {
         "replay-bench" => replay_bench::run_command(&args),
         "upstream-python-tests" => upstream_py::run(&args),
         "upstream-collectives-tests" => upstream_collectives::run(&args),
+        "upstream-c-samples" => upstream_c_samples::run(&args),
         "vm-suite" => vm_suite::run(&args),
         other => {
             eprint!("unknown command `{other}`\n\n{USAGE}");

@@ -197,6 +197,15 @@ pub fn load_module_from_flag(
 ) -> Result<Arc<dyn Module>> {
     let flag = ModuleFlag::parse(flag)?;
     if iree_vm_dynamic::is_dynamic_library_path(&flag.path) {
+        // Libraries built against upstream's C API (`iree_vm_dynamic_module_create`
+        // of ABI version 1) run on this process's C API; the others are of
+        // this project's own ABI.
+        if let Some(module) =
+            iree_c_api::dynamic::try_load(instance, &flag.path, &flag.export_name, &flag.params)
+                .annotate_with(|| format!("loading dynamic module at '{}'", flag.path.display()))?
+        {
+            return Ok(module);
+        }
         let module = iree_vm_dynamic::load_from_file(
             &flag.path,
             &flag.export_name,
