@@ -32,7 +32,10 @@
 //! * `vm-suite`: upstream's VM test suite (`vm/test/*.vmasm`) in process
 //!   (`vm_suite.rs`);
 //! * `record-cpuinfo`, `record-flags`, `dump-diff`: recordings and differentials of the
-//!   inspection tools (`tools.rs`).
+//!   inspection tools (`tools.rs`);
+//! * `replay-diff`: HAL replay captures, dumps and replays, ours against
+//!   upstream's (`replay.rs`); `replay-bench`: the same for real models,
+//!   with `iree-benchmark-replay` timings (`replay_bench.rs`).
 //!
 //! The test-data format is described in `testdata/README.md` and implemented
 //! by `iree_tooling::testcases`.
@@ -49,6 +52,8 @@ mod opcodes;
 mod param_rss;
 mod proc;
 mod readme;
+mod replay;
+mod replay_bench;
 mod serve_load;
 mod test_all;
 mod testdata;
@@ -151,6 +156,22 @@ commands:
                             rewrites testdata/tools/dump-module (one module per
                             directory; JSON and disassembly only under 16 KiB) for
                             cargo test -p iree-dump-module
+  replay-diff [--suite S] [--group G] [--filter TEXT] [--jobs N] [--record] [-v]
+                            every testdata case that runs on a local device, on local-sync
+                            and local-task: upstream's capture (--device_replay_output)
+                            dumped by our iree-dump-replay exactly as by upstream's (text,
+                            jsonl) and replayed by our iree-run-replay; our capture dumped
+                            and replayed by upstream's tools (and replayed by ours); prints
+                            `N passed, N failed`; --record rewrites testdata/replay/upstream
+                            and testdata/replay/ours (hermetic captures of a few cases and
+                            upstream's dumps of them) for cargo test
+  replay-bench [--model M]... [--device D]... [--runs N] [--iterations N]
+                            real models (default silero-vad, ppocr-cls; prepared as bench
+                            prepares them) on local-sync and local-task: each runtime's
+                            capture replayed by the other's iree-run-replay, then
+                            iree-benchmark-replay --replay_scope=execute ms per iteration,
+                            ours vs upstream (each on its own capture, and both on
+                            upstream's), alternating runs (default 5 of 50 iterations), medians
   upstream-python-tests --iree-src DIR [--all] [--release] [-v]
                             run upstream's Python binding tests (DIR/runtime/bindings/
                             python/tests of an iree-org/iree checkout matching 3.13)
@@ -251,6 +272,8 @@ fn main() -> ExitCode {
         "record-cpuinfo" => tools::record_cpuinfo(),
         "record-flags" => tools::record_flags(),
         "dump-diff" => tools::dump_diff(&args),
+        "replay-diff" => replay::run_command(&args),
+        "replay-bench" => replay_bench::run_command(&args),
         "upstream-python-tests" => upstream_py::run(&args),
         "upstream-collectives-tests" => upstream_collectives::run(&args),
         "upstream-c-samples" => upstream_c_samples::run(&args),
