@@ -6,7 +6,7 @@
 //! A library is written with the ordinary native-module API and exported
 //! with one macro:
 //!
-//! ```ignore
+//! ```no_run
 //! use std::sync::Arc;
 //! use std::sync::atomic::{AtomicI32, Ordering};
 //! use iree_vm::native::NativeModuleBuilder;
