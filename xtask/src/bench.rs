@@ -37,6 +37,15 @@ const WORKLOADS: &[Workload] = &[
         ],
     },
     Workload {
+        name: "collatz (steps of 1..300000 summed, 35.7M trips)",
+        suite: "bench",
+        args: &[
+            "--module=collatz.vmfb",
+            "--function=collatz",
+            "--input=300000",
+        ],
+    },
+    Workload {
         name: "call_loop (20M internal calls)",
         suite: "bench",
         args: &[
