@@ -12,6 +12,8 @@
 //!   against `MPI_Allreduce` called directly, 2 ranks, shared memory and TCP
 //!   (`bench_collectives.rs`);
 //! * `loom`: model-check the semaphore, queue and worker-pool protocols;
+//! * `icount`: the interpreter's instruction counts against a committed
+//!   baseline, the regression guard of `.ci/run` (`icount.rs`);
 //! * `gpu-pack`, `gpu-check`: the CUDA driver on a GPU machine, prepared here
 //!   and run there in one call (`gpu.rs`);
 //! * `e2e`: compile the end-to-end check suites of `testdata/e2e`;
@@ -37,6 +39,7 @@ mod conformance;
 mod diff;
 mod e2e;
 mod gpu;
+mod icount;
 mod models;
 mod opcodes;
 mod param_rss;
@@ -151,6 +154,12 @@ commands:
                             vm/test of an iree-org/iree checkout matching 3.13) with
                             the pinned iree-as-module and run every export in process
                             (fail_* must fail, the rest succeed; none skipped)
+  icount [--update] [--filter TEXT]
+                            the interpreter's instruction counts (callgrind, release
+                            build of crates/vm-bytecode/examples/vm_count.rs) of every
+                            opcode loop and some VM-bound programs of testdata/bench
+                            against testdata/bench/instruction_counts.txt; fails on a
+                            rise of more than 2%; --update rewrites the baseline
   loom                      model-check semaphores, fences, the device queue and the
                             worker pool with loom (RUSTFLAGS=--cfg loom, own target dir)
 ";
@@ -216,6 +225,7 @@ fn main() -> ExitCode {
         "bench-collectives" => bench_collectives::run(&args),
         "serve-load" => serve_load::run(&args),
         "loom" => loom(),
+        "icount" => icount::run(&args),
         "param-rss" => param_rss::run(&args),
         "e2e" => e2e::run(&args),
         "gpu-pack" => gpu::pack(&args),
