@@ -924,7 +924,8 @@ macro_rules! define_fusions {
                 $($(
                     (Op::$add { a, b, r }, Op::$fused { a: x, b: n, r: c, t, f }) if x == r => {
                         let (t, f) = (u16::try_from(t).ok()?, u16::try_from(f).ok()?);
-                        Some(Op::$latch { a, b, r, n, c, t, f })
+                        let targets = u32::from(t) | (u32::from(f) << 16);
+                        Some(Op::$latch { a, b, r, n, c, targets })
                     }
                 )?)*
                 _ => None,
@@ -1307,8 +1308,7 @@ mod tests {
                 r: 4,
                 n: 6,
                 c: 8,
-                t: 2,
-                f: 4
+                targets: 0x0004_0002
             }
         ));
         // A jump that begins its own block is still threaded, but not fused

@@ -143,8 +143,10 @@ macro_rules! define_op_with_fused {
             )*
             $($(
                 #[doc = concat!("Loop latch: `r = ", stringify!($add), "(a, b)`, `c = ", stringify!($cmp),
-                                "(r, n)`, branch on `c` (both results written; targets below 2^16).")]
-                $latch { a: Reg, b: Reg, r: Reg, n: Reg, c: Reg, t: u16, f: u16 },
+                                "(r, n)`, branch on `c` (both results written). `targets` holds the ",
+                                "taken target in its low 16 bits and the exit in its high ones ",
+                                "(one load for both).")]
+                $latch { a: Reg, b: Reg, r: Reg, n: Reg, c: Reg, targets: u32 },
             )?)*
             $(
                 #[doc = concat!("`r = ", stringify!($add2), "(a, b)` then `r = ", stringify!($add2),

@@ -398,7 +398,7 @@ macro_rules! fused_handlers {
                 ) -> *const Op {
                     // SAFETY: as for `Handler`: verified ordinals and targets.
                     unsafe {
-                        fields!(ip, $latch { a, b, r, n, c, t, f });
+                        fields!(ip, $latch { a, b, r, n, c, targets });
                         let sum = crate::isa::eval::$add(alu_read!($w, regs, a), alu_read!($w, regs, b));
                         alu_write!($w, regs, r, sum);
                         let taken = crate::isa::eval::$cmp(sum, alu_read!($w, regs, n)) != 0;
@@ -406,10 +406,10 @@ macro_rules! fused_handlers {
                         // The loop goes on while `taken` (see
                         // `for_each_fused_op!`): the exit is laid out of line.
                         if taken {
-                            next(m.base.add(usize::from(t)), regs, m, table)
+                            next(m.base.add(usize::from(targets as u16)), regs, m, table)
                         } else {
                             std::hint::cold_path();
-                            next(m.base.add(usize::from(f)), regs, m, table)
+                            next(m.base.add((targets >> 16) as usize), regs, m, table)
                         }
                     }
                 }
