@@ -34,6 +34,7 @@
 
 mod bench;
 mod bench_collectives;
+mod bench_python;
 mod cli;
 mod conformance;
 mod diff;
@@ -87,10 +88,14 @@ commands:
                             models from PyPI wheels (prepared under target/models)
                             on local-sync and local-task, outputs compared bit for bit;
                             then iree-benchmark-module's per-call time (tiny dispatch
-                            on local-sync and local-task, a VM-only call), the share
-                            of upstream's local-sync call its own profiler puts in
-                            the kernels (the floor for any runtime), and
-                            iree-benchmark-executable's per-dispatch time
+                            on local-sync and local-task, a VM-only call, models), the
+                            per-call breakdown of each model call (total, kernel time
+                            from each runtime's own profile, the runtime's own share;
+                            ours and upstream's), iree-benchmark-executable's
+                            per-dispatch time, Python's per-call time
+                            (bindings/python/benchmarks/per_call.py, venv and release
+                            wheel under target/bench-py), and a summary of the ratios
+                            by part (interpreter, dispatch path, Python call, models)
   serve-load [--model M] [--device D,..] [--threads N] [--calls N]
                             one shared iree_runtime::Model under load (default silero-vad,
                             4 threads x 10000 calls, local-sync and local-task): results vs
