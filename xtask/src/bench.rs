@@ -22,6 +22,11 @@ use crate::{conformance, models, proc, venv, Result};
 /// A benchmark: a name, a suite directory and the `iree-run-module` args.
 struct Workload {
     name: &'static str,
+    /// What it measures, for the closing summary: `interpreter`,
+    /// `dispatch path` or `kernels` (a big matmul: the compiled code);
+    /// models are `model run` (the whole process) here and `model call`
+    /// (per call) in the per-call tables.
+    kind: &'static str,
     suite: &'static str,
     args: &'static [&'static str],
 }
@@ -29,6 +34,7 @@ struct Workload {
 const WORKLOADS: &[Workload] = &[
     Workload {
         name: "scalar_loop (50M trips)",
+        kind: "interpreter",
         suite: "bench",
         args: &[
             "--module=loops.vmfb",
@@ -37,7 +43,18 @@ const WORKLOADS: &[Workload] = &[
         ],
     },
     Workload {
+        name: "collatz (steps of 1..300000 summed, 35.7M trips)",
+        kind: "interpreter",
+        suite: "bench",
+        args: &[
+            "--module=collatz.vmfb",
+            "--function=collatz",
+            "--input=300000",
+        ],
+    },
+    Workload {
         name: "call_loop (20M internal calls)",
+        kind: "interpreter",
         suite: "bench",
         args: &[
             "--module=loops.vmfb",
@@ -47,6 +64,7 @@ const WORKLOADS: &[Workload] = &[
     },
     Workload {
         name: "import_loop (5M cross-module calls)",
+        kind: "interpreter",
         suite: "bench",
         args: &[
             "--module=import_callee.vmfb",
@@ -57,6 +75,7 @@ const WORKLOADS: &[Workload] = &[
     },
     Workload {
         name: "list_loop (20M get/set pairs)",
+        kind: "interpreter",
         suite: "bench",
         args: &[
             "--module=loops.vmfb",
@@ -66,6 +85,7 @@ const WORKLOADS: &[Workload] = &[
     },
     Workload {
         name: "remap_loop (20M remapping back edges)",
+        kind: "interpreter",
         suite: "bench",
         args: &[
             "--module=loops.vmfb",
@@ -75,6 +95,7 @@ const WORKLOADS: &[Workload] = &[
     },
     Workload {
         name: "branch_loop (20M if/else trips)",
+        kind: "interpreter",
         suite: "bench",
         args: &[
             "--module=loops.vmfb",
@@ -84,6 +105,7 @@ const WORKLOADS: &[Workload] = &[
     },
     Workload {
         name: "matmul 1024^3 f32, local-sync",
+        kind: "kernels",
         suite: "llvm-cpu",
         args: &[
             "--device=local-sync",
@@ -96,6 +118,7 @@ const WORKLOADS: &[Workload] = &[
     },
     Workload {
         name: "matmul 1024^3 f32, local-task",
+        kind: "kernels",
         suite: "llvm-cpu",
         args: &[
             "--device=local-task",
@@ -108,6 +131,7 @@ const WORKLOADS: &[Workload] = &[
     },
     Workload {
         name: "vmvx matmul 512^3 f32, local-sync",
+        kind: "interpreter",
         suite: "vmvx",
         args: &[
             "--device=local-sync",
@@ -120,6 +144,7 @@ const WORKLOADS: &[Workload] = &[
     },
     Workload {
         name: "100k tiny dispatches, local-task",
+        kind: "dispatch path",
         suite: "llvm-cpu",
         args: &[
             "--device=local-task",
@@ -131,6 +156,7 @@ const WORKLOADS: &[Workload] = &[
     },
     Workload {
         name: "100k tiny dispatches, local-sync",
+        kind: "dispatch path",
         suite: "llvm-cpu",
         args: &[
             "--device=local-sync",
@@ -145,6 +171,8 @@ const WORKLOADS: &[Workload] = &[
 /// One thing to time: where to run and what to pass.
 struct Job {
     name: String,
+    /// What it measures (see [`Workload::kind`]).
+    kind: &'static str,
     dir: PathBuf,
     args: Vec<String>,
     /// Files the run writes (relative to `dir`) that must match byte for byte.
@@ -187,6 +215,7 @@ pub fn run(args: &[String]) -> Result<bool> {
         .filter(|w| wanted(w.name))
         .map(|w| Job {
             name: w.name.to_string(),
+            kind: w.kind,
             dir: root.join("testdata").join(w.suite),
             args: w.args.iter().map(|s| s.to_string()).collect(),
             outputs: Vec::new(),
@@ -236,26 +265,52 @@ pub fn run(args: &[String]) -> Result<bool> {
         "workload", "upstream", "ours", "ratio", "up RSS", "our RSS", "ratio"
     );
     let mut all_ok = true;
+    let mut ratios = Vec::new();
     for job in &jobs {
         match measure(&upstream, &ours, job, runs) {
-            Ok((up, us)) => println!(
-                "{:<40} {:>8.1}ms {:>8.1}ms {:>7.3} {:>6.1}MiB {:>6.1}MiB {:>7.3}",
-                job.name,
-                ms(up.wall),
-                ms(us.wall),
-                us.wall.as_secs_f64() / up.wall.as_secs_f64(),
-                mib(up.rss_kib),
-                mib(us.rss_kib),
-                us.rss_kib as f64 / up.rss_kib.max(1) as f64
-            ),
+            Ok((up, us)) => {
+                let ratio = us.wall.as_secs_f64() / up.wall.as_secs_f64();
+                println!(
+                    "{:<40} {:>8.1}ms {:>8.1}ms {:>7.3} {:>6.1}MiB {:>6.1}MiB {:>7.3}",
+                    job.name,
+                    ms(up.wall),
+                    ms(us.wall),
+                    ratio,
+                    mib(up.rss_kib),
+                    mib(us.rss_kib),
+                    us.rss_kib as f64 / up.rss_kib.max(1) as f64
+                );
+                ratios.push(crate::tools::Ratio {
+                    kind: job.kind,
+                    name: job.name.clone(),
+                    ratio,
+                });
+            }
             Err(why) => {
                 all_ok = false;
                 println!("{:<40} FAILED: {why}", job.name);
             }
         }
     }
-    let per_call_ok = crate::tools::bench_per_call(runs, &wanted)?;
-    Ok(all_ok && per_call_ok)
+    let (per_call_ok, per_call) = crate::tools::bench_per_call(runs, &wanted)?;
+    ratios.extend(per_call);
+    let (python_ok, python) = crate::bench_python::per_call(&root, runs, &wanted)?;
+    ratios.extend(python);
+    if !ratios.is_empty() {
+        println!("\nsummary, ours/upstream (time; below 1 is faster):");
+        for kind in [
+            "interpreter",
+            "dispatch path",
+            "Python call",
+            "model call",
+            "kernels",
+        ] {
+            for r in ratios.iter().filter(|r| r.kind == kind) {
+                println!("{kind:<14} {:<52} {:>7.3}", r.name, r.ratio);
+            }
+        }
+    }
+    Ok(all_ok && per_call_ok && python_ok)
 }
 
 /// A model run on `device`, writing its outputs for comparison.
@@ -268,6 +323,7 @@ fn model_job(name: String, device: &str, prepared: &models::Prepared, model: &st
     args.extend(outputs.iter().map(|f| format!("--output=@{f}")));
     Job {
         name,
+        kind: "model run",
         dir: prepared.dir.clone(),
         args,
         outputs,

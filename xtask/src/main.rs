@@ -17,6 +17,8 @@
 //!   against `MPI_Allreduce` called directly, 2 ranks, shared memory and TCP
 //!   (`bench_collectives.rs`);
 //! * `loom`: model-check the semaphore, queue and worker-pool protocols;
+//! * `icount`: the interpreter's instruction counts against a committed
+//!   baseline, the regression guard `cargo xtask test` runs (`icount.rs`);
 //! * `gpu-pack`, `gpu-check`: the CUDA driver on a GPU machine, prepared here
 //!   and run there in one call (`gpu.rs`);
 //! * `e2e`: compile the end-to-end check suites of `testdata/e2e`;
@@ -42,11 +44,13 @@
 
 mod bench;
 mod bench_collectives;
+mod bench_python;
 mod cli;
 mod conformance;
 mod diff;
 mod e2e;
 mod gpu;
+mod icount;
 mod models;
 mod opcodes;
 mod param_rss;
@@ -76,9 +80,10 @@ usage: cargo xtask <command> [options]
 commands:
   test [--skip STEP,...]    every test: cargo test --workspace, the serve_async example,
                             the ndarray feature, the Python package (bindings/python/
-                            test.sh), loom, readme; then one summary: counts, and every
-                            test that did not run here with its reason (steps:
-                            cargo-test, serve-async, ndarray, python, loom, readme)
+                            test.sh), loom, icount, readme; then one summary: counts,
+                            and every test that did not run here with its reason (steps:
+                            cargo-test, serve-async, ndarray, python, loom, icount,
+                            readme)
   readme                    run each command README.md shows with its output (a ```sh
                             block followed by a ```text block) and compare stdout
   venv                      create/verify the pinned upstream venv at .iree-venv
@@ -107,10 +112,14 @@ commands:
                             models from PyPI wheels (prepared under target/models)
                             on local-sync and local-task, outputs compared bit for bit;
                             then iree-benchmark-module's per-call time (tiny dispatch
-                            on local-sync and local-task, a VM-only call), the share
-                            of upstream's local-sync call its own profiler puts in
-                            the kernels (the floor for any runtime), and
-                            iree-benchmark-executable's per-dispatch time
+                            on local-sync and local-task, a VM-only call, models), the
+                            per-call breakdown of each model call (total, kernel time
+                            from each runtime's own profile, the runtime's own share;
+                            ours and upstream's), iree-benchmark-executable's
+                            per-dispatch time, Python's per-call time
+                            (bindings/python/benchmarks/per_call.py, venv and release
+                            wheel under target/bench-py), and a summary of the ratios
+                            by part (interpreter, dispatch path, Python call, models)
   serve-load [--model M] [--device D,..] [--threads N] [--calls N]
                             one shared iree_runtime::Model under load (default silero-vad,
                             4 threads x 10000 calls, local-sync and local-task): results vs
@@ -198,6 +207,12 @@ commands:
                             vm/test of an iree-org/iree checkout matching 3.13) with
                             the pinned iree-as-module and run every export in process
                             (fail_* must fail, the rest succeed; none skipped)
+  icount [--update] [--filter TEXT]
+                            the interpreter's instruction counts (callgrind, release
+                            build of crates/vm-bytecode/examples/vm_count.rs) of every
+                            opcode loop and some VM-bound programs of testdata/bench
+                            against testdata/bench/instruction_counts.txt; fails on a
+                            rise of more than 2%; --update rewrites the baseline
   loom                      model-check semaphores, fences, the device queue and the
                             worker pool with loom (RUSTFLAGS=--cfg loom, own target dir)
 ";
@@ -263,6 +278,7 @@ fn main() -> ExitCode {
         "bench-collectives" => bench_collectives::run(&args),
         "serve-load" => serve_load::run(&args),
         "loom" => loom(),
+        "icount" => icount::run(&args),
         "test" => test_all::run(&args),
         "readme" => readme::run(),
         "param-rss" => param_rss::run(&args),

@@ -3,7 +3,8 @@
 //! The steps are what CI runs after its format and lint gates (`.ci/run`):
 //! `cargo test --workspace`, the async serving example, the runtime's
 //! `ndarray` feature, the Python package's pytest suite, the loom model
-//! checks, and the README's commands against the output it shows. Each
+//! checks, the interpreter's instruction counts against their baseline
+//! (`icount.rs`), and the README's commands against the output it shows. Each
 //! step's output streams through as it runs; the summary then gives the
 //! test counts and names every test that did not run on this machine with
 //! its reason (tests that need `mpirun`, a GPU driver or upstream's tools
@@ -18,7 +19,7 @@ use std::process::Command;
 use crate::Result;
 
 /// The steps, in order: (name, what it runs).
-const STEPS: [(&str, &str); 6] = [
+const STEPS: [(&str, &str); 7] = [
     ("cargo-test", "cargo test --workspace"),
     (
         "serve-async",
@@ -30,6 +31,7 @@ const STEPS: [(&str, &str); 6] = [
     ),
     ("python", "bindings/python/test.sh"),
     ("loom", "cargo xtask loom"),
+    ("icount", "cargo xtask icount"),
     ("readme", "cargo xtask readme"),
 ];
 
@@ -107,6 +109,10 @@ pub fn run(args: &[String]) -> Result<bool> {
                 ),
             },
             "loom" => crate::loom(),
+            "icount" => match valgrind_missing() {
+                Some(reason) => Err(reason),
+                None => crate::icount::run(&[]),
+            },
             "readme" => crate::readme::run(),
             _ => unreachable!("every step is matched"),
         };
@@ -135,6 +141,15 @@ fn python_missing() -> Option<String> {
         .output()
         .is_ok_and(|o| o.status.success());
     (!ok).then(|| "needs python3 (>= 3.9) with its venv module".to_string())
+}
+
+/// Why the instruction-count step cannot run here, if it cannot.
+fn valgrind_missing() -> Option<String> {
+    let ok = Command::new("valgrind")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    (!ok).then(|| "needs valgrind (callgrind)".to_string())
 }
 
 /// Test counts and the ignored tests, over every test binary a step ran.

@@ -335,7 +335,7 @@ const PER_CALL_MODEL_DEVICES: [&str; 2] = ["local-sync", "local-task"];
 /// [`PER_DISPATCH_WORKLOADS`]: `rounds` runs per tool, alternating which
 /// goes first, each the median of 3 repetitions of 0.2 s; the table gives
 /// the median over the rounds of the time per call (per dispatch).
-pub fn bench_per_call(rounds: usize, wanted: &dyn Fn(&str) -> bool) -> Result<bool> {
+pub fn bench_per_call(rounds: usize, wanted: &dyn Fn(&str) -> bool) -> Result<(bool, Vec<Ratio>)> {
     let root = repo_root();
     let venv = venv::ensure(&root)?;
     let common = [
@@ -378,17 +378,18 @@ pub fn bench_per_call(rounds: usize, wanted: &dyn Fn(&str) -> bool) -> Result<bo
         call.args.extend(common.iter().cloned());
         call.args.push("--time_unit=ns".to_string());
     }
-    let module_ok = median_table(
+    let our_module_tool = crate::conformance::build_release_tool(&root, "iree-benchmark-module")?;
+    let (module_ok, per_call) = median_table(
         &format!(
             "per call (iree-benchmark-module, median of {rounds} alternating runs of 3 x 0.2s)"
         ),
         &venv.runtime_libs.join("iree-benchmark-module"),
-        &crate::conformance::build_release_tool(&root, "iree-benchmark-module")?,
+        &our_module_tool,
         &calls,
         rounds,
         wanted,
     );
-    let floor_ok = kernel_floor_table(&venv.runtime_libs, &calls, wanted);
+    let floor_ok = breakdown_table(&venv.runtime_libs, &calls, &per_call);
     let executable = root.join("target/bench/expected_output_embedded_elf_x86_64.so");
     extract_executable(
         &root.join("testdata/llvm-cpu/expected_output.vmfb"),
@@ -414,7 +415,7 @@ pub fn bench_per_call(rounds: usize, wanted: &dyn Fn(&str) -> bool) -> Result<bo
             .collect(),
         })
         .collect();
-    let executable_ok = median_table(
+    let (executable_ok, per_dispatch) = median_table(
         &format!("per dispatch (iree-benchmark-executable, median of {rounds} alternating runs of 3 x 0.2s)"),
         &venv.runtime_libs.join("iree-benchmark-executable"),
         &crate::conformance::build_release_tool(&root, "iree-benchmark-executable")?,
@@ -422,90 +423,145 @@ pub fn bench_per_call(rounds: usize, wanted: &dyn Fn(&str) -> bool) -> Result<bo
         rounds,
         wanted,
     );
-    Ok(module_ok && floor_ok && executable_ok)
+    let ratios = per_call
+        .iter()
+        .map(|m| Ratio {
+            kind: if m.name.starts_with("tiny dispatch") {
+                "dispatch path"
+            } else if m.name.starts_with("VM-only") {
+                "interpreter"
+            } else {
+                "model call"
+            },
+            name: m.name.clone(),
+            ratio: m.ours / m.upstream,
+        })
+        .chain(per_dispatch.iter().map(|m| Ratio {
+            kind: "dispatch path",
+            name: m.name.clone(),
+            ratio: m.ours / m.upstream,
+        }))
+        .collect();
+    Ok((module_ok && floor_ok && executable_ok, ratios))
 }
 
-/// For each local-sync model workload: upstream's time per call and the
-/// part of it its own profiler (`--device_profiling_mode=host-execution`,
-/// read back with `iree-profile statistics`) spends inside dispatches, i.e.
-/// in the compiled kernels. On local-sync one thread runs every kernel in
-/// turn, so no runtime running the same `.vmfb` takes less per call than
-/// the kernels do: that share is the lowest ratio to upstream reachable.
+/// One side-by-side result for `cargo xtask bench`'s closing summary:
+/// what it measures (`interpreter`, `dispatch path`, `Python call`, ...),
+/// the workload and ours/upstream.
+pub struct Ratio {
+    /// The part of the runtime it measures.
+    pub kind: &'static str,
+    /// The workload.
+    pub name: String,
+    /// Ours over upstream (time).
+    pub ratio: f64,
+}
+
+/// One workload's medians, in ns per call.
+struct Medians {
+    name: String,
+    upstream: f64,
+    ours: f64,
+}
+
+/// For each model workload measured in `per_call`: where a call's time
+/// goes, ours and upstream's side by side. Both runtimes run the same
+/// kernels (the same `.vmfb`), so one kernel time serves both: upstream's
+/// own profile of the call (`--device_profiling_mode=host-execution`,
+/// 3 x 200 calls, read with its `iree-profile statistics`: the time inside
+/// dispatches per call; on local-task the dispatches' spans, with the
+/// workers running each dispatch's tiles). A runtime's own share is its
+/// median time per call (the table above) minus that. On local-sync one
+/// thread runs every kernel in turn, so the kernels are the floor of any
+/// runtime running the `.vmfb` ("floor": their share of upstream's call).
 /// False if a run failed.
-fn kernel_floor_table(
-    runtime_libs: &Path,
-    calls: &[Workload],
-    wanted: &dyn Fn(&str) -> bool,
-) -> bool {
+fn breakdown_table(runtime_libs: &Path, calls: &[Workload], per_call: &[Medians]) -> bool {
+    let models: Vec<(&Workload, &Medians)> = per_call
+        .iter()
+        .filter(|m| !m.name.starts_with("tiny") && !m.name.starts_with("VM-only"))
+        .filter_map(|m| Some((calls.iter().find(|w| w.name == m.name)?, m)))
+        .collect();
+    if models.is_empty() {
+        return true;
+    }
     println!(
-        "\nkernel floor on local-sync (upstream's own profiler, 3 x 200 calls):\n{:<40} {:>10} {:>10} {:>7}",
-        "workload", "per call", "kernels", "share"
+        "\nper-call breakdown (kernels: upstream's own profile, 3 x 200 calls; runtime = call - kernels):\n\
+         {:<32} {:>10} {:>10} {:>10} {:>10} {:>10} {:>8} {:>6}",
+        "workload", "up call", "our call", "kernels", "up rt", "our rt", "rt ratio", "floor"
     );
     let profile = std::env::temp_dir().join(format!("xtask-floor-{}.ireeprof", std::process::id()));
     let mut all_ok = true;
-    for workload in calls.iter().filter(|w| {
-        wanted(&w.name) && w.name.ends_with("local-sync") && !w.name.starts_with("tiny")
-    }) {
-        let measured = (|| -> Result<(f64, f64)> {
-            let mut args: Vec<String> = workload
-                .args
-                .iter()
-                .filter(|a| !a.starts_with("--benchmark_min_time"))
-                .cloned()
-                .collect();
-            args.extend([
-                "--benchmark_min_time=200x".to_string(),
-                "--device_profiling_mode=host-execution".to_string(),
-                format!("--device_profiling_output={}", profile.display()),
-            ]);
-            let run = proc::run(
-                &runtime_libs.join("iree-benchmark-module"),
-                &args,
-                &workload.dir,
-                Duration::from_secs(300),
-            )?;
-            if run.exit_code != 0 {
-                return Err(format!("exit {}: {}", run.exit_code, run.stderr.trim()));
+    for (workload, medians) in models {
+        let tool = runtime_libs.join("iree-benchmark-module");
+        match kernel_ns_per_call(&tool, runtime_libs, workload, &profile) {
+            Ok(kernels) => {
+                let (up_runtime, our_runtime) =
+                    (medians.upstream - kernels, medians.ours - kernels);
+                let us = |ns: f64| format!("{:.1}us", ns / 1e3);
+                println!(
+                    "{:<32} {:>10} {:>10} {:>10} {:>10} {:>10} {:>8.3} {:>6.3}",
+                    workload.name,
+                    us(medians.upstream),
+                    us(medians.ours),
+                    us(kernels),
+                    us(up_runtime),
+                    us(our_runtime),
+                    our_runtime / up_runtime,
+                    kernels / medians.upstream,
+                );
             }
-            let stats = proc::run(
-                &runtime_libs.join("iree-profile"),
-                &["statistics".to_string(), profile.display().to_string()],
-                &workload.dir,
-                Duration::from_secs(60),
-            )?;
-            if stats.exit_code != 0 {
-                return Err(format!(
-                    "iree-profile exit {}: {}",
-                    stats.exit_code,
-                    stats.stderr.trim()
-                ));
-            }
-            let per_call =
-                median_real_time_ms(&run.stdout).ok_or("no median in the JSON report")? * 1e6;
-            let (calls, _) = queue_total_ns(&stats.stdout, "execute")
-                .ok_or("no execute row in iree-profile statistics")?;
-            let (_, kernels_ns) = queue_total_ns(&stats.stdout, "dispatch")
-                .ok_or("no dispatch row in iree-profile statistics")?;
-            Ok((per_call, kernels_ns / calls.max(1) as f64))
-        })();
-        let name = &workload.name;
-        match measured {
-            // Both from one profiled run: profiling lengthens the call a
-            // little, so the share errs low.
-            Ok((per_call, kernels)) => println!(
-                "{name:<40} {:>8.0}ns {:>8.0}ns {:>7.3}",
-                per_call,
-                kernels,
-                kernels / per_call
-            ),
             Err(why) => {
                 all_ok = false;
-                println!("{name:<40} FAILED: {why}");
+                println!("{:<32} FAILED: {why}", workload.name);
             }
         }
     }
     let _ = std::fs::remove_file(&profile);
     all_ok
+}
+
+/// The time `tool` (an `iree-benchmark-module`) spends inside dispatches
+/// per call of `workload`, by its own host-execution profile written to
+/// `profile` and read with upstream's `iree-profile statistics`.
+fn kernel_ns_per_call(
+    tool: &Path,
+    runtime_libs: &Path,
+    workload: &Workload,
+    profile: &Path,
+) -> Result<f64> {
+    let mut args: Vec<String> = workload
+        .args
+        .iter()
+        .filter(|a| !a.starts_with("--benchmark_min_time"))
+        .cloned()
+        .collect();
+    args.extend([
+        "--benchmark_min_time=200x".to_string(),
+        "--device_profiling_mode=host-execution".to_string(),
+        format!("--device_profiling_output={}", profile.display()),
+    ]);
+    let run = proc::run(tool, &args, &workload.dir, Duration::from_secs(300))?;
+    if run.exit_code != 0 {
+        return Err(format!("exit {}: {}", run.exit_code, run.stderr.trim()));
+    }
+    let stats = proc::run(
+        &runtime_libs.join("iree-profile"),
+        &["statistics".to_string(), profile.display().to_string()],
+        &workload.dir,
+        Duration::from_secs(60),
+    )?;
+    if stats.exit_code != 0 {
+        return Err(format!(
+            "iree-profile exit {}: {}",
+            stats.exit_code,
+            stats.stderr.trim()
+        ));
+    }
+    let (calls, _) = queue_total_ns(&stats.stdout, "execute")
+        .ok_or("no execute row in iree-profile statistics")?;
+    let (_, kernels_ns) = queue_total_ns(&stats.stdout, "dispatch")
+        .ok_or("no dispatch row in iree-profile statistics")?;
+    Ok(kernels_ns / calls.max(1) as f64)
 }
 
 /// The count and total (in ns) of the `host_execute_queue` row of
@@ -554,12 +610,13 @@ fn median_table(
     workloads: &[Workload],
     rounds: usize,
     wanted: &dyn Fn(&str) -> bool,
-) -> bool {
+) -> (bool, Vec<Medians>) {
     println!(
         "\n{title}:\n{:<40} {:>10} {:>10} {:>7}",
         "workload", "upstream", "ours", "ratio"
     );
     let mut all_ok = true;
+    let mut medians = Vec::new();
     for workload in workloads.iter().filter(|w| wanted(&w.name)) {
         let time = |tool: &Path| -> Result<f64> {
             let out = proc::run(
@@ -593,7 +650,12 @@ fn median_table(
             Ok((up, us)) => {
                 let (mut up, mut us) = (up, us);
                 let (up, us) = (median(&mut up), median(&mut us));
-                println!("{name:<40} {:>8.0}ns {:>8.0}ns {:>7.3}", up, us, us / up)
+                println!("{name:<40} {:>8.0}ns {:>8.0}ns {:>7.3}", up, us, us / up);
+                medians.push(Medians {
+                    name: name.clone(),
+                    upstream: up,
+                    ours: us,
+                });
             }
             Err(why) => {
                 all_ok = false;
@@ -601,7 +663,7 @@ fn median_table(
             }
         }
     }
-    all_ok
+    (all_ok, medians)
 }
 
 /// The median of `values` (the mean of the middle two for an even count).

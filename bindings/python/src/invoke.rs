@@ -246,9 +246,24 @@ pub fn array_bytes(obj: &Bound<'_, PyAny>) -> PyResult<(Vec<usize>, Vec<u8>)> {
     Ok((shape, bytes))
 }
 
-/// A function of a context, callable from Python.
+/// A function of a context, callable from Python. Its state is shared:
+/// [`FunctionInvoker::_share`] makes another invoker object over the same
+/// state, which is how `BoundModule` hands out a new invoker per attribute
+/// lookup (as upstream does) without building one each time.
 #[pyclass(module = "iree_rust.runtime._binding", frozen)]
 pub struct FunctionInvoker {
+    state: Arc<Invoker>,
+}
+
+impl std::ops::Deref for FunctionInvoker {
+    type Target = Invoker;
+    fn deref(&self) -> &Invoker {
+        &self.state
+    }
+}
+
+/// What a [`FunctionInvoker`] calls with.
+pub struct Invoker {
     vm_context: Py<VmContext>,
     device_obj: Py<HalDevice>,
     vm_function: Py<VmFunction>,
@@ -261,7 +276,7 @@ pub struct FunctionInvoker {
     stack: Mutex<Stack>,
 }
 
-impl FunctionInvoker {
+impl Invoker {
     /// The VM value for argument `index` of slot type `ty`.
     fn convert_arg(&self, index: usize, obj: &Bound<'_, PyAny>, ty: &CconvType) -> PyResult<Value> {
         let py = obj.py();
@@ -372,15 +387,26 @@ impl FunctionInvoker {
             args.truncate(args.len() - 2);
         }
         Ok(FunctionInvoker {
-            device: device.get().device.clone(),
-            vm_context: vm_context.unbind(),
-            device_obj: device.unbind(),
-            vm_function: vm_function.unbind(),
-            function,
-            args,
-            coarse_fences,
-            stack: Mutex::new(Stack::new()),
+            state: Arc::new(Invoker {
+                device: device.get().device.clone(),
+                vm_context: vm_context.unbind(),
+                device_obj: device.unbind(),
+                vm_function: vm_function.unbind(),
+                function,
+                args,
+                coarse_fences,
+                stack: Mutex::new(Stack::new()),
+            }),
         })
+    }
+
+    /// Another invoker of the same function over this one's state (its
+    /// resolved function, argument types and reusable stack): a new object,
+    /// as a new lookup gives, for the cost of an allocation.
+    fn _share(&self) -> FunctionInvoker {
+        FunctionInvoker {
+            state: self.state.clone(),
+        }
     }
 
     /// The function called.
@@ -461,7 +487,7 @@ impl FunctionInvoker {
     }
 }
 
-impl FunctionInvoker {
+impl Invoker {
     /// None, the one result, or a tuple of them.
     fn results_to_py(&self, py: Python<'_>, results: Vec<Value>) -> PyResult<PyObject> {
         match results.len() {

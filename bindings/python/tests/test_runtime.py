@@ -247,6 +247,30 @@ def test_objects_are_freed():
     assert all(r() is None for r in refs)
 
 
+def test_attribute_lookups_share_the_first_invoker():
+    config = rt.Config("local-sync")
+    module = rt.VmModule.mmap(config.vm_instance, os.path.join(DATA, "tiny.vmfb"))
+    ctx = rt.SystemContext(vm_modules=[module], config=config)
+    a = np.array([1, 2, 3, 4], np.float32)
+    b = np.array([2, 2, 2, 2], np.float32)
+    expected = np.asarray(ctx.modules.module["mul4"](a, b))
+    # A new invoker object per lookup, as upstream's, each calling the same
+    # function (the later ones over the first one's state).
+    first, second = ctx.modules.module.mul4, ctx.modules.module.mul4
+    assert first is not second
+    for f in (first, second, ctx.modules.module.mul4):
+        np.testing.assert_array_equal(np.asarray(f(a, b)), expected)
+    assert repr(second) == repr(first)
+    # Modules are the same objects, as upstream's dict gives them.
+    assert ctx.modules.module is ctx.modules.module
+    # Properties are not shadowed, and missing names still fail.
+    assert ctx.modules.module.name == "module"
+    with pytest.raises(AttributeError):
+        ctx.modules.module.no_such_function
+    with pytest.raises(AttributeError):
+        ctx.modules.no_such_module
+
+
 def test_destroy_callback_runs_when_the_module_goes():
     calls = []
     m = rt.load_vm_flatbuffer_file(

@@ -290,9 +290,13 @@ pub trait ResultExt<T> {
 }
 
 impl<T> ResultExt<T> for Result<T> {
+    #[inline]
     fn annotate(self, annotation: impl Into<String>) -> Result<T> {
         self.map_err(|s| s.annotate(annotation))
     }
+    // Inlined: on the success path this is a check of the discriminant, and
+    // calls on hot paths (every native module call) should pay no more.
+    #[inline]
     fn annotate_with<S: Into<String>>(self, f: impl FnOnce() -> S) -> Result<T> {
         self.map_err(|s| s.annotate(f()))
     }

@@ -806,13 +806,31 @@ fn decode_inner(m: &ModuleView<'_>, file: &[u8], ordinal: usize) -> Result<Funct
         }
         branch.target = op_index;
     }
-    // Simple branches carry their target inline.
+    // Simple branches carry their target inline, and an edge that copies
+    // one or two i32 words carries them too.
     for op in ops.iter_mut() {
         match *op {
             Op::BrRemap { branch } if d.branches[branch as usize].remap.is_empty() => {
                 *op = Op::Br {
                     target: d.branches[branch as usize].target,
                 };
+            }
+            Op::BrRemap { branch } if !d.branches[branch as usize].remaps_refs => {
+                let br = &d.branches[branch as usize];
+                let moves = match br.remap[..] {
+                    [one] => Some([one, one]),
+                    [first, second] => Some([first, second]),
+                    _ => None,
+                };
+                if let Some([(src0, dst0), (src1, dst1)]) = moves {
+                    *op = Op::BrMove {
+                        src0,
+                        dst0,
+                        src1,
+                        dst1,
+                        target: br.target,
+                    };
+                }
             }
             Op::CondBrRemap { cond, t, f }
                 if d.branches[t as usize].remap.is_empty()
@@ -906,7 +924,8 @@ macro_rules! define_fusions {
                 $($(
                     (Op::$add { a, b, r }, Op::$fused { a: x, b: n, r: c, t, f }) if x == r => {
                         let (t, f) = (u16::try_from(t).ok()?, u16::try_from(f).ok()?);
-                        Some(Op::$latch { a, b, r, n, c, t, f })
+                        let targets = u32::from(t) | (u32::from(f) << 16);
+                        Some(Op::$latch { a, b, r, n, c, targets })
                     }
                 )?)*
                 _ => None,
@@ -1289,8 +1308,7 @@ mod tests {
                 r: 4,
                 n: 6,
                 c: 8,
-                t: 2,
-                f: 4
+                targets: 0x0004_0002
             }
         ));
         // A jump that begins its own block is still threaded, but not fused

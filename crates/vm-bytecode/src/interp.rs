@@ -13,11 +13,13 @@ use iree_vm::list::{List, ListElementType};
 use iree_vm::refs::type_mismatch;
 use iree_vm::{CallStatus, CconvType, Ref, Stack, TypeDef, Value};
 
-use crate::decode::{
-    Branch, CallTarget, FunctionCode, ImportArg, Slot, MOVE_BIT, REF_BIT, REF_MASK,
-};
+use crate::decode::{CallTarget, FunctionCode, ImportArg, Slot, MOVE_BIT, REF_BIT, REF_MASK};
 use crate::module::BytecodeInstance;
 use crate::op::*;
+
+mod dispatch;
+
+use dispatch::{r32, r64, rf32, rf64, w32, w64};
 
 /// A suspended caller frame.
 #[derive(Clone, Copy, Debug)]
@@ -45,144 +47,6 @@ struct Continuation {
 enum Exit {
     Returned,
     Deferred(Option<u32>),
-}
-
-/// Reads an ALU operand register as its value type.
-macro_rules! alu_read {
-    (I32, $regs:ident, $reg:expr) => {
-        r32($regs, $reg) as i32
-    };
-    (I64, $regs:ident, $reg:expr) => {
-        r64($regs, $reg) as i64
-    };
-    (F32, $regs:ident, $reg:expr) => {
-        rf32($regs, $reg)
-    };
-    (F64, $regs:ident, $reg:expr) => {
-        rf64($regs, $reg)
-    };
-}
-
-/// Writes an ALU result register from its value type.
-macro_rules! alu_write {
-    (I32, $regs:ident, $reg:expr, $value:ident) => {
-        w32($regs, $reg, $value as u32)
-    };
-    (I64, $regs:ident, $reg:expr, $value:ident) => {
-        w64($regs, $reg, $value as u64)
-    };
-    (F32, $regs:ident, $reg:expr, $value:ident) => {
-        w32($regs, $reg, $value.to_bits())
-    };
-    (F64, $regs:ident, $reg:expr, $value:ident) => {
-        w64($regs, $reg, $value.to_bits())
-    };
-}
-
-/// Evaluates an ALU row's semantics; a `try` row's error goes to `$fail!`.
-macro_rules! alu_eval {
-    (ok, $e:expr, $fail:ident) => {
-        $e
-    };
-    (try, $e:expr, $fail:ident) => {
-        match $e {
-            Ok(value) => value,
-            Err(error) => $fail!(error),
-        }
-    };
-}
-
-/// The dispatch loop's `match`: one generated arm per row of
-/// [`for_each_alu_op!`](crate::isa), then the hand-written `$arms`.
-macro_rules! dispatch_alu {
-    (($op:expr, $regs:ident, $fail:ident, { $($arms:tt)* })
-     $( $set:ident $code:literal $mnemonic:literal $name:ident
-        ( $($arg:ident : $arg_ty:ident),* ) -> $result_ty:ident = $kind:ident $sem:expr ; )*) => {
-        match $op {
-            $( Op::$name { $($arg,)* r } => {
-                $( let $arg = alu_read!($arg_ty, $regs, $arg); )*
-                let value = alu_eval!($kind, crate::isa::eval::$name($($arg),*), $fail);
-                alu_write!($result_ty, $regs, r, value);
-            } )*
-            $($arms)*
-        }
-    };
-}
-
-/// A fused add chain: `r = a + b`, then `r = r + c` with `c` read after the
-/// first write (so `c == r` adds the sum to itself, as two adds do).
-macro_rules! add_chain {
-    ($add:ident, $w:ident, $regs:ident, $a:ident, $b:ident, $c:ident, $r:ident) => {
-        let sum = crate::isa::eval::$add(alu_read!($w, $regs, $a), alu_read!($w, $regs, $b));
-        alu_write!($w, $regs, $r, sum);
-        let sum = crate::isa::eval::$add(sum, alu_read!($w, $regs, $c));
-        alu_write!($w, $regs, $r, sum);
-    };
-}
-
-/// The dispatch loop's `match` with the superinstructions of
-/// [`for_each_fused_op!`](crate::isa): one generated arm per fused op,
-/// computing with the [`eval`](crate::isa::eval) functions of the rows it
-/// fuses, in front of the hand-written `$arms`; then [`dispatch_alu!`].
-/// `$ip` and `$base` are the dispatch loop's instruction pointer and the
-/// function's first op.
-macro_rules! dispatch_fused {
-    (($op:expr, $regs:ident, $refs:ident, $fail:ident, $ip:ident, $base:ident, { $($arms:tt)* })
-     compare_branches { $( $cmp:ident => $fused:ident ($w:ident) $(latch $add:ident => $latch:ident)? ; )* }
-     add_chains { $( $add2:ident => $chain:ident ($w2:ident) ; )* }
-     indexed_loads { $add3:ident => $load3:ident ($w3:ident) ; chain $chain4:ident ($add4:ident) => $load4:ident ($w4:ident) ; }) => {
-        crate::isa::for_each_alu_op!(dispatch_alu! { $op, $regs, $fail, {
-            $( Op::$fused { a, b, r, t, f } => {
-                let taken = crate::isa::eval::$cmp(alu_read!($w, $regs, a), alu_read!($w, $regs, b)) != 0;
-                w32($regs, r, u32::from(taken));
-                $ip = jump_to($ip, $base, if taken { t } else { f } as usize);
-            } )*
-            $($( Op::$latch { a, b, r, n, c, t, f } => {
-                let sum = crate::isa::eval::$add(alu_read!($w, $regs, a), alu_read!($w, $regs, b));
-                alu_write!($w, $regs, r, sum);
-                let taken = crate::isa::eval::$cmp(sum, alu_read!($w, $regs, n)) != 0;
-                w32($regs, c, u32::from(taken));
-                // The loop goes on while `taken` (see `for_each_fused_op!`),
-                // so the exit is laid out of line. Both step by `jump_to`:
-                // short inner loops exit often (ppocr-cls on VMVX: -7%
-                // when the exit stopped loading its target).
-                if taken {
-                    $ip = jump_to($ip, $base, usize::from(t));
-                } else {
-                    std::hint::cold_path();
-                    $ip = jump_to($ip, $base, usize::from(f));
-                }
-            } )?)*
-            // The chain, then past the absorbed second add, which is never
-            // the function's last op.
-            $( Op::$chain { a, b, c, r } => {
-                add_chain!($add2, $w2, $regs, a, b, c, r);
-                $ip = $ip.add(1);
-            } )*
-            // The add, then the load's fast path and past the load; on a
-            // miss the load runs next as itself (the add's result is
-            // already written, as two ops leave it).
-            Op::$load3 { a, b, r, buf, dst } => {
-                let sum = crate::isa::eval::$add3(alu_read!($w3, $regs, a), alu_read!($w3, $regs, b));
-                alu_write!($w3, $regs, r, sum);
-                if hot_load($refs, $regs, BufElem::I32, buf, r, dst) {
-                    $ip = $ip.add(1);
-                }
-            }
-            // The same after a fused add chain, stepping over its absorbed
-            // add too.
-            Op::$load4 { a, b, c, r, buf, dst } => {
-                add_chain!($add4, $w4, $regs, a, b, c, r);
-                // Past the absorbed add, then (a branch, not a select: the
-                // next dispatch should not wait for the load) past the load.
-                $ip = $ip.add(1);
-                if hot_load($refs, $regs, BufElem::I32, buf, r, dst) {
-                    $ip = $ip.add(1);
-                }
-            }
-            $($arms)*
-        }})
-    };
 }
 
 impl BytecodeInstance {
@@ -321,10 +185,10 @@ impl BytecodeInstance {
         stack.ref_arena.truncate(cont.activation_ref_base);
     }
 
-    /// The dispatch loop: hot, infallible ops run inline with only the
-    /// instruction pointer and the register file live; everything else goes
-    /// through [`Self::slow_op`]. On `Err` the continuation's `current.pc`
-    /// names the failing op.
+    /// The dispatch loop: runs the current frame's ops through the
+    /// threaded handlers of [`dispatch`] until one stops the chain, and
+    /// re-derives the frame after calls and returns. On `Err` the
+    /// continuation's `current.pc` names the failing op.
     fn dispatch(
         &self,
         stack: &mut Stack,
@@ -338,155 +202,35 @@ impl BytecodeInstance {
             let base: *const Op = code.ops.as_ptr();
             // SAFETY: the verifier checked every register ordinal against the
             // frame's register counts, every branch target and `frame.pc`
-            // against the op count, every branch-table index against
-            // `code.branches`, and that each function ends in a terminator,
-            // so `ip` stays inside `code.ops` and register accesses stay
-            // inside the frame's `i32_count` registers, which the arena
-            // holds from `frame.i32_base`. A fused add chain steps over its
-            // absorbed add, and an indexed load over its load, neither of
-            // which is the last op (that is a terminator). The slow path
-            // returns `Flow::Reload` whenever the arena or frame may have
-            // changed, and this loop then re-derives `base`, `ip`, `regs`
-            // and `branches`.
-            unsafe {
+            // against the op count, every side-table index, and that each
+            // function ends in a terminator, so the handlers' `ip` stays
+            // inside `code.ops` and register accesses inside the frame's
+            // registers, which the arenas hold from `frame.i32_base` and
+            // `frame.ref_base`. A handler stops the chain (`Stop::Reload`)
+            // whenever the arenas or the frame may have changed, and this
+            // loop then re-derives `base`, `ip` and the register pointers.
+            let stop = unsafe {
                 let regs: *mut u32 = stack.i32_arena.as_mut_ptr().add(frame.i32_base);
                 let refs: *mut Option<Ref> = stack.ref_arena.as_mut_ptr().add(frame.ref_base);
-                let mut ip: *const Op = base.add(frame.pc as usize);
-                let branches: *const Branch = code.branches.as_ptr();
-                // Fails the current op (`ip` is already past it).
-                macro_rules! fail_op {
-                    ($error:expr) => {{
-                        cont.current.pc = (ip.offset_from(base) - 1) as u32;
-                        return Err($error);
-                    }};
-                }
-                loop {
-                    let op: &Op = &*ip;
-                    // The tag's range, stated: LLVM then loads the tag
-                    // straight from `ip`, ahead of the increment, instead of
-                    // from a copy of it. Measured 3-12% on the opbench ALU
-                    // loops, 1-2.5% on VMVX programs, in two code layouts.
-                    // SAFETY: every `Op` value carries one of its tags,
-                    // which are below `TAG_COUNT` (see `Op::tag`).
-                    std::hint::assert_unchecked(usize::from(op.tag()) < Op::TAG_COUNT);
-                    #[cfg(feature = "opcode-coverage")]
-                    crate::coverage::record(
-                        *code.op_codes.get_unchecked(ip.offset_from(base) as usize),
-                    );
-                    ip = ip.add(1);
-                    crate::isa::for_each_fused_op!(
-                        dispatch_fused! { *op, regs, refs, fail_op, ip, base, {
-                            Op::GlobalLoadI32 { offset, r } => {
-                                w32(regs, r, self.global_bytes().load(offset as usize, 4) as u32)
-                            }
-                            Op::GlobalStoreI32 { offset, v } => {
-                                self.global_bytes()
-                                    .store(offset as usize, 4, u64::from(r32(regs, v)))
-                            }
-                            Op::GlobalLoadI64 { offset, r } => {
-                                w64(regs, r, self.global_bytes().load(offset as usize, 8))
-                            }
-                            Op::GlobalStoreI64 { offset, v } => {
-                                self.global_bytes().store(offset as usize, 8, r64(regs, v))
-                            }
-                            Op::ConstI32 { value, r } => w32(regs, r, value),
-                            Op::ConstI64 { lo, hi, r } => {
-                                w64(regs, r, u64::from(lo) | (u64::from(hi) << 32))
-                            }
-                            // Selects are data-dependent: conditional moves,
-                            // not branches the predictor would have to learn.
-                            Op::SelectI32 { cond, t, f, r } => w32(
-                                regs,
-                                r,
-                                std::hint::select_unpredictable(
-                                    r32(regs, cond) != 0,
-                                    r32(regs, t),
-                                    r32(regs, f),
-                                ),
-                            ),
-                            Op::SelectI64 { cond, t, f, r } => w64(
-                                regs,
-                                r,
-                                std::hint::select_unpredictable(
-                                    r32(regs, cond) != 0,
-                                    r64(regs, t),
-                                    r64(regs, f),
-                                ),
-                            ),
-                            Op::Br { target } => ip = jump_to(ip, base, target as usize),
-                            Op::CondBr { cond, t, f } => {
-                                ip = jump_to(ip, base, if r32(regs, cond) != 0 { t } else { f } as usize)
-                            }
-                            // Branches that pass block arguments copy them
-                            // between registers first (the edge's remap list).
-                            Op::BrRemap { branch } => {
-                                let br = &*branches.add(branch as usize);
-                                remap_branch(regs, refs, br);
-                                ip = jump_to(ip, base, br.target as usize);
-                            }
-                            Op::CondBrRemap { cond, t, f } => {
-                                let branch = branch_target(r32(regs, cond) != 0, t, f);
-                                let br = &*branches.add(branch);
-                                remap_branch(regs, refs, br);
-                                ip = jump_to(ip, base, br.target as usize);
-                            }
-                            // Typed i32 list traffic stays inline; anything unusual
-                            // (null, other list types, bad index) takes the slow path.
-                            Op::ListGet {
-                                elem: ListElem::I32,
-                                list,
-                                index,
-                                r,
-                            } if let Some(v) = hot_list(refs, list)
-                                .and_then(|l| l.try_get_i32(r32(regs, index) as i32)) =>
-                            {
-                                w32(regs, r, v as u32)
-                            }
-                            Op::ListSet {
-                                elem: ListElem::I32,
-                                list,
-                                index,
-                                v,
-                            } if hot_list(refs, list).is_some_and(|l| {
-                                l.try_set_i32(r32(regs, index) as i32, r32(regs, v) as i32)
-                            }) => {}
-                            // Buffer elements in bounds stay inline; null or
-                            // other refs, bad offsets and read-only stores take
-                            // the slow path for their error.
-                            // Word and double-word accesses have tags of
-                            // their own (`Op::BufferLoadWord`, ...), so the
-                            // width is matched with the op, not by a second
-                            // jump on `elem`.
-                            Op::BufferLoadWord { buf, offset, r, .. }
-                                if let Some(b) = hot_buffer(refs, buf)
-                                    && buffer_load_fast(b, BufElem::I32, regs, offset, r) => {}
-                            Op::BufferStoreWord { buf, offset, v, .. }
-                                if let Some(b) = hot_buffer(refs, buf)
-                                    && buffer_store_fast(b, BufElem::I32, regs, offset, v) => {}
-                            Op::BufferLoadDword { buf, offset, r, .. }
-                                if let Some(b) = hot_buffer(refs, buf)
-                                    && buffer_load_fast(b, BufElem::I64, regs, offset, r) => {}
-                            Op::BufferStoreDword { buf, offset, v, .. }
-                                if let Some(b) = hot_buffer(refs, buf)
-                                    && buffer_store_fast(b, BufElem::I64, regs, offset, v) => {}
-                            Op::BufferLoad { elem, buf, offset, r }
-                                if let Some(b) = hot_buffer(refs, buf)
-                                    && buffer_load_fast(b, elem, regs, offset, r) => {}
-                            Op::BufferStore { elem, buf, offset, v }
-                                if let Some(b) = hot_buffer(refs, buf)
-                                    && buffer_store_fast(b, elem, regs, offset, v) => {}
-                            _ => {
-                                cont.current.pc = ip.offset_from(base) as u32;
-                                match self.slow_op(stack, cont, results, *op)? {
-                                    Flow::Next => {}
-                                    Flow::Jump(target) => ip = base.add(target as usize),
-                                    Flow::Reload => break,
-                                    Flow::Exit(exit) => return Ok(exit),
-                                }
-                            }
-                        }}
-                    )
-                }
+                let ip: *const Op = base.add(frame.pc as usize);
+                let mut machine = dispatch::Machine {
+                    instance: self,
+                    stack: &mut *stack,
+                    cont: &mut *cont,
+                    results: &mut *results,
+                    base,
+                    refs,
+                    code,
+                    branches: code.branches.as_ptr(),
+                    stop: dispatch::Stop::Reload,
+                };
+                dispatch::run(ip, regs, &mut machine);
+                machine.stop
+            };
+            match stop {
+                dispatch::Stop::Reload => {}
+                dispatch::Stop::Exit(exit) => return Ok(exit),
+                dispatch::Stop::Error(error) => return Err(error),
             }
         }
     }
@@ -1072,114 +816,10 @@ enum Flow {
     Exit(Exit),
 }
 
-/// Picks a branch-table entry with a real (predicted) branch, so the
-/// entry's loads run ahead of the compare; without the barrier LLVM turns
-/// the choice into a `cmov`. Branches with their targets in the op need no
-/// such branch: they select the target and `jump_to`'s predicted jump
-/// runs ahead (one prediction per branch instead of two; a two-prediction
-/// if/else loop settled into a slow state in some runs of some builds).
-#[inline(always)]
-fn branch_target(taken: bool, t: u32, f: u32) -> usize {
-    if taken {
-        // SAFETY: an empty asm block with no operands has no effect; it only
-        // stops the optimizer from if-converting this branch.
-        #[cfg(not(miri))]
-        unsafe {
-            std::arch::asm!("", options(nomem, nostack, preserves_flags))
-        };
-        t as usize
-    } else {
-        f as usize
-    }
-}
-
-/// The op at index `target`, the destination of a taken branch; `ip` is
-/// one past the branch. A short jump (back up to 32 ops, which covers most
-/// loops of compiled VMVX kernels, or forward up to 16) steps from `ip` by
-/// an immediate: one arm per distance, picked by a predicted jump.
-/// Computing it as `base + target` would put the load of `target` through
-/// the current `ip` on the chain from one iteration's `ip` to the next, an
-/// L1 round trip per loop trip. Without it, opbench's empty latch loop
-/// runs 17 -> 12 ms and its short loops 3-30% faster.
-///
-/// # Safety
-/// `target` is a branch target the verifier checked, and `ip` lies inside
-/// the function whose first op is `base`.
-#[inline(always)]
-unsafe fn jump_to(ip: *const Op, base: *const Op, target: usize) -> *const Op {
-    // SAFETY: `ip` and `base` point into the same function's ops; each
-    // arm steps to `base + target`, inside it.
-    unsafe {
-        let distance = (target as isize).wrapping_sub(ip.offset_from(base));
-        macro_rules! step {
-            ($($distance:literal)*) => {
-                match distance {
-                    // Opaque, or LLVM merges the arms back into
-                    // `ip + distance`.
-                    $( $distance => opaque(ip.offset($distance)), )*
-                    _ => base.add(target),
-                }
-            };
-        }
-        step!(-32 -31 -30 -29 -28 -27 -26 -25 -24 -23 -22 -21 -20 -19 -18 -17
-              -16 -15 -14 -13 -12 -11 -10 -9 -8 -7 -6 -5 -4 -3 -2 -1
-              0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16)
-    }
-}
-
-/// `p`, passed through an empty asm block (no instructions), so the
-/// optimizer cannot see where it came from. Under Miri, `p` itself.
-#[inline(always)]
-fn opaque(p: *const Op) -> *const Op {
-    #[cfg(not(miri))]
-    {
-        let mut p = p;
-        // SAFETY: the asm block is empty; it hands the register back as is.
-        // (It touches no memory, so `nomem` holds for the pointer too.)
-        #[allow(clippy::pointers_in_nomem_asm_block)]
-        unsafe {
-            std::arch::asm!("/* {0} */", inout(reg) p, options(nomem, nostack, preserves_flags))
-        };
-        p
-    }
-    #[cfg(miri)]
-    p
-}
-
-// ---- register access helpers ----
+// ---- ref register helpers ----
 // SAFETY (all helpers): callers pass ordinals the verifier checked against
 // the current frame's register counts, and pointers to that frame's storage.
 
-#[inline(always)]
-unsafe fn r32(regs: *mut u32, r: Reg) -> u32 {
-    // SAFETY: see above.
-    unsafe { *regs.add(r as usize) }
-}
-#[inline(always)]
-unsafe fn w32(regs: *mut u32, r: Reg, v: u32) {
-    // SAFETY: see above.
-    unsafe { *regs.add(r as usize) = v }
-}
-#[inline(always)]
-unsafe fn r64(regs: *mut u32, r: Reg) -> u64 {
-    // SAFETY: i64 ordinals were checked so that `r + 1` is in bounds too.
-    unsafe { regs.add(r as usize).cast::<u64>().read_unaligned() }
-}
-#[inline(always)]
-unsafe fn w64(regs: *mut u32, r: Reg, v: u64) {
-    // SAFETY: i64 ordinals were checked so that `r + 1` is in bounds too.
-    unsafe { regs.add(r as usize).cast::<u64>().write_unaligned(v) }
-}
-#[inline(always)]
-unsafe fn rf32(regs: *mut u32, r: Reg) -> f32 {
-    // SAFETY: see above.
-    f32::from_bits(unsafe { r32(regs, r) })
-}
-#[inline(always)]
-unsafe fn rf64(regs: *mut u32, r: Reg) -> f64 {
-    // SAFETY: see above.
-    f64::from_bits(unsafe { r64(regs, r) })
-}
 #[inline(always)]
 unsafe fn rref<'a>(refs: *mut Option<Ref>, r: RefReg) -> &'a mut Option<Ref> {
     // SAFETY: see above.
@@ -1204,107 +844,6 @@ unsafe fn discard_if_move(refs: *mut Option<Ref>, r: RefReg) {
     }
 }
 
-/// The list in a ref register, if it holds one.
-#[inline(always)]
-unsafe fn hot_list<'a>(refs: *mut Option<Ref>, r: RefReg) -> Option<&'a List> {
-    // SAFETY: see above.
-    unsafe {
-        (*refs.add(r.index()))
-            .as_ref()
-            .and_then(|v| v.downcast::<List>())
-    }
-}
-
-unsafe fn hot_buffer<'a>(refs: *mut Option<Ref>, r: RefReg) -> Option<&'a Buffer> {
-    // SAFETY: see above.
-    unsafe {
-        (*refs.add(r.index()))
-            .as_ref()
-            .and_then(|v| v.downcast::<Buffer>())
-    }
-}
-
-/// `buffer.load.*` from the buffer in ref register `buf` without errors:
-/// `false` (nothing written) when the register holds no `vm.buffer` or the
-/// element is out of bounds.
-#[inline(always)]
-unsafe fn hot_load(
-    refs: *mut Option<Ref>,
-    regs: *mut u32,
-    elem: BufElem,
-    buf: RefReg,
-    offset: Reg,
-    r: Reg,
-) -> bool {
-    // SAFETY: register accesses as in `hot_buffer` and `buffer_load_fast`.
-    unsafe { hot_buffer(refs, buf).is_some_and(|b| buffer_load_fast(b, elem, regs, offset, r)) }
-}
-
-/// `buffer.load.*` without errors: `false` (nothing written) when the
-/// element is out of bounds.
-#[inline(always)]
-unsafe fn buffer_load_fast(b: &Buffer, elem: BufElem, regs: *mut u32, offset: Reg, r: Reg) -> bool {
-    // SAFETY: register accesses as above (verified ordinals of this frame).
-    unsafe {
-        let off = r64(regs, offset) as i64;
-        let value: Option<u64> = match elem {
-            BufElem::I8U => b.try_load_element::<1>(off).map(|x| u64::from(x[0])),
-            BufElem::I8S => b
-                .try_load_element::<1>(off)
-                .map(|x| x[0] as i8 as i32 as u32 as u64),
-            BufElem::I16U => b
-                .try_load_element::<2>(off)
-                .map(|x| u64::from(u16::from_le_bytes(x))),
-            BufElem::I16S => b
-                .try_load_element::<2>(off)
-                .map(|x| i16::from_le_bytes(x) as i32 as u32 as u64),
-            BufElem::I32 | BufElem::F32 => b
-                .try_load_element::<4>(off)
-                .map(|x| u64::from(u32::from_le_bytes(x))),
-            BufElem::I64 | BufElem::F64 => {
-                return match b.try_load_element::<8>(off) {
-                    Some(x) => {
-                        w64(regs, r, u64::from_le_bytes(x));
-                        true
-                    }
-                    None => false,
-                };
-            }
-        };
-        match value {
-            Some(v) => {
-                w32(regs, r, v as u32);
-                true
-            }
-            None => false,
-        }
-    }
-}
-
-/// `buffer.store.*` without errors: `false` (nothing stored) when the
-/// element is out of bounds or the buffer read-only.
-#[inline(always)]
-unsafe fn buffer_store_fast(
-    b: &Buffer,
-    elem: BufElem,
-    regs: *mut u32,
-    offset: Reg,
-    v: Reg,
-) -> bool {
-    // SAFETY: register accesses as above (verified ordinals of this frame).
-    unsafe {
-        let off = r64(regs, offset) as i64;
-        match elem {
-            BufElem::I8U | BufElem::I8S => b.try_store_element(off, [r32(regs, v) as u8]),
-            BufElem::I16U | BufElem::I16S => {
-                b.try_store_element(off, (r32(regs, v) as u16).to_le_bytes())
-            }
-            BufElem::I32 | BufElem::F32 => b.try_store_element(off, r32(regs, v).to_le_bytes()),
-            BufElem::I64 | BufElem::F64 => b.try_store_element(off, r64(regs, v).to_le_bytes()),
-        }
-    }
-}
-
 unsafe fn buffer_at<'a>(refs: *mut Option<Ref>, r: RefReg) -> Result<&'a Buffer> {
     // SAFETY: see above; the borrow ends before the register is written.
     match unsafe { &*refs.add(r.index()) } {
@@ -1318,29 +857,6 @@ unsafe fn list_at<'a>(refs: *mut Option<Ref>, r: RefReg) -> Result<&'a List> {
     match unsafe { &*refs.add(r.index()) } {
         Some(value) => value.checked::<List>(iree_vm::list::list_type()),
         None => Err(Status::new(StatusCode::InvalidArgument, "list is null")),
-    }
-}
-
-/// Applies a branch edge's register moves: i32 words inline, an edge that
-/// moves refs out of line.
-#[inline(always)]
-unsafe fn remap_branch(regs: *mut u32, refs: *mut Option<Ref>, br: &Branch) {
-    if br.remaps_refs {
-        // SAFETY: as for `remap`.
-        unsafe { remap(regs, refs, &br.remap) }
-    } else {
-        // SAFETY: remap registers were verified per bank, and none is a ref.
-        let copy = |&(src, dst): &(u16, u16)| unsafe { w32(regs, dst, r32(regs, src)) };
-        // Most edges copy one or two words: no loop for those.
-        match &*br.remap {
-            [] => {}
-            [one] => copy(one),
-            [first, second] => {
-                copy(first);
-                copy(second);
-            }
-            pairs => pairs.iter().for_each(copy),
-        }
     }
 }
 

@@ -9,8 +9,8 @@
 //!
 //! * the [`Op`](crate::op::Op) variants (`op.rs`),
 //! * decoding and verification of their operands (`decode.rs`),
-//! * their interpreter arms, all on the dispatch loop's fast path
-//!   (`interp.rs`),
+//! * their interpreter handlers, one function each, all on the threaded
+//!   fast path (`interp/dispatch.rs`),
 //! * their mnemonics ([`alu_mnemonic`]) and disassembly.
 //!
 //! Row syntax: `SET BYTE "mnemonic" Variant(operand: Type, ...) -> Type =
@@ -25,8 +25,9 @@
 //! operand's encoding ([`Operand`]), the `Op` it is decoded into, and
 //! upstream's print syntax. The decoder reads their operands by kind from
 //! it (`decode.rs`), the disassembler reads and prints them
-//! ([`crate::disasm`]); their interpreter arms are written by hand in
-//! `interp.rs`, named by the `Op` variants. [`op_info`] answers for any
+//! ([`crate::disasm`]); their interpreter handlers are written by hand in
+//! `interp/dispatch.rs` (hot ops) and `interp.rs` (the slow path), named
+//! by the `Op` variants. [`op_info`] answers for any
 //! opcode.
 //!
 //! Semantics match upstream's C definitions: wrapping integer math, masked
@@ -233,7 +234,8 @@ pub(crate) use for_each_alu_op;
 /// that misses, the load runs as itself next, for its error.
 ///
 /// The decoder's fusion passes and the `Op` variants (`decode.rs`,
-/// `op.rs`) and the interpreter arms (`interp.rs`) follow from this table.
+/// `op.rs`) and the interpreter handlers (`interp/dispatch.rs`) follow from
+/// this table.
 macro_rules! for_each_fused_op {
     ($m:ident ! { $($args:tt)* }) => {
         $m! {
@@ -281,7 +283,7 @@ macro_rules! alu_value_type {
 /// row a `Result` of it.
 macro_rules! alu_eval_type {
     (ok, $ty:ident) => { alu_value_type!($ty) };
-    (try, $ty:ident) => { iree_base::Result<alu_value_type!($ty)> };
+    (try, $ty:ident) => { Result<alu_value_type!($ty), $crate::math::DivisionError> };
 }
 
 macro_rules! define_alu_eval {

@@ -5,23 +5,43 @@
 //! Integer division by zero (and `INT_MIN / -1`) is undefined in upstream's C
 //! and traps the process; here it is an error status instead.
 
-use iree_base::{Result, Status, StatusCode};
+use iree_base::{Status, StatusCode};
 
-#[cold]
-fn div_error(what: &str) -> Status {
-    Status::new(StatusCode::InvalidArgument, format!("integer {what}"))
+/// A failed integer division: what went wrong, as upstream words it. A
+/// plain value, so the interpreter builds the [`Status`] only on the
+/// failure path ([`DivisionError::status`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DivisionError(&'static str);
+
+impl DivisionError {
+    /// The error status (`INVALID_ARGUMENT`).
+    #[cold]
+    pub fn status(self) -> Status {
+        Status::new(StatusCode::InvalidArgument, format!("integer {}", self.0))
+    }
 }
 
 macro_rules! checked_division {
-    ($($name:ident($t:ty as $u:ty).$op:ident, $what:literal;)*) => {$(
+    ($($name:ident($t:ty as $u:ty).$op:ident, $what:literal
+       $(, power_of_two |$pa:ident, $pb:ident| $fast:expr)?;)*) => {$(
         #[doc = concat!("`", stringify!($name), "`, computed as `", stringify!($u),
-                        "`: an error status for a zero divisor or overflow.")]
+                        "`: an error for a zero divisor or overflow.")]
         #[inline]
         #[allow(clippy::unnecessary_cast, reason = "one macro for signed and unsigned")]
-        pub fn $name(a: $t, b: $t) -> Result<$t> {
+        pub fn $name(a: $t, b: $t) -> Result<$t, DivisionError> {
+            $(
+                // A power-of-two divisor (compiled code divides by constant
+                // tile sizes and strides) shifts or masks: one cycle where a
+                // division takes a dozen or more. The branch is on the
+                // divisor, usually loop-invariant, so it predicts well.
+                let ($pa, $pb) = (a as $u, b as $u);
+                if $pb.is_power_of_two() {
+                    return Ok($fast as $t);
+                }
+            )?
             match (a as $u).$op(b as $u) {
                 Some(v) => Ok(v as $t),
-                None => Err(div_error(if b == 0 {
+                None => Err(DivisionError(if b == 0 {
                     concat!($what, " by zero")
                 } else {
                     concat!($what, " overflow")
@@ -32,13 +52,13 @@ macro_rules! checked_division {
 }
 checked_division! {
     div_s_i32(i32 as i32).checked_div, "division";
-    div_u_i32(i32 as u32).checked_div, "division";
+    div_u_i32(i32 as u32).checked_div, "division", power_of_two |a, b| a >> b.trailing_zeros();
     rem_s_i32(i32 as i32).checked_rem, "remainder";
-    rem_u_i32(i32 as u32).checked_rem, "remainder";
+    rem_u_i32(i32 as u32).checked_rem, "remainder", power_of_two |a, b| a & (b - 1);
     div_s_i64(i64 as i64).checked_div, "division";
-    div_u_i64(i64 as u64).checked_div, "division";
+    div_u_i64(i64 as u64).checked_div, "division", power_of_two |a, b| a >> b.trailing_zeros();
     rem_s_i64(i64 as i64).checked_rem, "remainder";
-    rem_u_i64(i64 as u64).checked_rem, "remainder";
+    rem_u_i64(i64 as u64).checked_rem, "remainder", power_of_two |a, b| a & (b - 1);
 }
 
 /// `llround` as x86-64 glibc computes it: out-of-range and NaN give `i64::MIN`.
@@ -214,7 +234,57 @@ fn power_of_two(e: i32) -> f64 {
 
 #[cfg(test)]
 mod tests {
-    use super::{remainder_f32, remainder_f64};
+    use super::{div_u_i32, div_u_i64, rem_u_i32, rem_u_i64, remainder_f32, remainder_f64};
+
+    /// Unsigned division and remainder by powers of two (the shift and mask
+    /// path) equal the division's, at both widths; zero still fails.
+    #[test]
+    fn power_of_two_divisors_match_division() {
+        let values32 = [
+            0u32,
+            1,
+            2,
+            3,
+            7,
+            8,
+            1000,
+            0x7FFF_FFFF,
+            0x8000_0000,
+            0xFFFF_FFFF,
+        ];
+        for k in 0..32 {
+            let b = 1u32 << k;
+            for &a in &values32 {
+                assert_eq!(
+                    div_u_i32(a as i32, b as i32),
+                    Ok((a / b) as i32),
+                    "{a} / {b}"
+                );
+                assert_eq!(
+                    rem_u_i32(a as i32, b as i32),
+                    Ok((a % b) as i32),
+                    "{a} % {b}"
+                );
+            }
+        }
+        let values64 = [0u64, 1, 5, 1 << 40, u64::MAX / 3, 1 << 63, u64::MAX];
+        for k in 0..64 {
+            let b = 1u64 << k;
+            for &a in &values64 {
+                assert_eq!(
+                    div_u_i64(a as i64, b as i64),
+                    Ok((a / b) as i64),
+                    "{a} / {b}"
+                );
+                assert_eq!(
+                    rem_u_i64(a as i64, b as i64),
+                    Ok((a % b) as i64),
+                    "{a} % {b}"
+                );
+            }
+        }
+        assert!(div_u_i32(5, 0).is_err() && rem_u_i64(5, 0).is_err());
+    }
 
     /// The exact remainders against `libm::remainder(f)` (musl's
     /// algorithm) on quotient ties, sign and zero cases, subnormals, wide

@@ -82,8 +82,8 @@ macro_rules! define_op {
         /// result, `v` a stored value, and `ty` a type-table ordinal.
         ///
         /// `repr(u8)` makes the first byte the variant's tag, numbered from 0
-        /// in declaration order, so the dispatch loop can tell the optimizer
-        /// the tag's range ([`Op::tag`], [`Op::TAG_COUNT`]).
+        /// in declaration order ([`Op::tag`], [`Op::TAG_COUNT`]): the
+        /// interpreter finds each op's handler by it ([`OpTag`]).
         #[derive(Clone, Copy, Debug)]
         #[repr(u8)]
         #[allow(missing_docs, reason = "operand fields follow the convention above")]
@@ -102,6 +102,18 @@ macro_rules! define_op {
                 assert!(count <= 256, "Op tags are one byte");
                 count
             };
+        }
+
+        /// The tag of each [`Op`] variant, by name (`OpTag::AddI32 as
+        /// usize` is `Op::AddI32 { .. }.tag()`): the same variants in the
+        /// same order, without fields, so constant tables can be indexed
+        /// by variant.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        #[repr(u8)]
+        #[allow(missing_docs, reason = "one per Op variant, named alike")]
+        pub enum OpTag {
+            $( $name, )*
+            $( $special, )*
         }
     };
 }
@@ -131,8 +143,10 @@ macro_rules! define_op_with_fused {
             )*
             $($(
                 #[doc = concat!("Loop latch: `r = ", stringify!($add), "(a, b)`, `c = ", stringify!($cmp),
-                                "(r, n)`, branch on `c` (both results written; targets below 2^16).")]
-                $latch { a: Reg, b: Reg, r: Reg, n: Reg, c: Reg, t: u16, f: u16 },
+                                "(r, n)`, branch on `c` (both results written). `targets` holds the ",
+                                "taken target in its low 16 bits and the exit in its high ones ",
+                                "(one load for both).")]
+                $latch { a: Reg, b: Reg, r: Reg, n: Reg, c: Reg, targets: u32 },
             )?)*
             $(
                 #[doc = concat!("`r = ", stringify!($add2), "(a, b)` then `r = ", stringify!($add2),
@@ -350,6 +364,16 @@ crate::isa::for_each_fused_op!(define_op_with_fused! {
     // ---- control flow ----
     /// Unconditional branch through a remap-table entry.
     BrRemap { branch: u32 },
+    /// Unconditional branch whose edge copies one or two i32 words: `src0`
+    /// to `dst0`, then `src1` to `dst1` (one copy is given twice), then
+    /// jumps to op `target`. The edge is in the op, not in a side table.
+    BrMove {
+        src0: Reg,
+        dst0: Reg,
+        src1: Reg,
+        dst1: Reg,
+        target: u32,
+    },
     /// Conditional branch with no remapping on either edge.
     CondBr { cond: Reg, t: u32, f: u32 },
     /// Conditional branch whose edges remap registers.
@@ -379,12 +403,21 @@ const _: () = assert!(std::mem::size_of::<Op>() == 16);
 
 #[cfg(test)]
 mod tests {
-    use super::Op;
+    use super::{Op, OpTag};
 
     #[test]
     fn tags_count_variants_in_declaration_order() {
         // The first ALU row and the last hand-written variant bound the range.
         assert_eq!(Op::AddI32 { a: 0, b: 0, r: 0 }.tag(), 0);
         assert_eq!(usize::from(Op::Br { target: 0 }.tag()), Op::TAG_COUNT - 1);
+        assert_eq!(OpTag::AddI32 as u8, 0);
+        assert_eq!(OpTag::Br as usize, Op::TAG_COUNT - 1);
+        let select = Op::SelectI64 {
+            cond: 0,
+            t: 0,
+            f: 0,
+            r: 0,
+        };
+        assert_eq!(select.tag(), OpTag::SelectI64 as u8);
     }
 }

@@ -135,6 +135,47 @@ impl AtomicBytes {
         out
     }
 
+    /// Loads `N` bytes at `offset` when they are whole aligned words
+    /// (`N` a multiple of 4 and the address aligned): a plain load per
+    /// word, no call. `None` for any other address.
+    ///
+    /// # Safety
+    ///
+    /// As [`AtomicBytes::load`].
+    #[inline(always)]
+    pub(crate) unsafe fn load_aligned<const N: usize>(&self, offset: usize) -> Option<[u8; N]> {
+        let at = self.ptr as usize + offset;
+        if !(at.is_multiple_of(WORD) && N.is_multiple_of(WORD)) {
+            return None;
+        }
+        let mut out = [0u8; N];
+        // SAFETY: whole aligned words inside the range (caller).
+        unsafe { self.load_words(at, &mut out) };
+        Some(out)
+    }
+
+    /// Stores `N` bytes at `offset` when they are whole aligned words, as
+    /// [`AtomicBytes::load_aligned`] loads them; `false` (nothing stored)
+    /// for any other address.
+    ///
+    /// # Safety
+    ///
+    /// As [`AtomicBytes::store`].
+    #[inline(always)]
+    pub(crate) unsafe fn store_aligned<const N: usize>(
+        &self,
+        offset: usize,
+        bytes: [u8; N],
+    ) -> bool {
+        let at = self.ptr as usize + offset;
+        if !(at.is_multiple_of(WORD) && N.is_multiple_of(WORD)) {
+            return false;
+        }
+        // SAFETY: whole aligned words inside the writable range (caller).
+        unsafe { self.store_words(at, &bytes) };
+        true
+    }
+
     /// Stores `N` bytes at `offset`, in memory order.
     ///
     /// # Safety

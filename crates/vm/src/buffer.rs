@@ -614,6 +614,41 @@ impl Buffer {
         Some(self.load_raw(start))
     }
 
+    /// The `N`-byte element (`N` a multiple of 4) at element `offset` when
+    /// it is in bounds and lies on whole aligned words of the buffer's own
+    /// or external memory: the interpreter's innermost path for word and
+    /// double-word elements, which makes no call. `None` otherwise (out of
+    /// bounds, an unaligned view, read-only shared bytes), for
+    /// [`Buffer::try_load_element`] and the checked `load_*` methods.
+    #[inline(always)]
+    pub fn try_load_words<const N: usize>(&self, offset: i64) -> Option<[u8; N]> {
+        let start = self.element_start::<N>(offset)?;
+        match &self.storage {
+            // SAFETY: `start + N <= self.len` (above), the atomic length.
+            Storage::Atomic(atomic) => unsafe { atomic.bytes.load_aligned::<N>(start) },
+            Storage::Shared { .. } => None,
+        }
+    }
+
+    /// Stores the `N`-byte element (`N` a multiple of 4) at element
+    /// `offset` when it is in bounds, the buffer writable and the element
+    /// on whole aligned words, as [`Buffer::try_load_words`] loads it;
+    /// `false` (nothing stored) otherwise.
+    #[inline(always)]
+    pub fn try_store_words<const N: usize>(&self, offset: i64, value: [u8; N]) -> bool {
+        let Some(start) = self.element_start::<N>(offset) else {
+            return false;
+        };
+        match &self.storage {
+            // SAFETY: `start + N <= self.len`, the atomic length; the memory
+            // is writable (checked).
+            Storage::Atomic(atomic) if atomic.writable => unsafe {
+                atomic.bytes.store_aligned::<N>(start, value)
+            },
+            _ => false,
+        }
+    }
+
     /// The byte offset of the `N`-byte element at element `offset` when the
     /// whole element is in bounds: `(offset + 1) * N <= len` is
     /// `offset < len / N` (one compare; negative offsets are huge as `u64`).

@@ -76,6 +76,9 @@ class BoundModule:
     def __init__(self, context: "SystemContext", vm_module: _binding.VmModule):
         self._context = context
         self._vm_module = vm_module
+        # Per function looked up by attribute: the invoker's `_share`, which
+        # makes a new invoker object over the first one's state.
+        self._shares = {}
 
     @property
     def name(self):
@@ -86,10 +89,21 @@ class BoundModule:
         return self._vm_module
 
     def __getattr__(self, name):
+        # A new invoker per lookup, as upstream's (`module.fn is module.fn`
+        # is false there too), but after the first lookup of a name it
+        # shares the first one's state instead of resolving the function
+        # and building an invoker again: the idiom upstream's docs teach,
+        # `ctx.modules.module.fn(a, b)`, paid about 2.4 us per call for that.
+        share = self._shares.get(name)
+        if share is not None:
+            return share()
         try:
-            return self[name]
+            invoker = self[name]
         except KeyError:
             raise AttributeError(name)
+        if isinstance(invoker, _binding.FunctionInvoker):
+            self._shares[name] = invoker._share
+        return invoker
 
     def __getitem__(self, name):
         # A new invoker per lookup, as upstream makes (bind it to a name to
@@ -110,9 +124,14 @@ class BoundModules(dict):
 
     def __getattr__(self, name):
         try:
-            return self[name]
+            module = self[name]
         except KeyError:
             raise AttributeError(name)
+        # As `BoundModule` keeps its functions: a name is bound once and
+        # never rebound (`add_vm_modules` refuses duplicates), so the next
+        # `modules.name` is a plain attribute lookup.
+        self.__dict__[name] = module
+        return module
 
 
 class SystemContext:
