@@ -468,7 +468,10 @@ impl Walk<'_> {
         let n = u64::from(self.u32(at)?);
         let data = at + OFFSET;
         let align = u64::from(align).max(OFFSET);
-        ensure(data.is_multiple_of(align), Error::VectorHeaderOutOfRangeOrUnaligned)?;
+        ensure(
+            data.is_multiple_of(align),
+            Error::VectorHeaderOutOfRangeOrUnaligned,
+        )?;
         let elem_size = u64::from(elem_size.max(1));
         ensure(
             n <= UOFFSET_MAX / elem_size,

@@ -10,7 +10,6 @@
 use iree_base::{Result, Status, StatusCode};
 use iree_vm::buffer::Buffer;
 use iree_vm::list::{List, ListElementType};
-use iree_vm::refs::type_mismatch;
 use iree_vm::{CallStatus, CconvType, Ref, Stack, TypeDef, Value};
 
 use crate::decode::{
@@ -640,8 +639,12 @@ impl BytecodeInstance {
                     let value = take_ref(refs, v);
                     tri!((*l).set_ref(r32(regs, index) as i32, value));
                 }
-                Op::SelectRef { cond, t, f, r } => {
+                Op::SelectRef { cond, ty, t, f, r } => {
                     let (chosen, other) = if r32(regs, cond) != 0 { (t, f) } else { (f, t) };
+                    tri!(check_ref_type(
+                        module.types[ty as usize],
+                        &*rref(refs, chosen)
+                    ));
                     let value = take_ref(refs, chosen);
                     if other.is_move() && other.index() != r.index() {
                         *rref(refs, other) = None;
@@ -687,6 +690,7 @@ impl BytecodeInstance {
                 }
                 Op::SwitchRef {
                     index,
+                    ty,
                     default,
                     list,
                     r,
@@ -698,6 +702,7 @@ impl BytecodeInstance {
                         .map(|&raw| RefReg::new(raw & REF_MASK, raw & MOVE_BIT != 0))
                         .unwrap_or(default);
                     let value = (*rref(refs, src)).clone();
+                    tri!(check_ref_type(module.types[ty as usize], &value));
                     *rref(refs, r) = value;
                 }
                 Op::CmpEqRef { a, b, r } => {
@@ -1483,12 +1488,10 @@ fn ref_eq(a: &Option<Ref>, b: &Option<Ref>) -> bool {
     }
 }
 
-/// Checks a ref against a `type_of` operand (null always passes).
+/// Checks a ref against a `type_of` operand ([`iree_vm::refs::check_slot_type`]).
+#[inline]
 fn check_ref_type(expected: TypeDef, value: &Option<Ref>) -> Result<()> {
-    match (expected, value) {
-        (TypeDef::Ref(t), Some(v)) if v.ref_type() != t => Err(type_mismatch(t, Some(v))),
-        _ => Ok(()),
-    }
+    iree_vm::refs::check_slot_type(expected, value.as_ref())
 }
 
 fn ref_global_oob(index: usize) -> Status {
