@@ -10,7 +10,6 @@
 //! correct program orders them with fences.
 
 use std::fmt;
-use std::ops::BitOr;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
@@ -60,20 +59,21 @@ macro_rules! bitfield {
             }
         }
 
-        impl BitOr for $name {
+        impl ::std::ops::BitOr for $name {
             type Output = $name;
             fn bitor(self, rhs: $name) -> $name {
                 $name(self.0 | rhs.0)
             }
         }
 
-        impl fmt::Debug for $name {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        impl ::std::fmt::Debug for $name {
+            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str(&self.format())
             }
         }
     };
 }
+pub(crate) use bitfield;
 
 bitfield! {
     /// Where memory lives and how the host may see it (`iree_hal_memory_type_t`).

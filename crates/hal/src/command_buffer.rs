@@ -14,6 +14,7 @@ use crate::channel::{run_collective, Channel, Collective};
 use crate::event::Event;
 use iree_base::{Result, ResultExt, Status, StatusCode};
 
+use crate::allocator::{validate_queue_compatibility, Allocator};
 use crate::buffer::{calculate_range, validate_usage, Buffer, BufferUsage};
 
 /// Limits from the executable library ABI.
@@ -262,6 +263,9 @@ pub struct CommandBuffer {
     binding_capacity: u32,
     /// The usage each binding table slot's commands require (by slot).
     slot_usage: Vec<BufferUsage>,
+    /// The device's allocator, when known: direct bindings are checked
+    /// against it as they are recorded.
+    allocator: Option<Arc<dyn Allocator>>,
     finalized: bool,
 }
 
@@ -273,8 +277,17 @@ impl CommandBuffer {
             commands: Vec::new(),
             binding_capacity,
             slot_usage: Vec::new(),
+            allocator: None,
             finalized: false,
         }
+    }
+
+    /// Records for the device whose allocator is `allocator`, as upstream's
+    /// command buffers always are: a buffer bound directly must then be
+    /// usable on that device's queue ([`validate_queue_compatibility`]).
+    pub fn with_allocator(mut self, allocator: Arc<dyn Allocator>) -> CommandBuffer {
+        self.allocator = Some(allocator);
+        self
     }
 
     /// The number of recorded commands.
@@ -305,9 +318,15 @@ impl CommandBuffer {
     /// Checks the binding table given at submission against what the
     /// recorded commands require of each slot, as upstream's
     /// `iree_hal_command_buffer_submission_validation`: every used slot
-    /// provided, its buffer allowing the commands' usage (else
-    /// PERMISSION_DENIED, as for direct bindings at recording).
-    pub fn validate_binding_table(&self, table: &[DispatchBinding]) -> Result<()> {
+    /// provided, its buffer usable on the queue of the device whose
+    /// allocator is `allocator` ([`validate_queue_compatibility`]) and
+    /// allowing the commands' usage (else PERMISSION_DENIED, as for direct
+    /// bindings at recording).
+    pub fn validate_binding_table(
+        &self,
+        table: &[DispatchBinding],
+        allocator: &dyn Allocator,
+    ) -> Result<()> {
         for (slot, &usage) in self.slot_usage.iter().enumerate() {
             if usage.0 == 0 {
                 continue;
@@ -321,7 +340,8 @@ impl CommandBuffer {
                     ),
                 ));
             };
-            validate_usage(entry.buffer.allowed_usage(), usage)
+            validate_queue_compatibility(allocator, &entry.buffer, usage)
+                .and_then(|()| validate_usage(entry.buffer.allowed_usage(), usage))
                 .annotate_with(|| format!("binding table slot {slot}"))?;
         }
         Ok(())
@@ -334,6 +354,9 @@ impl CommandBuffer {
                 offset,
                 length,
             } => {
+                if let Some(allocator) = &self.allocator {
+                    validate_queue_compatibility(&**allocator, buffer, usage)?;
+                }
                 validate_usage(buffer.allowed_usage(), usage)?;
                 calculate_range(buffer.byte_length(), *offset, *length).map(|_| ())
             }
@@ -720,6 +743,61 @@ mod tests {
     /// slot's commands need fails at submission with PERMISSION_DENIED (as
     /// upstream's submission validation), as a direct binding fails at
     /// recording; a missing entry is INVALID_ARGUMENT.
+    /// Issue #46: a buffer the device's allocator does not let its queue
+    /// use (host memory that is not device-visible) is PERMISSION_DENIED
+    /// "... allocator compatibility mismatch ..." at submission through a
+    /// binding table slot, and at recording when bound directly to a
+    /// command buffer recorded for the device; the same message as
+    /// upstream's (`testdata/vm-hal/queue_compatibility`).
+    #[test]
+    fn queue_compatibility_is_validated() {
+        let heap = HeapAllocator::new();
+        let host_only = heap
+            .allocate_buffer(
+                BufferParams {
+                    memory_type: MemoryType::HOST_LOCAL,
+                    usage: BufferUsage::TRANSFER,
+                    ..Default::default()
+                },
+                16,
+            )
+            .unwrap();
+        let message = "requested buffer usage is not supported for the buffer on this queue; \
+                       buffer allows usage TRANSFER|MAPPING|MAPPING_PERSISTENT, operation requires \
+                       TRANSFER_TARGET (allocator compatibility mismatch: allowed compatibility \
+                       ALLOCATABLE|IMPORTABLE|EXPORTABLE, requires QUEUE_TRANSFER)";
+        let mut cb = CommandBuffer::new(1);
+        let slot = BindingRef::Slot {
+            slot: 0,
+            offset: 0,
+            length: 16,
+        };
+        cb.fill(slot, &[42]).unwrap();
+        cb.finalize().unwrap();
+        let table = [DispatchBinding {
+            buffer: host_only.clone(),
+            offset: 0,
+            length: 16,
+        }];
+        let err = cb.validate_binding_table(&table, &*heap).unwrap_err();
+        assert_eq!(err.code(), StatusCode::PermissionDenied);
+        assert_eq!(err.message(), message);
+        assert!(err.to_string().contains("binding table slot 0"), "{err}");
+        let direct = BindingRef::Direct {
+            buffer: host_only,
+            offset: 0,
+            length: 16,
+        };
+        // Without a device, nothing to check against.
+        CommandBuffer::new(0).fill(direct.clone(), &[42]).unwrap();
+        let err = CommandBuffer::new(0)
+            .with_allocator(heap)
+            .fill(direct, &[42])
+            .unwrap_err();
+        assert_eq!(err.code(), StatusCode::PermissionDenied);
+        assert_eq!(err.message(), message);
+    }
+
     #[test]
     fn binding_table_usage_is_validated_at_submission() {
         let transfer_only = HeapAllocator::new()
@@ -748,13 +826,14 @@ mod tests {
             length: 16,
         };
         let (a, b) = (buffer(16), buffer(16));
-        cb.validate_binding_table(&[entry(&a), entry(&b), entry(&a)])
+        let heap = HeapAllocator::new();
+        cb.validate_binding_table(&[entry(&a), entry(&b), entry(&a)], &*heap)
             .unwrap();
         let err = cb
-            .validate_binding_table(&[entry(&a), entry(&transfer_only), entry(&b)])
+            .validate_binding_table(&[entry(&a), entry(&transfer_only), entry(&b)], &*heap)
             .unwrap_err();
         assert_eq!(err.code(), StatusCode::PermissionDenied, "{err}");
-        let err = cb.validate_binding_table(&[entry(&a)]).unwrap_err();
+        let err = cb.validate_binding_table(&[entry(&a)], &*heap).unwrap_err();
         assert_eq!(err.code(), StatusCode::InvalidArgument, "{err}");
         // Direct bindings are checked when recorded.
         let mut cb = CommandBuffer::new(0);

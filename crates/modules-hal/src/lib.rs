@@ -827,7 +827,7 @@ pub fn buffer_view_exports<S: Send + Sync + 'static>(
         let (offset, length) = (size_arg(offset, "source offset")?, size_arg(length, "source length")?);
         let buffer = if offset != 0 || length != source.byte_length() { source.subspan(offset, length)? } else { source.clone() };
         let shape = shape.0.iter().map(|(d,)| usize::try_from(*d).map_err(|_| Status::new(StatusCode::OutOfRange, format!("negative dimension {d}")))).collect::<Result<Vec<_>>>()?;
-        let view = BufferView::new(buffer, shape, ElementType(element_type as u32), EncodingType(encoding as u32));
+        let view = BufferView::new(buffer, shape, ElementType(element_type as u32), EncodingType(encoding as u32))?;
         Ok(Ref::new(HalBufferView(view)))
     })?
     .export("buffer_view.assert", "0rriiCID_v", |_, (view, message, element_type, encoding, shape): (Option<Ref>, Option<Ref>, i32, i32, Variadic<(i64,)>)| {
@@ -1085,8 +1085,9 @@ fn implemented(b: Builder) -> Result<Builder> {
     })?
     .export("command_buffer.create", "0riiIi_r", |_, (device, _modes, _categories, _affinity, capacity): (Option<Ref>, i32, i32, i64, i32)| {
         let _span = trace_scope!("hal.command_buffer.create");
-        device_arg(&device)?;
-        Ok(Ref::new(HalCommandBuffer(Mutex::new(CommandBuffer::new(capacity as u32)))))
+        let device = device_arg(&device)?;
+        let cb = CommandBuffer::new(capacity as u32).with_allocator(device.allocator());
+        Ok(Ref::new(HalCommandBuffer(Mutex::new(cb))))
     })?
     .export("command_buffer.finalize", "0r_v", |_, (cb,): (Option<Ref>,)| {
         let _span = trace_scope!("hal.command_buffer.finalize");
