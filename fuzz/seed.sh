@@ -2,8 +2,8 @@
 # Seeds fuzz/corpus/<target>/ from files checked into the repository. Corpus
 # directories are gitignored; run this before fuzzing on a fresh checkout
 # (re-running is harmless: files are named by content hash).
-#   load_module, parse_format: the small .vmfb files of testdata/vm and
-#       crates/vm-bytecode/tests/data.
+#   load_module, parse_format, run_module: the small .vmfb files of
+#       testdata/vm and crates/vm-bytecode/tests/data.
 #   verify_bytecode: every function of those files, with the header that
 #       target expects (needs python3; skipped with a warning without it).
 #   load_elf: the embedded-ELF libraries in crates/hal-local/tests/data.
@@ -22,10 +22,10 @@ if [ ${#seeds[@]} -eq 0 ]; then
   echo "seed.sh: no .vmfb files found under $root" >&2
   exit 1
 fi
-for target in load_module parse_format verify_bytecode; do
+for target in load_module parse_format verify_bytecode run_module; do
   mkdir -p "$here/corpus/$target"
 done
-for target in load_module parse_format; do
+for target in load_module parse_format run_module; do
   dir="$here/corpus/$target"
   n=0
   for f in "${seeds[@]}"; do
@@ -46,7 +46,7 @@ if command -v python3 >/dev/null; then
 else
   echo "seed.sh: python3 not found; corpus/verify_bytecode starts empty" >&2
 fi
-for target in load_module parse_format verify_bytecode; do
+for target in load_module parse_format verify_bytecode run_module; do
   extra=("$here"/seeds/"$target"/* "$here"/regressions/"$target"/*)
   for f in "${extra[@]}"; do
     cp "$f" "$here/corpus/$target/seed-$(sha1sum "$f" | cut -c1-16)"

@@ -12,6 +12,7 @@ use iree_vm::buffer::Buffer;
 use iree_vm::list::{List, ListElementType};
 use iree_vm::{CallStatus, CconvType, Ref, Stack, TypeDef, Value};
 
+use crate::checked;
 use crate::decode::{
     Branch, CallTarget, FunctionCode, ImportArg, Slot, MOVE_BIT, REF_BIT, REF_MASK,
 };
@@ -352,6 +353,15 @@ impl BytecodeInstance {
                 let refs: *mut Option<Ref> = stack.ref_arena.as_mut_ptr().add(frame.ref_base);
                 let mut ip: *const Op = base.add(frame.pc as usize);
                 let branches: *const Branch = code.branches.as_ptr();
+                checked::enter_frame(
+                    regs,
+                    code.i32_count,
+                    refs,
+                    code.ref_count,
+                    &stack.i32_arena,
+                    &stack.ref_arena,
+                    &code.ops,
+                );
                 // Fails the current op (`ip` is already past it).
                 macro_rules! fail_op {
                     ($error:expr) => {{
@@ -360,6 +370,10 @@ impl BytecodeInstance {
                     }};
                 }
                 loop {
+                    if checked::fetch(ip) {
+                        cont.current.pc = ip.offset_from(base) as u32;
+                        return Err(checked::budget_exhausted());
+                    }
                     let op: &Op = &*ip;
                     // The tag's range, stated: LLVM then loads the tag
                     // straight from `ip`, ahead of the increment, instead of
@@ -419,12 +433,14 @@ impl BytecodeInstance {
                             // Branches that pass block arguments copy them
                             // between registers first (the edge's remap list).
                             Op::BrRemap { branch } => {
+                                checked::index(branch as usize, code.branches.len());
                                 let br = &*branches.add(branch as usize);
                                 remap_branch(regs, refs, br);
                                 ip = jump_to(ip, base, br.target as usize);
                             }
                             Op::CondBrRemap { cond, t, f } => {
                                 let branch = branch_target(r32(regs, cond) != 0, t, f);
+                                checked::index(branch, code.branches.len());
                                 let br = &*branches.add(branch);
                                 remap_branch(regs, refs, br);
                                 ip = jump_to(ip, base, br.target as usize);
@@ -478,7 +494,10 @@ impl BytecodeInstance {
                                 cont.current.pc = ip.offset_from(base) as u32;
                                 match self.slow_op(stack, cont, results, *op)? {
                                     Flow::Next => {}
-                                    Flow::Jump(target) => ip = base.add(target as usize),
+                                    Flow::Jump(target) => {
+                                        checked::op_index(target as usize);
+                                        ip = base.add(target as usize)
+                                    }
                                     Flow::Reload => break,
                                     Flow::Exit(exit) => return Ok(exit),
                                 }
@@ -515,6 +534,15 @@ impl BytecodeInstance {
             () => {{
                 regs = stack.i32_arena[frame.i32_base..].as_mut_ptr();
                 refs = stack.ref_arena[frame.ref_base..].as_mut_ptr();
+                checked::enter_frame(
+                    regs,
+                    code.i32_count,
+                    refs,
+                    code.ref_count,
+                    &stack.i32_arena,
+                    &stack.ref_arena,
+                    &code.ops,
+                );
                 reloaded = true;
             }};
         }
@@ -657,7 +685,7 @@ impl BytecodeInstance {
                     list,
                     r,
                 } => {
-                    let values = code.lists.get_unchecked(list as usize);
+                    let values = checked::entry(&code.lists, list as usize);
                     let i = r32(regs, index) as usize;
                     let src = values.get(i).copied().unwrap_or(default);
                     w32(regs, r, r32(regs, src));
@@ -668,7 +696,7 @@ impl BytecodeInstance {
                     list,
                     r,
                 } => {
-                    let values = code.lists.get_unchecked(list as usize);
+                    let values = checked::entry(&code.lists, list as usize);
                     let value = match values.get(r32(regs, index) as usize) {
                         Some(&src) => r32(regs, src) as i32 as i64 as u64,
                         None => r64(regs, default),
@@ -681,7 +709,7 @@ impl BytecodeInstance {
                     list,
                     r,
                 } => {
-                    let values = code.lists.get_unchecked(list as usize);
+                    let values = checked::entry(&code.lists, list as usize);
                     let src = values
                         .get(r32(regs, index) as usize)
                         .copied()
@@ -695,7 +723,7 @@ impl BytecodeInstance {
                     list,
                     r,
                 } => {
-                    let values = code.lists.get_unchecked(list as usize);
+                    let values = checked::entry(&code.lists, list as usize);
                     let i = r32(regs, index) as usize;
                     let src = values
                         .get(i)
@@ -732,9 +760,9 @@ impl BytecodeInstance {
                     *rref(refs, r) = value;
                 }
                 Op::DiscardRefs { list } | Op::Trace { list } => {
-                    for &raw in code.lists.get_unchecked(list as usize).iter() {
+                    for &raw in checked::entry(&code.lists, list as usize).iter() {
                         if raw & (REF_BIT | MOVE_BIT) == REF_BIT | MOVE_BIT {
-                            *refs.add((raw & REF_MASK) as usize) = None;
+                            *rref(refs, RefReg(raw & REF_MASK)) = None;
                         }
                     }
                 }
@@ -834,7 +862,7 @@ impl BytecodeInstance {
                     *rref(refs, r) = Some(Ref::new(b));
                 }
                 Op::BufferClone { aux } => {
-                    let [src, off, len, align, r, _] = *code.aux.get_unchecked(aux as usize);
+                    let [src, off, len, align, r, _] = *checked::entry(&code.aux, aux as usize);
                     let b = tri!(buffer_at(refs, RefReg(src)));
                     let clone = tri!(b.clone_range(
                         r64(regs, off) as i64,
@@ -849,7 +877,7 @@ impl BytecodeInstance {
                 }
                 Op::BufferCopy { aux } => {
                     let [src, src_off, dst, dst_off, len, _] =
-                        *code.aux.get_unchecked(aux as usize);
+                        *checked::entry(&code.aux, aux as usize);
                     let s = tri!(buffer_at(refs, RefReg(src)));
                     let d = tri!(buffer_at(refs, RefReg(dst)));
                     tri!(Buffer::copy(
@@ -861,7 +889,7 @@ impl BytecodeInstance {
                     ));
                 }
                 Op::BufferCompare { aux } => {
-                    let [a, a_off, b, b_off, len, r] = *code.aux.get_unchecked(aux as usize);
+                    let [a, a_off, b, b_off, len, r] = *checked::entry(&code.aux, aux as usize);
                     let ab = tri!(buffer_at(refs, RefReg(a)));
                     let bb = tri!(buffer_at(refs, RefReg(b)));
                     let eq = tri!(Buffer::compare(
@@ -874,28 +902,28 @@ impl BytecodeInstance {
                     w32(regs, r, eq as u32);
                 }
                 Op::BufferHash { aux } => {
-                    let [buf, off, len, r, _, _] = *code.aux.get_unchecked(aux as usize);
+                    let [buf, off, len, r, _, _] = *checked::entry(&code.aux, aux as usize);
                     let b = tri!(buffer_at(refs, RefReg(buf)));
                     let h = tri!(b.hash(r64(regs, off) as i64, r64(regs, len) as i64));
                     w64(regs, r, h as u64);
                 }
                 Op::CondBreak { cond: _, branch } => {
-                    let br = code.branches.get_unchecked(branch as usize);
+                    let br = checked::entry(&code.branches, branch as usize);
                     remap(regs, refs, &br.remap);
                     pc = br.target as usize;
                 }
                 Op::BrTable { index, table } => {
-                    let t = code.tables.get_unchecked(table as usize);
+                    let t = checked::entry(&code.tables, table as usize);
                     let i = r32(regs, index) as usize;
                     let branch = t.cases.get(i).copied().unwrap_or(t.default);
-                    let br = code.branches.get_unchecked(branch as usize);
+                    let br = checked::entry(&code.branches, branch as usize);
                     remap(regs, refs, &br.remap);
                     pc = br.target as usize;
                 }
                 Op::Fail { status, message } => {
                     let raw = r32(regs, status);
                     if raw != 0 {
-                        let msg = code.strings.get_unchecked(message as usize);
+                        let msg = checked::entry(&code.strings, message as usize);
                         let e = Status::with_location(
                             StatusCode::from_raw(raw),
                             msg.to_string(),
@@ -906,6 +934,17 @@ impl BytecodeInstance {
                         cont.current = frame;
                         return Err(e);
                     }
+                    // A status of 0 does not fail: execution goes on with
+                    // the next op, and a function can end with such a
+                    // `vm.fail` (the verifier counts it as a terminator).
+                    // Past the last op there is nothing to run (upstream
+                    // runs off the end of its bytecode and crashes).
+                    if pc >= code.ops.len() {
+                        tri!(Err(Status::new(
+                            StatusCode::FailedPrecondition,
+                            "vm.fail with status OK (0) ends the function without returning"
+                        )));
+                    }
                 }
                 Op::ImportResolved { import, r } => w32(
                     regs,
@@ -915,21 +954,21 @@ impl BytecodeInstance {
                         .is_some_and(|i| i.is_some()) as u32,
                 ),
                 Op::Yield { branch } => {
-                    let br = code.branches.get_unchecked(branch as usize);
+                    let br = checked::entry(&code.branches, branch as usize);
                     remap(regs, refs, &br.remap);
                     frame.pc = br.target;
                     cont.current = frame;
                     return Ok(Flow::Exit(Exit::Deferred(None)));
                 }
                 Op::Call { call } => {
-                    let info = code.calls.get_unchecked(call as usize);
+                    let info = checked::entry(&code.calls, call as usize);
                     match &info.target {
                         CallTarget::Internal { function, args } => {
                             let callee = &module.functions[*function as usize];
                             // The caller resumes after the call, or at the
                             // resume block of a yieldable call.
                             frame.pc = match info.resume {
-                                Some(b) => code.branches.get_unchecked(b as usize).target,
+                                Some(b) => checked::entry(&code.branches, b as usize).target,
                                 None => pc as u32,
                             };
                             frame.call = call;
@@ -1004,7 +1043,7 @@ impl BytecodeInstance {
                     }
                 }
                 Op::Return { list } => {
-                    let operands = code.lists.get_unchecked(list as usize);
+                    let operands = checked::entry(&code.lists, list as usize);
                     let Some(caller) = cont.frames.pop() else {
                         // Returning from the activation's entry frame.
                         for (ty, &raw) in code.result_types.iter().zip(operands.iter()) {
@@ -1017,7 +1056,7 @@ impl BytecodeInstance {
                         return Ok(Flow::Exit(Exit::Returned));
                     };
                     let caller_code = &module.functions[caller.function as usize];
-                    let info = caller_code.calls.get_unchecked(caller.call as usize);
+                    let info = checked::entry(&caller_code.calls, caller.call as usize);
                     for ((ty, dst), &src) in info.results.iter().zip(operands.iter()) {
                         let cregs = stack.i32_arena.as_mut_ptr().add(caller.i32_base);
                         let crefs = stack.ref_arena.as_mut_ptr().add(caller.ref_base);
@@ -1029,7 +1068,7 @@ impl BytecodeInstance {
                                     refs,
                                     RefReg::new(src & REF_MASK, src & MOVE_BIT != 0),
                                 );
-                                *crefs.add((*dst & REF_MASK) as usize) = value;
+                                *rref(crefs, RefReg(*dst & REF_MASK)) = value;
                             }
                         }
                     }
@@ -1112,6 +1151,7 @@ fn branch_target(taken: bool, t: u32, f: u32) -> usize {
 /// the function whose first op is `base`.
 #[inline(always)]
 unsafe fn jump_to(ip: *const Op, base: *const Op, target: usize) -> *const Op {
+    checked::op_index(target);
     // SAFETY: `ip` and `base` point into the same function's ops; each
     // arm steps to `base + target`, inside it.
     unsafe {
@@ -1157,21 +1197,25 @@ fn opaque(p: *const Op) -> *const Op {
 
 #[inline(always)]
 unsafe fn r32(regs: *mut u32, r: Reg) -> u32 {
+    checked::i32_regs(regs, r as usize, 1);
     // SAFETY: see above.
     unsafe { *regs.add(r as usize) }
 }
 #[inline(always)]
 unsafe fn w32(regs: *mut u32, r: Reg, v: u32) {
+    checked::i32_regs(regs, r as usize, 1);
     // SAFETY: see above.
     unsafe { *regs.add(r as usize) = v }
 }
 #[inline(always)]
 unsafe fn r64(regs: *mut u32, r: Reg) -> u64 {
+    checked::i32_regs(regs, r as usize, 2);
     // SAFETY: i64 ordinals were checked so that `r + 1` is in bounds too.
     unsafe { regs.add(r as usize).cast::<u64>().read_unaligned() }
 }
 #[inline(always)]
 unsafe fn w64(regs: *mut u32, r: Reg, v: u64) {
+    checked::i32_regs(regs, r as usize, 2);
     // SAFETY: i64 ordinals were checked so that `r + 1` is in bounds too.
     unsafe { regs.add(r as usize).cast::<u64>().write_unaligned(v) }
 }
@@ -1187,6 +1231,7 @@ unsafe fn rf64(regs: *mut u32, r: Reg) -> f64 {
 }
 #[inline(always)]
 unsafe fn rref<'a>(refs: *mut Option<Ref>, r: RefReg) -> &'a mut Option<Ref> {
+    checked::ref_reg(refs, r.index());
     // SAFETY: see above.
     unsafe { &mut *refs.add(r.index()) }
 }
@@ -1212,6 +1257,7 @@ unsafe fn discard_if_move(refs: *mut Option<Ref>, r: RefReg) {
 /// The list in a ref register, if it holds one.
 #[inline(always)]
 unsafe fn hot_list<'a>(refs: *mut Option<Ref>, r: RefReg) -> Option<&'a List> {
+    checked::ref_reg(refs, r.index());
     // SAFETY: see above.
     unsafe {
         (*refs.add(r.index()))
@@ -1221,6 +1267,7 @@ unsafe fn hot_list<'a>(refs: *mut Option<Ref>, r: RefReg) -> Option<&'a List> {
 }
 
 unsafe fn hot_buffer<'a>(refs: *mut Option<Ref>, r: RefReg) -> Option<&'a Buffer> {
+    checked::ref_reg(refs, r.index());
     // SAFETY: see above.
     unsafe {
         (*refs.add(r.index()))
@@ -1311,6 +1358,7 @@ unsafe fn buffer_store_fast(
 }
 
 unsafe fn buffer_at<'a>(refs: *mut Option<Ref>, r: RefReg) -> Result<&'a Buffer> {
+    checked::ref_reg(refs, r.index());
     // SAFETY: see above; the borrow ends before the register is written.
     match unsafe { &*refs.add(r.index()) } {
         Some(value) => value.checked::<Buffer>(iree_vm::buffer::buffer_type()),
@@ -1319,6 +1367,7 @@ unsafe fn buffer_at<'a>(refs: *mut Option<Ref>, r: RefReg) -> Result<&'a Buffer>
 }
 
 unsafe fn list_at<'a>(refs: *mut Option<Ref>, r: RefReg) -> Result<&'a List> {
+    checked::ref_reg(refs, r.index());
     // SAFETY: see above; the borrow ends before the register is written.
     match unsafe { &*refs.add(r.index()) } {
         Some(value) => value.checked::<List>(iree_vm::list::list_type()),
@@ -1358,7 +1407,7 @@ unsafe fn remap(regs: *mut u32, refs: *mut Option<Ref>, pairs: &[(u16, u16)]) {
             // SAFETY: remap registers were verified per bank.
             unsafe {
                 let value = take_ref(refs, RefReg::new(src & REF_MASK, src & MOVE_BIT != 0));
-                *refs.add((dst & REF_MASK) as usize) = value;
+                *rref(refs, RefReg(dst & REF_MASK)) = value;
             }
         } else {
             // SAFETY: remap registers were verified per bank.
