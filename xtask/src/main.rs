@@ -41,6 +41,7 @@ mod models;
 mod opcodes;
 mod param_rss;
 mod proc;
+mod robustness;
 mod serve_load;
 mod testdata;
 mod tools;
@@ -151,6 +152,15 @@ commands:
                             vm/test of an iree-org/iree checkout matching 3.13) with
                             the pinned iree-as-module and run every export in process
                             (fail_* must fail, the rest succeed; none skipped)
+  robustness [--against DIR] [--count N] [--seed S] [--jobs N] [--ours PATH] [--only I]
+             [--timeout SECS] [--kinds vm,vmvx,embedded-elf,system-library,params,npy,flags]
+                            seeded mutations of the testdata inputs of every kind, each
+                            run through our iree-run-module (default target/release,
+                            else target/debug; $IREE_RS_RUN_MODULE) and, with --against,
+                            upstream's (DIR: its _runtime_libs); classes per kind (ok,
+                            error, panic, signal, timeout, oom), our crashes outside
+                            mutated native code and the inputs upstream rejects that we
+                            run (kept under target/robustness/); fails if either exists
   loom                      model-check semaphores, fences, the device queue and the
                             worker pool with loom (RUSTFLAGS=--cfg loom, own target dir)
 ";
@@ -226,6 +236,7 @@ fn main() -> ExitCode {
         "upstream-python-tests" => upstream_py::run(&args),
         "upstream-collectives-tests" => upstream_collectives::run(&args),
         "vm-suite" => vm_suite::run(&args),
+        "robustness" => robustness::run(&args),
         other => {
             eprint!("unknown command `{other}`\n\n{USAGE}");
             return ExitCode::from(2);
