@@ -86,6 +86,34 @@ for path in sys.argv[2:]:
 print(f"seed.sh: {n} seeds -> corpus/parse_gpu_executable")
 PY
 fi
+# verify_flatbuffer: the flatbuffers of the committed modules (selector 0,
+# without the size prefix) and of the CUDA/HIP executables embedded in
+# testdata/{cuda,hip} (selectors 1 and 2, without the 64-byte header).
+mkdir -p "$here/corpus/verify_flatbuffer"
+if command -v python3 >/dev/null; then
+  python3 - "$here/corpus/verify_flatbuffer" "$root"/testdata/*/*.vmfb "$root"/crates/vm-bytecode/tests/data/*.vmfb <<'PY'
+import hashlib, struct, sys
+out, n = sys.argv[1], 0
+def keep(blob):
+    global n
+    open(f"{out}/seed-{hashlib.sha1(blob).hexdigest()[:16]}", "wb").write(blob)
+    n += 1
+for path in sys.argv[2:]:
+    data = open(path, "rb").read()
+    at = data.find(b"IREE")
+    if at >= 8 and len(data) <= (1 << 20):
+        size = struct.unpack_from("<I", data, at - 8)[0]
+        keep(bytes([0]) + data[at - 4 : at - 4 + size])
+    for magic, selector in ((b"CDA1", 1), (b"HIP1", 2)):
+        at = data.find(magic)
+        while at >= 0:
+            if at + 16 <= len(data):
+                size = struct.unpack_from("<Q", data, at + 8)[0]
+                keep(bytes([selector]) + data[at + 64 : at + 64 + size])
+            at = data.find(magic, at + 4)
+print(f"seed.sh: {n} seeds -> corpus/verify_flatbuffer")
+PY
+fi
 # Tokenizers: the fixtures of crates/tokenizer/tests/data (tokenizer.json
 # files; the tiktoken file behind a selector byte, in seeds/), and for the
 # round trip a few texts behind its option byte.

@@ -40,6 +40,7 @@ mod gpu;
 mod models;
 mod opcodes;
 mod param_rss;
+mod miri;
 mod proc;
 mod robustness;
 mod serve_load;
@@ -161,6 +162,11 @@ commands:
                             error, panic, signal, timeout, oom), our crashes outside
                             mutated native code and the inputs upstream rejects that we
                             run (kept under target/robustness/); fails if either exists
+  miri [--stacked-borrows | --tree-borrows]
+                            cargo miri test (pinned nightly, both aliasing models by
+                            default) of iree-vm, iree-vm-bytecode (interpreter included)
+                            and the HAL's buffer and allocator tests; see xtask/src/miri.rs
+                            for what it leaves out and why
   loom                      model-check semaphores, fences, the device queue and the
                             worker pool with loom (RUSTFLAGS=--cfg loom, own target dir)
 ";
@@ -237,6 +243,7 @@ fn main() -> ExitCode {
         "upstream-collectives-tests" => upstream_collectives::run(&args),
         "vm-suite" => vm_suite::run(&args),
         "robustness" => robustness::run(&args),
+        "miri" => miri::run(&args),
         other => {
             eprint!("unknown command `{other}`\n\n{USAGE}");
             return ExitCode::from(2);
