@@ -713,15 +713,29 @@ fn decode_inner(m: &ModuleView<'_>, file: &[u8], ordinal: usize) -> Result<Funct
     let mut op_codes = Vec::new();
     // Byte offset of each block marker -> index of the op that follows it.
     let mut blocks: Vec<(u32, u32)> = Vec::new();
-    if code.first() != Some(&BLOCK_MARKER) {
-        return Err(err("function does not begin with a block marker"));
-    }
+    // As upstream's verifier: every op lies in a block (after a block
+    // marker, before the block's terminator), and the last block ends in a
+    // terminator, so execution never runs past a function's ops.
+    let mut in_block = false;
     while d.r.pc < code.len() {
         let start = d.r.pc as u32;
         let opcode = d.r.u8()?;
         if opcode == BLOCK_MARKER {
+            if in_block {
+                return Err(err(format!(
+                    "op at pc {start:08X} is a block while still in a block"
+                )));
+            }
+            in_block = true;
             blocks.push((start, ops.len() as u32));
             continue;
+        }
+        if !in_block {
+            // Trailing zero padding after the last instruction.
+            if opcode == 0 && !ops.is_empty() && code[start as usize..].iter().all(|&b| b == 0) {
+                break;
+            }
+            return Err(err(format!("op at pc {start:08X} is not in a block")));
         }
         let (set, code_byte) = match opcode {
             PREFIX_EXT_F32 => (1u16, d.r.u8()?),
@@ -751,26 +765,15 @@ fn decode_inner(m: &ModuleView<'_>, file: &[u8], ordinal: usize) -> Result<Funct
             }
             return Err(err(format!("invalid opcode at bytecode offset {start}")));
         };
+        if ends_block(&op, &d.calls) {
+            in_block = false;
+        }
         ops.push(op);
         op_offsets.push(start);
         op_codes.push((set << 8) | u16::from(code_byte));
     }
-    if !matches!(
-        ops.last(),
-        Some(
-            Op::Return { .. }
-                | Op::Br { .. }
-                | Op::BrRemap { .. }
-                | Op::BrTable { .. }
-                | Op::CondBr { .. }
-                | Op::CondBrRemap { .. }
-                | Op::Fail { .. }
-                | Op::Yield { .. }
-                | Op::CondBreak { .. }
-                | Op::Call { .. }
-        )
-    ) {
-        return Err(err("function does not end in a terminator"));
+    if in_block || ops.is_empty() {
+        return Err(err("function missing terminator in the last block"));
     }
     // Each return's registers carry the results' types (upstream verifies
     // `vm.return` against the result cconv).
@@ -851,6 +854,27 @@ fn decode_inner(m: &ModuleView<'_>, file: &[u8], ordinal: usize) -> Result<Funct
         arg_slots: cconv.args.clone().into_boxed_slice(),
         result_types: cconv.results.clone().into_boxed_slice(),
     })
+}
+
+/// Whether `op` ends its block (upstream's terminators: branches, returns,
+/// `vm.fail`, yields, breaks and yieldable calls, which resume in another
+/// block; a plain call falls through).
+fn ends_block(op: &Op, calls: &[CallInfo]) -> bool {
+    match op {
+        Op::Return { .. }
+        | Op::Br { .. }
+        | Op::BrRemap { .. }
+        | Op::BrTable { .. }
+        | Op::CondBr { .. }
+        | Op::CondBrRemap { .. }
+        | Op::Fail { .. }
+        | Op::Yield { .. }
+        | Op::CondBreak { .. } => true,
+        Op::Call { call } => calls
+            .get(*call as usize)
+            .is_some_and(|info| info.resume.is_some()),
+        _ => false,
+    }
 }
 
 /// True when a block begins at op `index`. `blocks` is in op order.

@@ -1063,3 +1063,42 @@ fn many_distinct_locations_are_fine() {
     assert_eq!(map.locations.len(), count as usize);
     assert_eq!(map.location_at(8 * 19999), Some("file19999.mlir:19999:1"));
 }
+
+/// Upstream's block structure rules (`verifier.c`): every op lies in a
+/// block, a block marker only starts a block after a terminator, and the
+/// last block ends in one (else the interpreter would run past the
+/// function's ops; the execution fuzz target found a module whose last op
+/// was a plain call). Each message is upstream's.
+#[test]
+fn ops_lie_in_terminated_blocks() {
+    let load = |bytecode: &[u8]| {
+        let mut s = spec();
+        s.descriptors = vec![descriptor(0, bytecode.len() as i32, 1, 2)];
+        s.bytecode = bytecode.to_vec();
+        s.bytecode.resize(bytecode.len().next_multiple_of(16), 0);
+        iree_vm_bytecode::BytecodeModule::from_vec(&iree_vm::Instance::new(), build(&s))
+            .map(|_| ())
+            .map_err(|e| (e.code(), e.message().to_string()))
+    };
+    let ret = [0x5A, 1, 0, 0, 0];
+    let block = 0x79;
+    assert_eq!(load(&[&[block][..], &ret].concat()), Ok(()));
+    let invalid = |m: &str| Err((StatusCode::InvalidArgument, m.to_string()));
+    assert_eq!(
+        load(&[&[block][..], &ret, &ret].concat()),
+        invalid("op at pc 00000006 is not in a block")
+    );
+    assert_eq!(
+        load(&[&[block, block][..], &ret].concat()),
+        invalid("op at pc 00000001 is a block while still in a block")
+    );
+    // `const.i32.zero %i0` and nothing after it.
+    assert_eq!(
+        load(&[block, 0x0C, 0, 0]),
+        invalid("function missing terminator in the last block")
+    );
+    assert_eq!(
+        load(&[ret[0]]),
+        invalid("op at pc 00000000 is not in a block")
+    );
+}
