@@ -797,6 +797,7 @@ fn decode_inner(m: &ModuleView<'_>, file: &[u8], ordinal: usize) -> Result<Funct
         }
     }
     // Resolve branch targets to op indices; each must land on a block marker.
+    check_block_list(&blocks, &d.branch_targets, desc.block_count, code.len())?;
     for (branch, &target) in d.branches.iter_mut().zip(&d.branch_targets) {
         let idx = blocks
             .binary_search_by_key(&target, |&(off, _)| off)
@@ -854,6 +855,56 @@ fn decode_inner(m: &ModuleView<'_>, file: &[u8], ordinal: usize) -> Result<Funct
         arg_slots: cconv.args.clone().into_boxed_slice(),
         result_types: cconv.results.clone().into_boxed_slice(),
     })
+}
+
+/// Upstream's block list (`block_list.c`): the distinct offsets of block
+/// markers and branch targets must be exactly the descriptor's block count,
+/// each a block marker with at least one byte after it. `blocks` holds the
+/// markers' offsets in order.
+fn check_block_list(
+    blocks: &[(u32, u32)],
+    targets: &[u32],
+    block_count: u16,
+    code_len: usize,
+) -> Result<()> {
+    const PC_BLOCK_MAX: u32 = 0x00FF_FFFF;
+    if let Some(&pc) = targets.iter().find(|&&pc| pc >= PC_BLOCK_MAX) {
+        return Err(Status::new(
+            StatusCode::OutOfRange,
+            format!("block pc {pc:08X} greater than max {PC_BLOCK_MAX:08X}"),
+        ));
+    }
+    let mut pcs: Vec<u32> = blocks
+        .iter()
+        .map(|&(pc, _)| pc)
+        .chain(targets.iter().copied())
+        .collect();
+    pcs.sort_unstable();
+    pcs.dedup();
+    let capacity = usize::from(block_count);
+    if pcs.len() > capacity {
+        return Err(err(format!(
+            "invalid descriptor block count {capacity}; found at least {} blocks",
+            capacity + 1
+        )));
+    }
+    if pcs.len() != capacity {
+        return Err(err(format!(
+            "invalid descriptor block count {capacity}; found {} blocks",
+            pcs.len()
+        )));
+    }
+    for &pc in &pcs {
+        if blocks.binary_search_by_key(&pc, |&(at, _)| at).is_err() {
+            return Err(err(format!("block at pc {pc:08X} not defined in bytecode")));
+        }
+        if pc as usize + 1 >= code_len {
+            return Err(err(format!(
+                "block at pc {pc:08X} ({pc}) out of bytecode data range {code_len}"
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// Whether `op` ends its block (upstream's terminators: branches, returns,

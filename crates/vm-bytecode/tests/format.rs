@@ -1101,4 +1101,24 @@ fn ops_lie_in_terminated_blocks() {
         load(&[ret[0]]),
         invalid("op at pc 00000000 is not in a block")
     );
+    // The descriptor's block count is the number of blocks (`block_list.c`).
+    let blocks = |count: i16, bytecode: &[u8]| {
+        let mut s = spec();
+        s.descriptors = vec![descriptor(0, bytecode.len() as i32, count, 2)];
+        s.bytecode = bytecode.to_vec();
+        s.bytecode.resize(bytecode.len().next_multiple_of(16), 0);
+        iree_vm_bytecode::BytecodeModule::from_vec(&iree_vm::Instance::new(), build(&s))
+            .map(|_| ())
+            .map_err(|e| (e.code(), e.message().to_string()))
+    };
+    let two_blocks = [&[block][..], &ret, &[block], &ret].concat();
+    assert_eq!(blocks(2, &two_blocks), Ok(()));
+    assert_eq!(
+        blocks(1, &two_blocks),
+        invalid("invalid descriptor block count 1; found at least 2 blocks")
+    );
+    assert_eq!(
+        blocks(3, &two_blocks),
+        invalid("invalid descriptor block count 3; found 2 blocks")
+    );
 }
