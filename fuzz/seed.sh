@@ -34,6 +34,15 @@ for target in load_module parse_format run_module; do
   done
   echo "seed.sh: $n seeds -> corpus/$target"
 done
+# run_module also runs modules with HAL imports (stand-ins answer them).
+n=0
+for f in "$root"/testdata/vm-hal/*.vmfb "$root"/testdata/vm-async/*.vmfb "$root"/testdata/vmvx/*.vmfb; do
+  if [ "$(stat -c %s "$f")" -le 65536 ]; then
+    cp "$f" "$here/corpus/run_module/seed-$(sha1sum "$f" | cut -c1-16)"
+    n=$((n + 1))
+  fi
+done
+echo "seed.sh: $n more seeds -> corpus/run_module"
 mkdir -p "$here/corpus/load_elf"
 n=0
 for f in "$root"/crates/hal-local/tests/data/*.so "$root"/crates/hal-local/tests/data/fuzz/*.so; do

@@ -742,6 +742,23 @@ fn decode_inner(m: &ModuleView<'_>, file: &[u8], ordinal: usize) -> Result<Funct
             PREFIX_EXT_F64 => (2u16, d.r.u8()?),
             c => (0u16, c),
         };
+        // An extension op needs its extension among the function's declared
+        // requirements (upstream's `IREE_VM_VERIFY_REQUIREMENT`, whose
+        // message calls the function's requirements what is available).
+        let extension = [
+            FeatureBits::empty(),
+            FeatureBits::EXT_F32,
+            FeatureBits::EXT_F64,
+        ][usize::from(set)];
+        if !desc.requirements.contains(extension) {
+            return Err(err(format!(
+                "required module features [{}] are not available in this runtime configuration; \
+                 have [{}] while module requires [{}]",
+                extension.names(),
+                desc.requirements.names(),
+                extension.names()
+            )));
+        }
         let opcode_set = [OpcodeSet::Core, OpcodeSet::F32, OpcodeSet::F64][usize::from(set)];
         let op = match decode_alu(&mut d, opcode_set, code_byte) {
             Ok(None) => decode_other(&mut d, opcode_set, code_byte),

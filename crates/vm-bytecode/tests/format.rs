@@ -1122,3 +1122,38 @@ fn ops_lie_in_terminated_blocks() {
         invalid("invalid descriptor block count 3; found 2 blocks")
     );
 }
+
+/// An extension op (here `add.f32 %i0, %i0 -> %i0`) needs its extension
+/// among its function's declared requirements, as upstream's verifier
+/// checks (`IREE_VM_VERIFY_REQUIREMENT`, with its message).
+#[test]
+fn extension_ops_need_their_function_to_require_the_extension() {
+    let load = |requirements: schema::FeatureBits| {
+        let bytecode = [0x79, 0xE0, 0x0A, 0, 0, 0, 0, 0, 0, 0x5A, 1, 0, 0, 0];
+        let mut s = spec();
+        s.descriptors = vec![schema::FunctionDescriptor::new(
+            0,
+            bytecode.len() as i32,
+            requirements,
+            0,
+            1,
+            2,
+            0,
+        )];
+        s.bytecode = bytecode.to_vec();
+        s.bytecode.resize(16, 0);
+        iree_vm_bytecode::BytecodeModule::from_vec(&iree_vm::Instance::new(), build(&s))
+            .map(|_| ())
+            .map_err(|e| (e.code(), e.message().to_string()))
+    };
+    assert_eq!(load(schema::FeatureBits::EXT_F32), Ok(()));
+    assert_eq!(
+        load(schema::FeatureBits::empty()),
+        Err((
+            StatusCode::InvalidArgument,
+            "required module features [EXT_F32] are not available in this runtime \
+             configuration; have [] while module requires [EXT_F32]"
+                .to_string()
+        ))
+    );
+}
