@@ -15,13 +15,16 @@ use std::sync::{Arc, LazyLock};
 use iree_vm::Instance;
 use libfuzzer_sys::fuzz_target;
 
+/// Programs may allocate and fill buffers and lists in loops: a small cap
+/// (the VM's allocations fail cleanly) keeps every op cheap, so the step
+/// budget bounds an input's time.
 #[global_allocator]
-static ALLOC: iree_fuzz::CappedAlloc = iree_fuzz::CappedAlloc;
+static ALLOC: iree_fuzz::CappedAllocOf<{ 2 << 20 }> = iree_fuzz::CappedAllocOf;
 
 static INSTANCE: LazyLock<Arc<Instance>> = LazyLock::new(Instance::new);
 
-/// Ops each call may run: enough for every committed test function,
-/// small enough that an endless loop costs a few milliseconds.
+/// Ops one input may run (all its calls together): enough for every
+/// committed test function, small enough that endless loops stay cheap.
 const STEPS: u64 = 20_000;
 
 fuzz_target!(|data: &[u8]| {

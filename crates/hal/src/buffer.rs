@@ -37,8 +37,9 @@ macro_rules! bitfield {
                 self.0 & other.0 != 0
             }
 
-            /// Upstream's text form: known names joined by `|`, composite
-            /// names first, leftover bits in hex.
+            /// Upstream's text form (`iree_bitfield_format`): known names
+            /// joined by `|`, composite names first, leftover bits in hex
+            /// with an `h` suffix (`80000000h`); nothing for no bits.
             pub fn format(self) -> String {
                 let mut rest = self.0;
                 let mut parts: Vec<String> = Vec::new();
@@ -49,13 +50,9 @@ macro_rules! bitfield {
                     }
                 }
                 if rest != 0 {
-                    parts.push(format!("{:#x}", rest));
+                    parts.push(format!("{rest:X}h"));
                 }
-                if parts.is_empty() {
-                    "NONE".to_string()
-                } else {
-                    parts.join("|")
-                }
+                parts.join("|")
             }
         }
 
@@ -1288,7 +1285,8 @@ mod tests {
             (MemoryType::HOST_LOCAL | MemoryType::DEVICE_VISIBLE).format(),
             "HOST_LOCAL|DEVICE_VISIBLE"
         );
-        assert_eq!(MemoryAccess(0x40).format(), "0x40");
+        assert_eq!(MemoryAccess(0x40).format(), "40h");
+        assert_eq!(MemoryAccess(0).format(), "");
     }
 
     #[test]

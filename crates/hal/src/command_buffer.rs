@@ -256,8 +256,24 @@ impl Command {
     }
 }
 
+crate::buffer::bitfield! {
+    /// The kinds of commands a command buffer may record
+    /// (`iree_hal_command_category_t`).
+    CommandCategory(u32) {
+        /// No command (what a barrier requires).
+        NONE = 0,
+        /// Fills, updates and copies.
+        TRANSFER = 1 << 0,
+        /// Dispatches, collectives and events.
+        DISPATCH = 1 << 1,
+        /// Both.
+        ANY = (1 << 0) | (1 << 1),
+    }
+    names [ANY, TRANSFER, DISPATCH]
+}
+
 /// Recorded work for a queue (`iree_hal_command_buffer_t`).
-#[derive(Clone, Default)]
+#[derive(Clone)]
 pub struct CommandBuffer {
     commands: Vec<Command>,
     binding_capacity: u32,
@@ -266,7 +282,16 @@ pub struct CommandBuffer {
     /// The device's allocator, when known: direct bindings are checked
     /// against it as they are recorded.
     allocator: Option<Arc<dyn Allocator>>,
+    /// The kinds of commands it may record.
+    categories: CommandCategory,
     finalized: bool,
+}
+
+impl Default for CommandBuffer {
+    /// [`CommandBuffer::new`] with no binding table slots.
+    fn default() -> CommandBuffer {
+        CommandBuffer::new(0)
+    }
 }
 
 impl CommandBuffer {
@@ -278,8 +303,17 @@ impl CommandBuffer {
             binding_capacity,
             slot_usage: Vec::new(),
             allocator: None,
+            categories: CommandCategory::ANY,
             finalized: false,
         }
+    }
+
+    /// Allows only commands of `categories` (as created upstream with
+    /// `command_categories`; [`CommandBuffer::new`] allows any): a command
+    /// of another category fails with FAILED_PRECONDITION.
+    pub fn with_categories(mut self, categories: CommandCategory) -> CommandBuffer {
+        self.categories = categories;
+        self
     }
 
     /// Records for the device whose allocator is `allocator`, as upstream's
@@ -305,11 +339,24 @@ impl CommandBuffer {
         self.finalized
     }
 
-    fn check_recording(&self) -> Result<()> {
+    /// Checks that the command buffer still records and allows commands of
+    /// the `required` categories (upstream's
+    /// `iree_hal_command_buffer_validate_categories`).
+    fn check_recording(&self, required: CommandCategory) -> Result<()> {
         if self.finalized {
             return Err(Status::new(
                 StatusCode::FailedPrecondition,
                 "command buffer has been finalized",
+            ));
+        }
+        if !self.categories.contains(required) {
+            return Err(Status::new(
+                StatusCode::FailedPrecondition,
+                format!(
+                    "operation requires categories {} but command buffer only supports {}",
+                    required.format(),
+                    self.categories.format()
+                ),
             ));
         }
         Ok(())
@@ -407,7 +454,7 @@ impl CommandBuffer {
         constants: &[u32],
         bindings: Vec<BindingRef>,
     ) -> Result<()> {
-        self.check_recording()?;
+        self.check_recording(CommandCategory::DISPATCH)?;
         self.check_binding(&workgroups, BufferUsage::DISPATCH_INDIRECT_PARAMETERS)?;
         self.record_dispatch(
             executable,
@@ -426,7 +473,7 @@ impl CommandBuffer {
         constants: &[u32],
         bindings: Vec<BindingRef>,
     ) -> Result<()> {
-        self.check_recording()?;
+        self.check_recording(CommandCategory::DISPATCH)?;
         if ordinal >= executable.export_count() {
             return Err(Status::new(
                 StatusCode::OutOfRange,
@@ -461,7 +508,7 @@ impl CommandBuffer {
 
     /// Records a fill of `target` with a 1, 2 or 4 byte pattern.
     pub fn fill(&mut self, target: BindingRef, pattern: &[u8]) -> Result<()> {
-        self.check_recording()?;
+        self.check_recording(CommandCategory::TRANSFER)?;
         if !matches!(pattern.len(), 1 | 2 | 4) {
             return Err(Status::new(
                 StatusCode::InvalidArgument,
@@ -481,7 +528,7 @@ impl CommandBuffer {
 
     /// Records an update of `target` with `data` (copied now).
     pub fn update(&mut self, data: &[u8], target: BindingRef) -> Result<()> {
-        self.check_recording()?;
+        self.check_recording(CommandCategory::TRANSFER)?;
         self.check_binding(&target, BufferUsage::TRANSFER_TARGET)?;
         self.commands.push(Command::Update {
             data: data.to_vec(),
@@ -492,7 +539,7 @@ impl CommandBuffer {
 
     /// Records a copy from `source` to `target` (equal lengths).
     pub fn copy(&mut self, source: BindingRef, target: BindingRef) -> Result<()> {
-        self.check_recording()?;
+        self.check_recording(CommandCategory::TRANSFER)?;
         self.check_binding(&source, BufferUsage::TRANSFER_SOURCE)?;
         self.check_binding(&target, BufferUsage::TRANSFER_TARGET)?;
         self.commands.push(Command::Copy { source, target });
@@ -509,7 +556,7 @@ impl CommandBuffer {
         send: Option<BindingRef>,
         recv: Option<BindingRef>,
     ) -> Result<()> {
-        self.check_recording()?;
+        self.check_recording(CommandCategory::DISPATCH)?;
         if let Some(send) = &send {
             self.check_binding(send, BufferUsage::DISPATCH_STORAGE_READ)?;
         }
@@ -527,28 +574,28 @@ impl CommandBuffer {
 
     /// Records signaling `event` once earlier commands complete.
     pub fn signal_event(&mut self, event: Arc<Event>) -> Result<()> {
-        self.check_recording()?;
+        self.check_recording(CommandCategory::DISPATCH)?;
         self.commands.push(Command::SignalEvent(event));
         Ok(())
     }
 
     /// Records returning `event` to unsignaled.
     pub fn reset_event(&mut self, event: Arc<Event>) -> Result<()> {
-        self.check_recording()?;
+        self.check_recording(CommandCategory::DISPATCH)?;
         self.commands.push(Command::ResetEvent(event));
         Ok(())
     }
 
     /// Records a wait for `events` before later commands run.
     pub fn wait_events(&mut self, events: Vec<Arc<Event>>) -> Result<()> {
-        self.check_recording()?;
+        self.check_recording(CommandCategory::DISPATCH)?;
         self.commands.push(Command::WaitEvents(events));
         Ok(())
     }
 
     /// Records an execution barrier (inline execution is already ordered).
     pub fn barrier(&mut self) -> Result<()> {
-        self.check_recording()?;
+        self.check_recording(CommandCategory::NONE)?;
         self.commands.push(Command::Barrier);
         Ok(())
     }
@@ -560,7 +607,7 @@ impl CommandBuffer {
 
     /// Ends recording.
     pub fn finalize(&mut self) -> Result<()> {
-        self.check_recording()?;
+        self.check_recording(CommandCategory::NONE)?;
         self.finalized = true;
         Ok(())
     }
@@ -796,6 +843,37 @@ mod tests {
             .unwrap_err();
         assert_eq!(err.code(), StatusCode::PermissionDenied);
         assert_eq!(err.message(), message);
+    }
+
+    /// Issue #46: a command outside the command buffer's categories is
+    /// FAILED_PRECONDITION, upstream's check and text (a mutated
+    /// `hal.command_buffer.create` of category 80000000h then dispatched).
+    #[test]
+    fn commands_need_their_category() {
+        let target = BindingRef::Direct {
+            buffer: buffer(16),
+            offset: 0,
+            length: 16,
+        };
+        let mut transfer = CommandBuffer::new(0).with_categories(CommandCategory::TRANSFER);
+        transfer.fill(target.clone(), &[1]).unwrap();
+        let err = transfer
+            .dispatch(Arc::new(AddKernel), 0, [1, 1, 1], &[], vec![])
+            .unwrap_err();
+        assert_eq!(err.code(), StatusCode::FailedPrecondition);
+        assert_eq!(
+            err.message(),
+            "operation requires categories DISPATCH but command buffer only supports TRANSFER"
+        );
+        let mut odd = CommandBuffer::new(0).with_categories(CommandCategory(0x8000_0000));
+        let err = odd.fill(target, &[1]).unwrap_err();
+        assert_eq!(
+            err.message(),
+            "operation requires categories TRANSFER but command buffer only supports 80000000h"
+        );
+        odd.barrier().unwrap();
+        odd.finalize().unwrap();
+        assert_eq!(CommandCategory::ANY.format(), "ANY");
     }
 
     #[test]

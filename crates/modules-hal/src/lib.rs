@@ -29,8 +29,8 @@ use iree_hal::buffer::{validate_memory_type, validate_usage};
 use iree_hal::channel::{Collective, CollectiveKind, CollectiveOp};
 use iree_hal::{
     Allocator, BindingRef, Buffer, BufferCompatibility, BufferParams, BufferUsage, BufferView,
-    Channel, ChannelParams, CommandBuffer, Device, DispatchBinding, ElementType, EncodingType,
-    Executable, ExternalHostMemory, Fence, MemoryAccess, MemoryType,
+    Channel, ChannelParams, CommandBuffer, CommandCategory, Device, DispatchBinding, ElementType,
+    EncodingType, Executable, ExternalHostMemory, Fence, MemoryAccess, MemoryType,
 };
 use iree_vm::buffer::Buffer as VmBuffer;
 use iree_vm::native::{NativeModuleBuilder, Variadic};
@@ -1083,10 +1083,12 @@ fn implemented(b: Builder) -> Result<Builder> {
             .map_err(|e| Status::new(e.code(), format!("{message} {}", e.message())))?;
         Ok(())
     })?
-    .export("command_buffer.create", "0riiIi_r", |_, (device, _modes, _categories, _affinity, capacity): (Option<Ref>, i32, i32, i64, i32)| {
+    .export("command_buffer.create", "0riiIi_r", |_, (device, _modes, categories, _affinity, capacity): (Option<Ref>, i32, i32, i64, i32)| {
         let _span = trace_scope!("hal.command_buffer.create");
         let device = device_arg(&device)?;
-        let cb = CommandBuffer::new(capacity as u32).with_allocator(device.allocator());
+        let cb = CommandBuffer::new(capacity as u32)
+            .with_allocator(device.allocator())
+            .with_categories(CommandCategory(categories as u32));
         Ok(Ref::new(HalCommandBuffer(Mutex::new(cb))))
     })?
     .export("command_buffer.finalize", "0r_v", |_, (cb,): (Option<Ref>,)| {

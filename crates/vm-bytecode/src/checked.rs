@@ -241,8 +241,8 @@ pub(crate) unsafe fn entry<T>(table: &[T], index: usize) -> &T {
 /// module in a context with stand-ins for its dependencies and imports
 /// ([`iree_vm::testing::stand_in_modules`]), which runs `__init`, then
 /// calls every other export with zero and null arguments, then drops the
-/// context, which runs `__deinit`; each of these with a budget of `steps`
-/// ops. Errors of the module are expected and ignored; a panic means the
+/// context, which runs `__deinit`; all of it within a budget of `steps`
+/// ops (once spent, every further op fails). Errors of the module are expected and ignored; a panic means the
 /// verifier let through code whose execution escapes what it proved (the
 /// execution fuzz target's oracle). Returns how many exports were called,
 /// `None` when the module did not load or link.
@@ -271,12 +271,10 @@ pub fn run_all_exports(
             ) else {
                 continue;
             };
-            set_step_budget(steps);
             let _ = context.invoke(&function, &args);
             called += 1;
         }
     }
-    set_step_budget(steps);
     let linked = context.is_ok();
     drop(context);
     set_step_budget(u64::MAX);
