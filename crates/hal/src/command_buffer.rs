@@ -455,6 +455,16 @@ impl CommandBuffer {
         bindings: Vec<BindingRef>,
     ) -> Result<()> {
         self.check_recording(CommandCategory::DISPATCH)?;
+        let (BindingRef::Direct { length, .. } | BindingRef::Slot { length, .. }) = workgroups;
+        if length < 12 {
+            return Err(Status::new(
+                StatusCode::OutOfRange,
+                format!(
+                    "workgroup count buffer does not have the capacity to store the required 3 \
+                     uint32_t values (length={length}, min_length=12)"
+                ),
+            ));
+        }
         self.check_binding(&workgroups, BufferUsage::DISPATCH_INDIRECT_PARAMETERS)?;
         self.record_dispatch(
             executable,
@@ -513,8 +523,20 @@ impl CommandBuffer {
             return Err(Status::new(
                 StatusCode::InvalidArgument,
                 format!(
-                    "fill patterns must be 1, 2 or 4 bytes (got {})",
+                    "fill value length is not one of the supported values (pattern_length={})",
                     pattern.len()
+                ),
+            ));
+        }
+        let (BindingRef::Direct { offset, length, .. } | BindingRef::Slot { offset, length, .. }) =
+            target;
+        let pattern_length = pattern.len() as u64;
+        if offset % pattern_length != 0 || length % pattern_length != 0 {
+            return Err(Status::new(
+                StatusCode::InvalidArgument,
+                format!(
+                    "binding offset and/or length do not match the required alignment of one or \
+                     more command (offset={offset}, length={length}, pattern_length={pattern_length})"
                 ),
             ));
         }
@@ -874,6 +896,36 @@ mod tests {
         odd.barrier().unwrap();
         odd.finalize().unwrap();
         assert_eq!(CommandCategory::ANY.format(), "ANY");
+    }
+
+    /// Issue #46: a fill whose offset or length is not a multiple of its
+    /// pattern, and an indirect dispatch whose count buffer range holds
+    /// fewer than 12 bytes, fail when recorded (upstream's checks and text).
+    #[test]
+    fn fills_align_to_their_pattern_and_counts_fit() {
+        let target = |offset, length| BindingRef::Direct {
+            buffer: buffer(64),
+            offset,
+            length,
+        };
+        let mut cb = CommandBuffer::new(0);
+        cb.fill(target(4, 8), &[1, 2, 3, 4]).unwrap();
+        let err = cb.fill(target(0, 2147483647), &[1, 2, 3, 4]).unwrap_err();
+        assert_eq!(err.code(), StatusCode::InvalidArgument);
+        assert_eq!(
+            err.message(),
+            "binding offset and/or length do not match the required alignment of one or more \
+             command (offset=0, length=2147483647, pattern_length=4)"
+        );
+        let err = cb
+            .dispatch_indirect(Arc::new(AddKernel), 0, target(0, 0), &[], vec![])
+            .unwrap_err();
+        assert_eq!(err.code(), StatusCode::OutOfRange);
+        assert_eq!(
+            err.message(),
+            "workgroup count buffer does not have the capacity to store the required 3 uint32_t \
+             values (length=0, min_length=12)"
+        );
     }
 
     #[test]

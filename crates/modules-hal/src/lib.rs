@@ -1099,9 +1099,17 @@ fn implemented(b: Builder) -> Result<Builder> {
         let _span = trace_scope!("hal.command_buffer.execution_barrier");
         deref::<HalCommandBuffer>(&cb, command_buffer_type(), "command buffer")?.0.lock().barrier()
     })?
-    .export("command_buffer.dispatch", "0rrIiiiICiDCiirIID_v", |_, (cb, executable, function, x, y, z, _flags, constants, bindings): DispatchArgs| {
+    .export("command_buffer.dispatch", "0rrIiiiICiDCiirIID_v", |_, (cb, executable, function, x, y, z, flags, constants, bindings): DispatchArgs| {
         let _span = trace_scope!("hal.command_buffer.dispatch", function, x, y, z);
         let cb = &deref::<HalCommandBuffer>(&cb, command_buffer_type(), "command buffer")?.0;
+        // The flags asking for indirect workgroup counts (dynamic, static)
+        // make upstream read a count buffer that a direct dispatch has not.
+        if flags & 0b11 != 0 {
+            return Err(Status::new(
+                StatusCode::OutOfRange,
+                "workgroup count buffer does not have the capacity to store the required 3 uint32_t values (length=0, min_length=12)",
+            ));
+        }
         let executable = deref::<HalExecutable>(&executable, executable_type(), "executable")?.0.clone();
         let ordinal = usize::try_from(function).map_err(|_| Status::new(StatusCode::OutOfRange, format!("invalid function id {function}")))?;
         let constants: Vec<u32> = constants.0.iter().map(|(c,)| *c as u32).collect();
