@@ -2,7 +2,8 @@
 //! issue #46) against the `flatbuffers` crate's verifier, whose acceptance
 //! is what makes the generated accessors safe: whatever ours accepts, the
 //! crate's must accept too, except for what only the crate checks (UTF-8
-//! strings, its own work limits and depth counting) and the location
+//! strings, its own work limits and depth counting, a union type without a
+//! value, which flatcc reads as a typed null) and the location
 //! table's entries of unknown union tags (flatcc skips them; the crate,
 //! reading the lowered union vector as plain tables, does not). Neither
 //! may panic. The first byte picks the schema (0: bytecode module, 1: CUDA
@@ -50,6 +51,7 @@ fn only_the_crate_checks(error: &InvalidFlatbuffer) -> bool {
             | InvalidFlatbuffer::TooManyTables
             | InvalidFlatbuffer::ApparentSizeTooLarge
             | InvalidFlatbuffer::DepthLimitReached
+            | InvalidFlatbuffer::InconsistentUnion { .. }
     ) || error.to_string().contains("location_table")
 }
 
