@@ -7,6 +7,7 @@
 #   verify_bytecode: every function of those files, with the header that
 #       target expects (needs python3; skipped with a warning without it).
 #   load_elf: the embedded-ELF libraries in crates/hal-local/tests/data.
+#   parse_replay: the HAL replay captures of testdata/replay.
 #   every target: fuzz/seeds/<target>/* (hand-made inputs) and
 #       fuzz/regressions/<target>/* (inputs that once crashed).
 set -euo pipefail
@@ -73,6 +74,16 @@ for fmt in irpa gguf safetensors; do
   done
   echo "seed.sh: $n seeds -> corpus/parse_$fmt"
 done
+# HAL replay captures: testdata/replay/*/*.ireereplay (small ones).
+dir="$here/corpus/parse_replay"
+mkdir -p "$dir"
+n=0
+for f in "$root"/testdata/replay/*/*.ireereplay "$here"/regressions/parse_replay/*; do
+  [ "$(stat -c %s "$f")" -le 65536 ] || continue
+  cp "$f" "$dir/seed-$(sha1sum "$f" | cut -c1-16)"
+  n=$((n + 1))
+done
+echo "seed.sh: $n seeds -> corpus/parse_replay"
 # GPU executables: the CDA1/HIP1 executables embedded in testdata/{cuda,hip}/*.vmfb,
 # each prefixed with the selector byte parse_gpu_executable expects (0 CUDA, 1 HIP).
 mkdir -p "$here/corpus/parse_gpu_executable"

@@ -27,4 +27,4 @@ export MATURIN_PEP517_ARGS="--profile ${IREE_PY_PROFILE:-dev}"
 "$venv/bin/pip" install --quiet --disable-pip-version-check \
     --no-build-isolation --force-reinstall --no-deps ./bindings/python
 cd bindings/python
-exec "../../$venv/bin/python" -m pytest -q -p no:cacheprovider tests "$@"
+exec "../../$venv/bin/python" -m pytest -q -rs -p no:cacheprovider tests "$@"

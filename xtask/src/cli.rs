@@ -102,17 +102,18 @@ impl Options {
 
     /// All selected cases of the selected suites. Suites needing runtime
     /// components this build lacks (`REQUIRES`) are skipped with a note,
-    /// unless named explicitly with `--suite`.
-    pub fn cases(&self, root: &Path) -> Result<Vec<Case>> {
-        let mut out = Vec::new();
+    /// unless named explicitly with `--suite`. Suites whose output describes
+    /// the machine they were recorded on (`recording-host`) can only be
+    /// compared live: with `--recorded` their cases are set aside as
+    /// ignored, as `cargo test` does when it replays recordings.
+    pub fn cases(&self, root: &Path) -> Result<Selection> {
+        let mut out = Selection::default();
         for dir in self.suite_dirs(root)? {
-            // `recording-host` suites describe the machine they run on:
-            // live comparisons (both tools here) can run them.
-            let missing: Vec<String> = testcases::missing_requirements(&dir)
-                .map_err(|s| s.to_string())?
-                .into_iter()
-                .filter(|r| r != testcases::RECORDING_HOST)
-                .collect();
+            let (host_specific, missing): (Vec<String>, Vec<String>) =
+                testcases::missing_requirements(&dir)
+                    .map_err(|s| s.to_string())?
+                    .into_iter()
+                    .partition(|r| r == testcases::RECORDING_HOST);
             if !missing.is_empty() && self.suites.is_empty() {
                 eprintln!(
                     "note: skipping suite {} (needs {}, not built yet; run it with --suite)",
@@ -125,8 +126,24 @@ impl Options {
             }
             let cases = testcases::load_suite(&dir)
                 .map_err(|s| format!("loading {}: {s}", dir.display()))?;
-            out.extend(cases.into_iter().filter(|c| self.case_selected(c)));
+            let selected = cases.into_iter().filter(|c| self.case_selected(c));
+            if self.recorded && !host_specific.is_empty() {
+                out.ignored.extend(selected);
+            } else {
+                out.cases.extend(selected);
+            }
         }
         Ok(out)
     }
+}
+
+/// The cases a command runs, and those it sets aside.
+#[derive(Debug, Default)]
+pub struct Selection {
+    /// The cases to run.
+    pub cases: Vec<Case>,
+    /// Cases of `recording-host` suites under `--recorded`: their recorded
+    /// output describes the recording machine, so replaying it here says
+    /// nothing about this runtime.
+    pub ignored: Vec<Case>,
 }

@@ -5,7 +5,7 @@ use std::process::Command;
 
 use iree_tooling::testcases::{Case, Expectation};
 
-use crate::cli::Options;
+use crate::cli::{Options, Selection};
 use crate::diff::line_diff;
 use crate::proc;
 use crate::venv;
@@ -76,7 +76,7 @@ struct Outcome {
 /// The `cargo xtask conformance` command.
 pub fn run(opts: &Options) -> Result<bool> {
     let root = crate::repo_root();
-    let mut cases = opts.cases(&root)?;
+    let Selection { mut cases, ignored } = opts.cases(&root)?;
     if opts.device.is_some() {
         // `--device D` replaces the cases' own devices: both tools use the
         // first `--device=`, so appending alone would not change anything
@@ -136,6 +136,16 @@ pub fn run(opts: &Options) -> Result<bool> {
                     println!("  {line}");
                 }
             }
+        }
+    }
+    if !ignored.is_empty() {
+        println!(
+            "ignored {} host-specific cases (recorded on another machine; compared only live, \
+             without --recorded):",
+            ignored.len()
+        );
+        for case in &ignored {
+            println!("  {}", case.id());
         }
     }
     println!("{passed} passed, {failed} failed");

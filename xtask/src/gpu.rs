@@ -197,31 +197,14 @@ fn cargo() -> Command {
 
 /// Builds the GPU test binaries in release mode; returns their paths.
 fn build_test_binaries(root: &Path) -> Result<Vec<PathBuf>> {
-    let mut cmd = cargo();
-    cmd.current_dir(root)
-        .args(["test", "--release", "--no-run", "--message-format=json"]);
+    let mut args = vec!["test", "--release"];
     for package in TEST_PACKAGES {
-        cmd.args(["-p", package]);
+        args.extend(["-p", package]);
     }
-    let output = cmd
-        .stderr(std::process::Stdio::inherit())
-        .output()
-        .map_err(|e| format!("running cargo test --no-run: {e}"))?;
-    if !output.status.success() {
-        return Err(format!("cargo test --no-run failed ({})", output.status));
-    }
-    let mut binaries = Vec::new();
-    for line in String::from_utf8_lossy(&output.stdout).lines() {
-        if !line.contains("\"reason\":\"compiler-artifact\"") || !line.contains("\"test\":true") {
-            continue;
-        }
-        if let Some(rest) = line.split("\"executable\":\"").nth(1) {
-            if let Some(path) = rest.split('"').next() {
-                binaries.push(PathBuf::from(path));
-            }
-        }
-    }
-    Ok(binaries)
+    Ok(proc::build_tests(root, &args)?
+        .into_iter()
+        .map(|t| t.path)
+        .collect())
 }
 
 /// The `cargo xtask gpu-pack [--no-models]` command.
@@ -930,13 +913,19 @@ fn rust_tests(
             .rfind(|l| l.starts_with("test result:"))
             .unwrap_or("(no result line)")
             .to_string();
-        let skipped = (out.stdout.clone() + &out.stderr)
-            .matches("skipping")
-            .count();
-        let gpu_tests = if skipped > 0 {
-            format!(", {skipped} `skipping` lines")
-        } else {
+        // Tests that need what this machine lacks report themselves as
+        // `ignored (reason)`: name them, so a skipped GPU test is never read
+        // as a passing one.
+        let ignored: Vec<&str> = out
+            .stdout
+            .lines()
+            .filter(|l| l.starts_with("test ") && l.contains(" ... ignored"))
+            .map(|l| l.trim_start_matches("test "))
+            .collect();
+        let gpu_tests = if ignored.is_empty() {
             String::new()
+        } else {
+            format!("; ignored: {}", ignored.join("; "))
         };
         if out.exit_code == 0 {
             report.line(format!("- {name}: {summary}{gpu_tests}"));

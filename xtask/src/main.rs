@@ -1,5 +1,10 @@
 //! Project automation, run as `cargo xtask <command>`:
 //!
+//! * `test`: every test of the project (what CI runs after its format and
+//!   lint gates) and one summary naming the tests that did not run here and
+//!   why (`test_all.rs`);
+//! * `readme`: run the README's commands and compare their output with what
+//!   it shows (`readme.rs`);
 //! * `venv`: create or verify the pinned upstream IREE venv at `.iree-venv`;
 //! * `testdata`: compile `testdata/<suite>/*.mlir` and record upstream's
 //!   output for every case;
@@ -22,10 +27,15 @@
 //! * `upstream-collectives-tests`: upstream's collectives tests
 //!   (`tests/e2e/collectives`) against `iree_rust.runtime` under `mpirun`
 //!   (`upstream_collectives.rs`);
+//! * `upstream-c-samples`: upstream's C and C++ sample programs built
+//!   against our C API headers and `libiree_runtime` (`upstream_c_samples.rs`);
 //! * `vm-suite`: upstream's VM test suite (`vm/test/*.vmasm`) in process
 //!   (`vm_suite.rs`);
 //! * `record-cpuinfo`, `record-flags`, `dump-diff`: recordings and differentials of the
-//!   inspection tools (`tools.rs`).
+//!   inspection tools (`tools.rs`);
+//! * `replay-diff`: HAL replay captures, dumps and replays, ours against
+//!   upstream's (`replay.rs`); `replay-bench`: the same for real models,
+//!   with `iree-benchmark-replay` timings (`replay_bench.rs`).
 //!
 //! The test-data format is described in `testdata/README.md` and implemented
 //! by `iree_tooling::testcases`.
@@ -42,10 +52,15 @@ mod models;
 mod opcodes;
 mod param_rss;
 mod proc;
+mod readme;
+mod replay;
+mod replay_bench;
 mod robustness;
 mod serve_load;
+mod test_all;
 mod testdata;
 mod tools;
+mod upstream_c_samples;
 mod upstream_collectives;
 mod upstream_py;
 mod venv;
@@ -61,7 +76,15 @@ const USAGE: &str = "\
 usage: cargo xtask <command> [options]
 
 commands:
+  test [--skip STEP,...]    every test: cargo test --workspace, the serve_async example,
+                            the ndarray feature, the Python package (bindings/python/
+                            test.sh), loom, readme; then one summary: counts, and every
+                            test that did not run here with its reason (steps:
+                            cargo-test, serve-async, ndarray, python, loom, readme)
+  readme                    run each command README.md shows with its output (a ```sh
+                            block followed by a ```text block) and compare stdout
   venv                      create/verify the pinned upstream venv at .iree-venv
+                            (downloads about 600 MB from PyPI the first time)
   testdata [options]        compile testdata/<suite>/*.mlir (when stale) and record
                             upstream's output for every case in expected/
       --suite S             only suite S (repeatable)
@@ -135,6 +158,22 @@ commands:
                             rewrites testdata/tools/dump-module (one module per
                             directory; JSON and disassembly only under 16 KiB) for
                             cargo test -p iree-dump-module
+  replay-diff [--suite S] [--group G] [--filter TEXT] [--jobs N] [--record] [-v]
+                            every testdata case that runs on a local device, on local-sync
+                            and local-task: upstream's capture (--device_replay_output)
+                            dumped by our iree-dump-replay exactly as by upstream's (text,
+                            jsonl) and replayed by our iree-run-replay; our capture dumped
+                            and replayed by upstream's tools (and replayed by ours); prints
+                            `N passed, N failed`; --record rewrites testdata/replay/upstream
+                            and testdata/replay/ours (hermetic captures of a few cases and
+                            upstream's dumps of them) for cargo test
+  replay-bench [--model M]... [--device D]... [--runs N] [--iterations N]
+                            real models (default silero-vad, ppocr-cls; prepared as bench
+                            prepares them) on local-sync and local-task: each runtime's
+                            capture replayed by the other's iree-run-replay, then
+                            iree-benchmark-replay --replay_scope=execute ms per iteration,
+                            ours vs upstream (each on its own capture, and both on
+                            upstream's), alternating runs (default 5 of 50 iterations), medians
   upstream-python-tests --iree-src DIR [--all] [--release] [-v]
                             run upstream's Python binding tests (DIR/runtime/bindings/
                             python/tests of an iree-org/iree checkout matching 3.13)
@@ -149,6 +188,14 @@ commands:
                             iree_rust.runtime, import swapped (venv with mpi4py
                             under target/upstream-collectives); prints each test
                             and `N passed, N failed`
+  upstream-c-samples --iree-src DIR [--release] [-v]
+                            build upstream's C/C++ samples (DIR: an iree-org/iree
+                            checkout: runtime demo hello_world_*, samples/custom_module/*,
+                            simple_embedding, static_library) with cc/c++ against
+                            crates/c-api/include and libiree_runtime, run them on modules
+                            compiled with the pinned compiler, check what each documents
+                            (and that every iree_* symbol they use is exported); prints
+                            `N passed, N failed`
   vm-suite DIR [-v]         assemble upstream's VM test suite (DIR: runtime/src/iree/
                             vm/test of an iree-org/iree checkout matching 3.13) with
                             the pinned iree-as-module and run every export in process
@@ -232,6 +279,8 @@ fn main() -> ExitCode {
         "bench-collectives" => bench_collectives::run(&args),
         "serve-load" => serve_load::run(&args),
         "loom" => loom(),
+        "test" => test_all::run(&args),
+        "readme" => readme::run(),
         "param-rss" => param_rss::run(&args),
         "e2e" => e2e::run(&args),
         "gpu-pack" => gpu::pack(&args),
@@ -239,8 +288,11 @@ fn main() -> ExitCode {
         "record-cpuinfo" => tools::record_cpuinfo(),
         "record-flags" => tools::record_flags(),
         "dump-diff" => tools::dump_diff(&args),
+        "replay-diff" => replay::run_command(&args),
+        "replay-bench" => replay_bench::run_command(&args),
         "upstream-python-tests" => upstream_py::run(&args),
         "upstream-collectives-tests" => upstream_collectives::run(&args),
+        "upstream-c-samples" => upstream_c_samples::run(&args),
         "vm-suite" => vm_suite::run(&args),
         "robustness" => robustness::run(&args),
         "miri" => miri::run(&args),

@@ -1,7 +1,7 @@
 //! Running tools: captured output, timeouts, and a small parallel map.
 
 use std::io::Read;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -255,4 +255,48 @@ pub fn run_measured(
         wall,
         peak_rss_kib: u64::try_from(usage.ru_maxrss).unwrap_or(0),
     })
+}
+
+/// A test executable cargo built.
+#[derive(Debug, Clone)]
+pub struct TestExecutable {
+    /// The executable.
+    pub path: PathBuf,
+    /// The source file of its target (absolute, as cargo reports it).
+    pub source: PathBuf,
+}
+
+/// Builds the tests `cargo <args> --no-run` selects (`args` starting with
+/// `test`), with cargo's diagnostics on stderr, and returns the test
+/// executables from its JSON messages.
+pub fn build_tests(root: &Path, args: &[&str]) -> Result<Vec<TestExecutable>> {
+    let output = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+        .current_dir(root)
+        .args(args)
+        .args(["--no-run", "--message-format=json-render-diagnostics"])
+        .stderr(Stdio::inherit())
+        .output()
+        .map_err(|e| format!("running cargo: {e}"))?;
+    if !output.status.success() {
+        return Err(format!("building the tests failed ({})", output.status));
+    }
+    let mut tests = Vec::new();
+    for line in String::from_utf8_lossy(&output.stdout).lines() {
+        let Ok(message) = serde_json::from_str::<serde_json::Value>(line) else {
+            continue;
+        };
+        if message["reason"] != "compiler-artifact" || message["profile"]["test"] != true {
+            continue;
+        }
+        if let (Some(path), Some(source)) = (
+            message["executable"].as_str(),
+            message["target"]["src_path"].as_str(),
+        ) {
+            tests.push(TestExecutable {
+                path: PathBuf::from(path),
+                source: PathBuf::from(source),
+            });
+        }
+    }
+    Ok(tests)
 }

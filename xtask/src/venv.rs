@@ -188,7 +188,8 @@ pub fn ensure(root: &Path) -> Result<Venv> {
         run_checked(Command::new(&python).args(["-m", "venv"]).arg(&dir))?;
     }
     eprintln!(
-        "xtask: installing {} into {}",
+        "xtask: installing {} into {} (the pinned upstream compiler and runtime: \
+         about 600 MB from PyPI, once; later commands reuse it)",
         REQUIREMENTS.join(" "),
         dir.display()
     );

@@ -70,7 +70,9 @@ impl HalDriver {
         let device = py
             .allow_threads(|| driver.create_device(""))
             .py_context("Error creating default device")?;
-        Ok(HalDevice { device })
+        Ok(HalDevice {
+            device: crate::replay::recorded(device),
+        })
     }
 
     /// The device `device_id` (an index or a dict from
@@ -115,7 +117,9 @@ impl HalDriver {
         let device = py
             .allow_threads(|| driver.create_device(&path))
             .py_context("Error creating device")?;
-        Ok(HalDevice { device })
+        Ok(HalDevice {
+            device: crate::replay::recorded(device),
+        })
     }
 
     /// A device from a URI (`driver`, `driver://path`).
@@ -132,7 +136,9 @@ impl HalDriver {
         let device = py
             .allow_threads(|| driver.create_device(path))
             .py_context("Error creating device")?;
-        Ok(HalDevice { device })
+        Ok(HalDevice {
+            device: crate::replay::recorded(device),
+        })
     }
 
     /// The devices this driver can create: dicts with `device_id`, `path`

@@ -17,6 +17,7 @@ mod hal;
 mod invoke;
 mod io;
 mod pymodule;
+mod replay;
 mod sync;
 mod tokenizer;
 mod tools;
@@ -33,6 +34,7 @@ fn _binding(m: &Bound<'_, PyModule>) -> PyResult<()> {
     invoke::register(m)?;
     io::register(m)?;
     pymodule::register(m)?;
+    replay::register(m)?;
     sync::register(m)?;
     vm_buffer::register(m)?;
     tools::register(m)?;

@@ -22,6 +22,9 @@ const TOOLS: &[(&str, ToolMain)] = &[
     ("iree-benchmark-module", |args| {
         iree_benchmark_module::main_with_args(args)
     }),
+    ("iree-benchmark-replay", |args| {
+        iree_benchmark_replay::main_with_args(args)
+    }),
     ("iree-check-module", |args| {
         iree_check_module::main_with_args(args)
     }),
@@ -38,8 +41,14 @@ const TOOLS: &[(&str, ToolMain)] = &[
     ("iree-dump-parameters", |args| {
         iree_dump_parameters::main_with_args(args)
     }),
+    ("iree-dump-replay", |args| {
+        iree_dump_replay::main_with_args(args)
+    }),
     ("iree-run-module", |args| {
         iree_run_module::main_with_args(args)
+    }),
+    ("iree-run-replay", |args| {
+        iree_run_replay::main_with_args(args)
     }),
 ];
 

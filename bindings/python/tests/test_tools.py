@@ -228,3 +228,31 @@ def test_benchmark_module_failures():
     assert benchmark_module(TINY) == []
     with pytest.raises(BenchmarkTimeoutError):
         benchmark_module(TINY, "add_i32", inputs=["1", "2"], timeout=0.001)
+
+
+REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="the library is built with cc on Linux")
+def test_run_module_loads_an_upstream_abi_dynamic_module(tmp_path):
+    """A module library built against upstream's C API headers (the C API
+    tests' own, crates/c-api/tests/c/dynamic_module.c) loads through
+    --module=lib.so in the tool running inside this extension: its iree_*
+    calls resolve to the extension's runtime."""
+    library = tmp_path / "libdyn.so"
+    compiled = run([
+        os.environ.get("CC", "cc"), "-std=gnu11", "-fPIC", "-shared",
+        "-I", os.path.join(REPO, "crates", "c-api", "include"),
+        os.path.join(REPO, "crates", "c-api", "tests", "c", "dynamic_module.c"),
+        "-o", str(library),
+    ])
+    if compiled.returncode != 0:
+        pytest.skip(f"no C compiler: {compiled.stderr}")
+    user = os.path.join(REPO, "testdata", "c-api", "dynamic_user.vmfb")
+    result = run([
+        script("iree-run-module"), "--device=local-sync",
+        f"--module={library}@iree_vm_dynamic_module_create?base=5",
+        f"--module={user}", "--function=add_base", "--input=37",
+    ])
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "EXEC @add_base\nresult[0]: i32=42\n"

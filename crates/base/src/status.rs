@@ -189,6 +189,25 @@ impl Status {
         }
     }
 
+    /// A status with `code` and `message` but no source location (a status
+    /// made from C without a file, `iree_status_allocate(code, NULL, 0, m)`).
+    #[cold]
+    pub fn without_location(code: StatusCode, message: impl Into<String>) -> Status {
+        Status {
+            inner: Box::new(StatusInner {
+                code,
+                message: message.into(),
+                location: None,
+                annotations: Vec::new(),
+            }),
+        }
+    }
+
+    /// Where the status was raised (`file`, `line`), if known.
+    pub fn location(&self) -> Option<(&'static str, u32)> {
+        self.inner.location
+    }
+
     /// The status code.
     pub fn code(&self) -> StatusCode {
         self.inner.code

@@ -14,7 +14,7 @@ use iree_base::{Result, Status, StatusCode};
 
 use context::MachineContext;
 use report::{BenchmarkRuns, Row, TimeUnit};
-use runner::{run_benchmark, MinTime};
+use runner::{run_benchmark_timed, MinTime};
 
 /// Google Benchmark's flags, spelled as it spells them.
 #[derive(clap::Args, Debug)]
@@ -98,6 +98,10 @@ pub struct Benchmark<'a> {
     /// Called once before the table (to size the name column) and once per
     /// measured repetition.
     pub dispatch_statistics: Option<DispatchStatisticsFn<'a>>,
+    /// Manual timing (Google Benchmark's `UseManualTime`): each batch adds
+    /// the seconds it measured to this cell, and those are the reported
+    /// times; `None` times batches by the wall clock.
+    pub manual_time: Option<&'a std::cell::Cell<f64>>,
 }
 
 /// See [`Benchmark::dispatch_statistics`].
@@ -247,11 +251,12 @@ pub fn run_benchmarks(
     let mut file_console = String::new();
     let mut failures = Vec::new();
     for (family_index, benchmark) in selected.iter_mut().enumerate() {
-        let (runs, failure) = run_benchmark(
+        let (runs, failure) = run_benchmark_timed(
             settings.min_time,
             repetitions,
             batch_size,
             &mut benchmark.iterate,
+            benchmark.manual_time,
         );
         let error = failure.map(|failure| {
             let row = (

@@ -2,6 +2,7 @@
 //! until a run lasts `--benchmark_min_time`, later repetitions reuse it, and
 //! repetitions are summarized as mean, median, stddev and cv.
 
+use std::cell::Cell;
 use std::time::{Duration, Instant};
 
 use iree_base::{Result, Status, StatusCode};
@@ -89,11 +90,17 @@ fn process_cpu_time() -> Duration {
 
 /// Runs at least `iterations` iterations, calling `body` once per
 /// `batch_size` of them (Google Benchmark's `KeepRunningBatch`).
+/// With `manual`, the run's time is what the body added to it (seconds;
+/// Google Benchmark's `SetIterationTime`), not the wall time.
 fn timed_run(
     iterations: u64,
     batch_size: u64,
     body: &mut dyn FnMut() -> Result<()>,
+    manual: Option<&Cell<f64>>,
 ) -> Result<Run> {
+    if let Some(manual) = manual {
+        manual.set(0.0);
+    }
     let cpu_start = process_cpu_time();
     let real_start = Instant::now();
     let mut done = 0u64;
@@ -101,7 +108,10 @@ fn timed_run(
         body()?;
         done += batch_size;
     }
-    let real = real_start.elapsed().as_secs_f64();
+    let real = match manual {
+        Some(manual) => manual.get(),
+        None => real_start.elapsed().as_secs_f64(),
+    };
     let cpu = process_cpu_time().saturating_sub(cpu_start).as_secs_f64();
     Ok(Run {
         iterations: done,
@@ -130,8 +140,20 @@ pub fn run_benchmark(
     batch_size: u64,
     body: &mut dyn FnMut() -> Result<()>,
 ) -> (Vec<Run>, Option<Failure>) {
+    run_benchmark_timed(min_time, repetitions, batch_size, body, None)
+}
+
+/// [`run_benchmark`], timing each run by what the body adds to `manual`
+/// (seconds) when given, instead of by the wall clock.
+pub fn run_benchmark_timed(
+    min_time: MinTime,
+    repetitions: u32,
+    batch_size: u64,
+    body: &mut dyn FnMut() -> Result<()>,
+    manual: Option<&Cell<f64>>,
+) -> (Vec<Run>, Option<Failure>) {
     let mut runs = Vec::new();
-    let failure = run_into(min_time, repetitions, batch_size, body, &mut runs).err();
+    let failure = run_into(min_time, repetitions, batch_size, body, manual, &mut runs).err();
     (runs, failure)
 }
 
@@ -140,6 +162,7 @@ fn run_into(
     repetitions: u32,
     batch_size: u64,
     body: &mut dyn FnMut() -> Result<()>,
+    manual: Option<&Cell<f64>>,
     runs: &mut Vec<Run>,
 ) -> Result<(), Failure> {
     let batch_size = batch_size.max(1);
@@ -148,7 +171,8 @@ fn run_into(
         MinTime::Seconds(_) => 1,
     };
     let timed = |iterations: u64, body: &mut dyn FnMut() -> Result<()>| {
-        timed_run(iterations, batch_size, body).map_err(|status| Failure { status, iterations })
+        timed_run(iterations, batch_size, body, manual)
+            .map_err(|status| Failure { status, iterations })
     };
     loop {
         let run = timed(iterations, body)?;

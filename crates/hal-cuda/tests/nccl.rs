@@ -1,12 +1,13 @@
 //! NCCL channels on the CUDA device. Without `libcuda.so.1` or
 //! `libnccl.so.2` (CI, this machine) channel creation fails with
-//! UNAVAILABLE naming the missing library and the GPU test prints one
-//! `skipping:` line saying which; with both, a single-rank channel runs
+//! UNAVAILABLE naming the missing library and the GPU tests are reported as
+//! ignored, with that reason; with both, a single-rank channel runs
 //! every collective NCCL offers through command buffers on device memory.
 //!
 //! On a GPU machine: `LD_LIBRARY_PATH=<nvidia-nccl-cu13>/nvidia/nccl/lib
 //! cargo test --release -p iree-hal-cuda --test nccl -- --nocapture`.
 
+use std::process::ExitCode;
 use std::sync::Arc;
 
 use iree_base::StatusCode;
@@ -18,12 +19,12 @@ use iree_hal::{
 use iree_hal_cuda::nccl::{Nccl, LIBRARY_NAME};
 use iree_hal_cuda::CudaDriver;
 use iree_hal_gpu::{GpuOptions, Recording};
+use iree_test_support::{test, Skip, TestResult};
 
 /// Without NCCL: UNAVAILABLE naming `libnccl.so.2`, from loading it and
 /// (where a CUDA device opens) from channel creation; without CUDA no
 /// device exists to ask, and device creation names `libcuda.so.1`.
-#[test]
-fn unavailable_names_the_missing_library() {
+fn unavailable_names_the_missing_library() -> TestResult {
     let nccl = Nccl::get();
     if let Err(status) = &nccl {
         assert_eq!(status.code(), StatusCode::Unavailable);
@@ -31,10 +32,13 @@ fn unavailable_names_the_missing_library() {
     }
     match CudaDriver::default().create_device("") {
         Ok(device) => match nccl {
-            Ok(nccl) => eprintln!(
-                "skipping: {LIBRARY_NAME} (version {}) and a CUDA device are present",
-                nccl.version()
-            ),
+            Ok(nccl) => {
+                return Err(Skip(format!(
+                    "needs a machine without {LIBRARY_NAME} or a CUDA device; both are \
+                     present here (NCCL version {})",
+                    nccl.version()
+                )))
+            }
             Err(_) => {
                 let status = device
                     .create_channel(&ChannelParams::from_environment())
@@ -49,17 +53,15 @@ fn unavailable_names_the_missing_library() {
             assert!(status.message().contains("libcuda.so.1"), "{status}");
         }
     }
+    Ok(())
 }
 
 /// On a GPU (NCCL not needed): another provider's channel recorded into a
 /// command buffer of the CUDA device is refused when it runs, after its
 /// ranges pass the host path's checks, in both modes.
-#[test]
-fn foreign_channels_are_refused_on_the_device() {
+fn foreign_channels_are_refused_on_the_device() -> TestResult {
     for recording in [Recording::Stream, Recording::Graph] {
-        let Some(device) = cuda_device(recording) else {
-            return;
-        };
+        let device = cuda_device(recording)?;
         let params = BufferParams {
             memory_type: MemoryType::DEVICE_LOCAL,
             usage: BufferUsage::DEFAULT,
@@ -81,34 +83,25 @@ fn foreign_channels_are_refused_on_the_device() {
         let e = run(8);
         assert_eq!(e.code(), StatusCode::OutOfRange, "{e}");
     }
+    Ok(())
 }
 
-/// CUDA device 0 with `recording`, or `None` after printing why not.
-fn cuda_device(recording: Recording) -> Option<Arc<dyn Device>> {
+/// CUDA device 0 with `recording`, or why a test that needs it cannot run.
+fn cuda_device(recording: Recording) -> Result<Arc<dyn Device>, Skip> {
     let driver = CudaDriver::with_options(GpuOptions {
         recording,
         async_allocations: true,
     });
-    match driver.create_device("") {
-        Ok(device) => Some(device),
-        Err(status) => {
-            eprintln!(
-                "skipping: no libcuda (no CUDA device): {}",
-                status.message()
-            );
-            None
-        }
-    }
+    driver
+        .create_device("")
+        .map_err(|status| Skip(format!("needs a CUDA device: {}", status.message())))
 }
 
-/// [`cuda_device`], or `None` after printing which library is missing.
-fn device(recording: Recording) -> Option<Arc<dyn Device>> {
+/// [`cuda_device`] where NCCL loads too, or which library is missing.
+fn device(recording: Recording) -> Result<Arc<dyn Device>, Skip> {
     let device = cuda_device(recording)?;
-    if let Err(status) = Nccl::get() {
-        eprintln!("skipping: no libnccl: {}", status.message());
-        return None;
-    }
-    Some(device)
+    Nccl::get().map_err(|status| Skip(format!("needs NCCL: {}", status.message())))?;
+    Ok(device)
 }
 
 fn f32s(values: &[f32]) -> Vec<u8> {
@@ -159,12 +152,9 @@ fn execute(device: &dyn Device, cb: &CommandBuffer) -> iree_base::Result<()> {
 /// buffer between an update and copies, on device memory, in stream and
 /// graph modes (collectives force the stream). Then splits, explicit ids,
 /// and the errors: 16-bit integer reductions, host ranges, bad ids.
-#[test]
-fn single_rank_collectives_on_device_memory() {
+fn single_rank_collectives_on_device_memory() -> TestResult {
     for recording in [Recording::Stream, Recording::Graph] {
-        let Some(device) = device(recording) else {
-            return;
-        };
+        let device = device(recording)?;
         // Outside an MPI job the default channel has no provider (as
         // upstream); a single rank passes its own id.
         assert_eq!(
@@ -347,4 +337,22 @@ fn single_rank_collectives_on_device_memory() {
             StatusCode::InvalidArgument
         );
     }
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    iree_test_support::run(vec![
+        test(
+            "unavailable_names_the_missing_library",
+            unavailable_names_the_missing_library,
+        ),
+        test(
+            "foreign_channels_are_refused_on_the_device",
+            foreign_channels_are_refused_on_the_device,
+        ),
+        test(
+            "single_rank_collectives_on_device_memory",
+            single_rank_collectives_on_device_memory,
+        ),
+    ])
 }

@@ -3,9 +3,9 @@
 //! `#[path]` (each passes its [`Target`] and `GpuApi`): executable parsing
 //! on the committed modules compiled by the pinned compiler, corrupt input,
 //! and, where the driver library loads, transfers and a kernel on device 0.
-//! Without the library the device tests print one `skipping:` line; a
-//! runtime check, not a cargo feature, so the same test binary runs on a
-//! GPU machine.
+//! Without the library the device test is reported as ignored with the
+//! reason (`iree_test_support::Skip`); a runtime check, not a cargo feature,
+//! so the same test binary runs on a GPU machine.
 
 #![allow(dead_code)]
 
@@ -18,6 +18,7 @@ use iree_hal::{
 use iree_hal_gpu::{
     BindingFlags, ExecutableInfo, ExportInfo, GpuApi, GpuDriver, GpuLimits, GpuOptions, Recording,
 };
+use iree_test_support::{Skip, TestResult};
 
 /// What differs between the drivers.
 pub struct Target {
@@ -159,11 +160,13 @@ pub fn limits_reject_oversized_exports(target: &Target) {
 }
 
 /// Without the library: UNAVAILABLE naming it, from device creation and
-/// enumeration alike.
-pub fn unavailable_names_the_library<A: GpuApi>(target: &Target) {
+/// enumeration alike (ignored on a machine that has the library).
+pub fn unavailable_names_the_library<A: GpuApi>(target: &Target) -> TestResult {
     let Err(status) = A::devices() else {
-        eprintln!("skipping: {} is present", target.library);
-        return;
+        return Err(Skip(format!(
+            "needs a machine without {}, which is present here",
+            target.library
+        )));
     };
     assert_eq!(status.code(), StatusCode::Unavailable);
     assert!(status.message().contains(target.library), "{status}");
@@ -171,21 +174,18 @@ pub fn unavailable_names_the_library<A: GpuApi>(target: &Target) {
     let error = driver.create_device("").err().unwrap();
     assert_eq!(error.code(), StatusCode::Unavailable);
     assert!(driver.devices().is_err());
+    Ok(())
 }
 
-/// Device 0, or `None` after printing why the test is skipped.
-fn device<A: GpuApi>(recording: Recording) -> Option<Arc<dyn Device>> {
+/// Device 0, or why a test that needs it cannot run here.
+fn device<A: GpuApi>(recording: Recording) -> Result<Arc<dyn Device>, Skip> {
     let driver = GpuDriver::<A>::with_options(GpuOptions {
         recording,
         async_allocations: true,
     });
-    match driver.create_device("") {
-        Ok(device) => Some(device),
-        Err(e) => {
-            eprintln!("skipping: {}", e.message());
-            None
-        }
-    }
+    driver
+        .create_device("")
+        .map_err(|e| Skip(format!("needs a GPU device: {}", e.message())))
 }
 
 fn f32s(values: &[f32]) -> Vec<u8> {
@@ -194,11 +194,9 @@ fn f32s(values: &[f32]) -> Vec<u8> {
 
 /// On a GPU: `mul` on device buffers, then fill, update and copy into a
 /// host-visible buffer, with stream and graph command buffers.
-pub fn transfers_and_a_kernel_in_both_modes<A: GpuApi>(target: &Target) {
+pub fn transfers_and_a_kernel_in_both_modes<A: GpuApi>(target: &Target) -> TestResult {
     for recording in [Recording::Stream, Recording::Graph] {
-        let Some(device) = device::<A>(recording) else {
-            return;
-        };
+        let device = device::<A>(recording)?;
         let allocator = device.allocator();
         let params = BufferParams {
             memory_type: MemoryType::DEVICE_LOCAL,
@@ -276,4 +274,5 @@ pub fn transfers_and_a_kernel_in_both_modes<A: GpuApi>(target: &Target) {
         );
         assert!(bytes[8..].iter().all(|&b| b == 0xAB));
     }
+    Ok(())
 }

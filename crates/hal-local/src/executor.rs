@@ -235,12 +235,15 @@ impl Runner {
             }] => return executable.dispatch(*ordinal, *count, constants, bindings),
             [Resolved::Copy { source, target }] if overlap(source, target) => {
                 guards.release();
-                return target.buffer.copy_from(
-                    target.offset,
-                    source.buffer,
-                    source.offset,
-                    source.length,
-                );
+                // Device work: a capture's buffer observers are not told.
+                return iree_hal::without_host_access_observation(|| {
+                    target.buffer.copy_from(
+                        target.offset,
+                        source.buffer,
+                        source.offset,
+                        source.length,
+                    )
+                });
             }
             _ => {}
         }
@@ -733,6 +736,10 @@ impl Executable for LocalExecutable {
     ) -> Result<()> {
         self.runner
             .dispatch(self, ordinal, workgroup_count, constants, bindings)
+    }
+
+    fn function_info(&self, ordinal: usize) -> Option<iree_hal::FunctionInfo> {
+        self.inner.exports().get(ordinal).map(|e| e.function_info())
     }
 
     fn as_any(&self) -> Option<&dyn std::any::Any> {

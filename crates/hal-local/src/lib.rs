@@ -37,6 +37,7 @@ pub mod pool;
 mod queried;
 /// The fence-ordered queue (in `iree-hal`, shared with the GPU drivers).
 pub use iree_hal::queue;
+pub mod static_library;
 pub mod system_library;
 pub mod topology;
 pub mod vmvx;
@@ -55,6 +56,7 @@ pub use library::{
 };
 pub use pool::WorkerPool;
 pub use queue::{DeferredExecution, Queue, QueueOp};
+pub use static_library::{StaticLibrary, StaticLibraryLoader, STATIC_LIBRARY_FORMAT};
 pub use system_library::{host_system_elf_format, SystemLibrary, SystemLibraryLoader};
 pub use topology::{TaskTopology, TaskTopologyOptions};
 

@@ -554,6 +554,19 @@ impl ExportInfo {
         }
     }
 
+    /// What the export declares, as upstream's local executables report it
+    /// (`iree_hal_executable_library_export_info`): the sequential and
+    /// dynamic-workgroup-size flags, counts and workgroup size.
+    pub fn function_info(&self) -> iree_hal::FunctionInfo {
+        iree_hal::FunctionInfo {
+            flags: self.attrs.flags & 0b11,
+            workgroup_size: self.workgroup_size(),
+            constant_count: u16::from(self.attrs.constant_count),
+            binding_count: u16::from(self.attrs.binding_count),
+            parameter_count: self.attrs.parameter_count,
+        }
+    }
+
     /// Workgroup size (x, y, z).
     pub fn workgroup_size(&self) -> [u32; 3] {
         [

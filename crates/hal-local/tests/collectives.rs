@@ -2,10 +2,10 @@
 //! element type over 2 and 4 ranks, `split`, ranks that disagree on sizes,
 //! and a failing rank ending the job. The test starts itself under
 //! `mpirun` (one process per rank, `IREE_COLLECTIVES_CHILD` set) and is
-//! skipped with a note where `mpirun` is missing; without a launcher the
-//! single-process (rank 0 of 1) checks run.
+//! reported as ignored, with the reason, where `mpirun` is missing; without a
+//! launcher the single-process (rank 0 of 1) checks run.
 
-use std::process::{Command, Stdio};
+use std::process::{Command, ExitCode, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -20,6 +20,7 @@ use iree_hal::{
     MemoryType,
 };
 use iree_hal_local::LocalDevice;
+use iree_test_support::{require_mpirun, TestResult};
 
 const CHILD: &str = "IREE_COLLECTIVES_CHILD";
 
@@ -493,25 +494,12 @@ fn mpirun(ranks: usize, mode: &str, limit: Duration) -> Option<(bool, String)> {
     }
 }
 
-fn have_mpirun() -> bool {
-    Command::new("mpirun")
-        .arg("--version")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .map(|s| s.success())
-        .unwrap_or(false)
-}
-
-#[test]
-fn collectives_over_mpi() {
+fn collectives_over_mpi() -> TestResult {
     if std::env::var_os(CHILD).is_some() {
-        return child();
+        child();
+        return Ok(());
     }
-    if !have_mpirun() {
-        eprintln!("note: mpirun not found; collectives over MPI are not tested (install openmpi-bin libopenmpi-dev)");
-        return;
-    }
+    require_mpirun()?;
     for ranks in [2, 4] {
         let (ok, output) = mpirun(ranks, "1", Duration::from_secs(300))
             .unwrap_or_else(|| panic!("{ranks} ranks: timed out"));
@@ -528,13 +516,13 @@ fn collectives_over_mpi() {
         mpirun(2, "fail", Duration::from_secs(60)).expect("a failing rank must end the whole job");
     assert!(!ok, "{output}");
     assert!(output.contains("failing on purpose"), "{output}");
+    Ok(())
 }
 
 /// Outside a launcher: rank 0 of 1, every collective a local copy.
-#[test]
-fn one_rank_without_a_launcher() {
+fn one_rank_without_a_launcher() -> TestResult {
     if std::env::var_os(CHILD).is_some() {
-        return;
+        return Ok(());
     }
     let launched = [
         "OMPI_COMM_WORLD_SIZE",
@@ -546,7 +534,7 @@ fn one_rank_without_a_launcher() {
     .iter()
     .any(|v| std::env::var_os(v).is_some());
     if launched {
-        return;
+        return Ok(());
     }
     for device in devices() {
         let channel = device
@@ -589,4 +577,12 @@ fn one_rank_without_a_launcher() {
         .unwrap_err();
         assert_eq!(error.code(), StatusCode::OutOfRange);
     }
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    iree_test_support::run(vec![
+        iree_test_support::test("collectives_over_mpi", collectives_over_mpi),
+        iree_test_support::test("one_rank_without_a_launcher", one_rank_without_a_launcher),
+    ])
 }

@@ -9,9 +9,10 @@
 //! try-acquire and fail with FAILED_PRECONDITION rather than wait, since a
 //! correct program orders them with fences.
 
+use std::cell::Cell;
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use iree_base::bytes::fill_pattern;
 use iree_base::{Result, Status, StatusCode};
@@ -853,6 +854,45 @@ pub trait DeviceMemory: Send + Sync {
     fn as_any(&self) -> &dyn std::any::Any;
 }
 
+/// Told of the host's reads and writes of an allocation through
+/// [`Buffer`]'s methods (`write`, `map_write`, `fill`, `copy_from`, `read`,
+/// `map_read`), after each completes: what a HAL replay capture records as
+/// mapped writes and reads. Device work (queue operations, command buffers)
+/// is not host access: drivers and queue transfers run it inside
+/// [`without_host_access_observation`], and observers are not told of it.
+/// Offsets are within the allocation.
+pub trait HostAccessObserver: Send + Sync {
+    /// The host wrote `bytes` at `offset` of `buffer`'s allocation.
+    fn wrote(&self, buffer: &Buffer, offset: u64, bytes: &[u8]);
+    /// The host read `length` bytes at `offset` of `buffer`'s allocation.
+    fn read(&self, buffer: &Buffer, offset: u64, length: u64);
+    /// The concrete observer, for its owner to recognize it.
+    fn as_any(&self) -> &dyn std::any::Any;
+}
+
+thread_local! {
+    /// Depth of [`without_host_access_observation`] on this thread.
+    static UNOBSERVED: Cell<u32> = const { Cell::new(0) };
+}
+
+/// Runs `f` as device work: buffer accesses it makes on this thread are not
+/// reported to [`HostAccessObserver`]s.
+pub fn without_host_access_observation<R>(f: impl FnOnce() -> R) -> R {
+    struct Restore;
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            UNOBSERVED.with(|depth| depth.set(depth.get() - 1));
+        }
+    }
+    UNOBSERVED.with(|depth| depth.set(depth.get() + 1));
+    let _restore = Restore;
+    f()
+}
+
+fn host_access_observed() -> bool {
+    UNOBSERVED.with(|depth| depth.get() == 0)
+}
+
 /// Where an allocation's bytes live.
 enum Storage {
     /// Host-addressable memory (heap, mapped, or a driver's pinned memory).
@@ -878,6 +918,8 @@ pub struct Allocation {
     allowed_access: MemoryAccess,
     /// The allocator statistics to report the free to, if any.
     statistics: Option<SharedStatistics>,
+    /// Told of host reads and writes, once one is attached.
+    observer: OnceLock<Arc<dyn HostAccessObserver>>,
 }
 
 impl Drop for Allocation {
@@ -1012,6 +1054,52 @@ impl Buffer {
         Arc::ptr_eq(&a.allocation, &b.allocation)
     }
 
+    /// Attaches `observer` to this buffer's allocation (shared by every
+    /// subspan); false when one is already attached.
+    pub fn observe_host_access(&self, observer: Arc<dyn HostAccessObserver>) -> bool {
+        self.allocation.observer.set(observer).is_ok()
+    }
+
+    /// The observer attached to this buffer's allocation, if any.
+    pub fn host_access_observer(&self) -> Option<&Arc<dyn HostAccessObserver>> {
+        self.allocation.observer.get()
+    }
+
+    /// The observer to tell of a host access now, if any.
+    #[inline]
+    fn observer_now(&self) -> Option<&Arc<dyn HostAccessObserver>> {
+        self.allocation
+            .observer
+            .get()
+            .filter(|_| host_access_observed())
+    }
+
+    /// Tells the observer, if any, of the bytes now at `[start, start + len)`
+    /// of the allocation (after a host write).
+    fn observe_write(&self, start: usize, len: usize) {
+        let Some(observer) = self.observer_now() else {
+            return;
+        };
+        let _ = match &self.allocation.memory {
+            Storage::Host(memory) => memory.map_read(start, len, |bytes| {
+                observer.wrote(self, start as u64, bytes)
+            }),
+            Storage::Device(memory) => {
+                let mut staging = vec![0u8; len];
+                memory
+                    .read(start as u64, &mut staging)
+                    .map(|()| observer.wrote(self, start as u64, &staging))
+            }
+        };
+    }
+
+    /// Tells the observer, if any, of a host read of `[start, start + len)`.
+    fn observe_read(&self, start: usize, len: usize) {
+        if let Some(observer) = self.observer_now() {
+            observer.read(self, start as u64, len as u64);
+        }
+    }
+
     /// A buffer over `[offset, offset + length)` of this one ([`WHOLE_BUFFER`]
     /// for "to the end"), sharing the allocation.
     pub fn subspan(&self, offset: u64, length: u64) -> Result<Buffer> {
@@ -1059,14 +1147,16 @@ impl Buffer {
     pub fn map_read<R>(&self, offset: u64, length: u64, f: impl FnOnce(&[u8]) -> R) -> Result<R> {
         validate_access(self.allowed_access(), MemoryAccess::READ)?;
         let (start, len) = self.host_range(offset, length)?;
-        match &self.allocation.memory {
-            Storage::Host(memory) => memory.map_read(start, len, f),
+        let result = match &self.allocation.memory {
+            Storage::Host(memory) => memory.map_read(start, len, f)?,
             Storage::Device(memory) => {
                 let mut staging = vec![0u8; len];
                 memory.read(start as u64, &mut staging)?;
-                Ok(f(&staging))
+                f(&staging)
             }
-        }
+        };
+        self.observe_read(start, len);
+        Ok(result)
     }
 
     /// Runs `f` over the bytes `[offset, offset + length)` mapped for
@@ -1080,16 +1170,18 @@ impl Buffer {
     ) -> Result<R> {
         validate_access(self.allowed_access(), MemoryAccess::WRITE)?;
         let (start, len) = self.host_range(offset, length)?;
-        match &self.allocation.memory {
-            Storage::Host(memory) => memory.map_write(start, len, f),
+        let result = match &self.allocation.memory {
+            Storage::Host(memory) => memory.map_write(start, len, f)?,
             Storage::Device(memory) => {
                 let mut staging = vec![0u8; len];
                 memory.read(start as u64, &mut staging)?;
                 let result = f(&mut staging);
                 memory.write(start as u64, &staging)?;
-                Ok(result)
+                result
             }
-        }
+        };
+        self.observe_write(start, len);
+        Ok(result)
     }
 
     /// Copies `length` bytes of `source` starting at `source_offset` to this
@@ -1113,9 +1205,11 @@ impl Buffer {
             let (to, _) = self.host_range(target_offset, len as u64)?;
             let start = from.min(to);
             let span = from.max(to) + len - start;
-            return memory.map_write(start, span, |bytes| {
+            memory.map_write(start, span, |bytes| {
                 bytes.copy_within(from - start..from - start + len, to - start)
-            });
+            })?;
+            self.observe_write(to, len);
+            return Ok(());
         }
         source.map_read(source_offset, length, |bytes| {
             self.write(target_offset, bytes)
@@ -1147,13 +1241,15 @@ impl Buffer {
         }
         let fill = |bytes: &mut [u8]| fill_pattern(bytes, pattern, 0);
         match &self.allocation.memory {
-            Storage::Host(memory) => memory.map_write(start, len, fill),
+            Storage::Host(memory) => memory.map_write(start, len, fill)?,
             Storage::Device(memory) => {
                 let mut staging = vec![0u8; len];
                 fill(&mut staging);
-                memory.write(start as u64, &staging)
+                memory.write(start as u64, &staging)?
             }
         }
+        self.observe_write(start, len);
+        Ok(())
     }
 
     /// Begins device use of the whole allocation; the returned guard gives
@@ -1223,6 +1319,7 @@ impl Buffer {
                 allowed_usage,
                 allowed_access,
                 statistics,
+                observer: OnceLock::new(),
             }),
             offset: 0,
             length,

@@ -68,6 +68,22 @@ impl BufferBinding<'_> {
     }
 }
 
+/// What an export declares (`iree_hal_executable_function_info_t`): the
+/// ABI a dispatch of it must match.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FunctionInfo {
+    /// Function flags (upstream's: 1 sequential, 2 dynamic workgroup size).
+    pub flags: u64,
+    /// The static (or minimum) workgroup size.
+    pub workgroup_size: [u32; 3],
+    /// 32-bit push constants it reads.
+    pub constant_count: u16,
+    /// Buffer bindings it reads.
+    pub binding_count: u16,
+    /// Reflected parameters.
+    pub parameter_count: u16,
+}
+
 /// Loaded device code.
 pub trait Executable: Send + Sync {
     /// The number of exports.
@@ -87,6 +103,13 @@ pub trait Executable: Send + Sync {
     /// The concrete executable, for drivers that run their own executables
     /// from recorded command buffers (GPU kernels); `None` by default.
     fn as_any(&self) -> Option<&dyn std::any::Any> {
+        None
+    }
+
+    /// What export `ordinal` declares, for drivers that know it; `None`
+    /// by default.
+    fn function_info(&self, ordinal: usize) -> Option<FunctionInfo> {
+        let _ = ordinal;
         None
     }
 
@@ -285,14 +308,28 @@ pub struct CommandBuffer {
     /// The kinds of commands it may record.
     categories: CommandCategory,
     finalized: bool,
+    /// Unique per [`CommandBuffer::new`] (clones share it); 0 for a default one.
+    identity: u64,
 }
 
 impl Default for CommandBuffer {
-    /// [`CommandBuffer::new`] with no binding table slots.
+    /// An empty command buffer with no binding table slots, allowing every
+    /// command category, of identity 0.
     fn default() -> CommandBuffer {
-        CommandBuffer::new(0)
+        CommandBuffer {
+            commands: Vec::new(),
+            binding_capacity: 0,
+            slot_usage: Vec::new(),
+            allocator: None,
+            categories: CommandCategory::ANY,
+            finalized: false,
+            identity: 0,
+        }
     }
 }
+
+/// The identity of the next command buffer.
+static NEXT_IDENTITY: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
 
 impl CommandBuffer {
     /// An empty command buffer whose indirect bindings may use up to
@@ -305,6 +342,7 @@ impl CommandBuffer {
             allocator: None,
             categories: CommandCategory::ANY,
             finalized: false,
+            identity: NEXT_IDENTITY.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
         }
     }
 
@@ -322,6 +360,18 @@ impl CommandBuffer {
     pub fn with_allocator(mut self, allocator: Arc<dyn Allocator>) -> CommandBuffer {
         self.allocator = Some(allocator);
         self
+    }
+
+    /// A number no other command buffer made by [`CommandBuffer::new`] in
+    /// this process has (its clones share it): what tells a submission of
+    /// the same recorded commands from a new command buffer.
+    pub fn identity(&self) -> u64 {
+        self.identity
+    }
+
+    /// The binding table slots indirect bindings may use.
+    pub fn binding_capacity(&self) -> u32 {
+        self.binding_capacity
     }
 
     /// The number of recorded commands.
@@ -637,6 +687,10 @@ impl CommandBuffer {
     /// Executes every command in order on the calling thread, resolving
     /// slot bindings through `binding_table`.
     pub fn execute_inline(&self, binding_table: &[DispatchBinding]) -> Result<()> {
+        crate::buffer::without_host_access_observation(|| self.run_inline(binding_table))
+    }
+
+    fn run_inline(&self, binding_table: &[DispatchBinding]) -> Result<()> {
         if !self.finalized {
             return Err(Status::new(
                 StatusCode::FailedPrecondition,

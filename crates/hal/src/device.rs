@@ -16,6 +16,7 @@ use crate::allocator::{Allocator, BufferParams};
 use crate::buffer::Buffer;
 use crate::channel::{Channel, ChannelParams};
 use crate::command_buffer::{CommandBuffer, DispatchBinding, Executable};
+use crate::file::QueueTransfer;
 use crate::profiling::{ProfileCapture, ProfileRecorder, ProfilingMode};
 use crate::semaphore::Fence;
 
@@ -75,6 +76,23 @@ pub trait Device: Send + Sync {
         op: Box<dyn FnOnce() -> Result<()> + Send>,
     ) -> Result<()> {
         run_queue_op(wait, signal, op)
+    }
+
+    /// Runs file reads and writes and pattern fills in queue order, one
+    /// after another: once `wait` is reached, then signals `signal` (or
+    /// fails it with the first error). The default runs them as one
+    /// [`Device::queue_host_call`].
+    fn queue_transfers(
+        &self,
+        wait: &Fence,
+        signal: &Fence,
+        transfers: Vec<QueueTransfer>,
+    ) -> Result<()> {
+        self.queue_host_call(
+            wait,
+            signal,
+            Box::new(move || crate::file::run_transfers(&transfers)),
+        )
     }
 
     /// Creates a collective channel (`hal.channel.create`). Drivers without

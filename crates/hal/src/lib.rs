@@ -18,6 +18,7 @@ pub mod element_type;
 pub mod event;
 pub mod executable_cache;
 pub mod executable_header;
+pub mod file;
 pub mod math;
 pub mod profile_bundle;
 pub mod profiling;
@@ -28,8 +29,8 @@ pub use allocator::{
     Allocator, AllocatorStatistics, BufferCompatibility, BufferParams, HeapAllocator, MemoryHeap,
 };
 pub use buffer::{
-    Buffer, BufferUsage, DeviceMemory, ExternalHostMemory, HostMemory, MemoryAccess, MemoryType,
-    WHOLE_BUFFER,
+    without_host_access_observation, Buffer, BufferUsage, DeviceMemory, ExternalHostMemory,
+    HostAccessObserver, HostMemory, MemoryAccess, MemoryType, WHOLE_BUFFER,
 };
 pub use buffer_view::BufferView;
 pub use buffer_view_text::{
@@ -44,7 +45,7 @@ pub use channel::{
 };
 pub use command_buffer::{
     BindingRef, BufferBinding, Command, CommandBuffer, CommandCategory, DispatchBinding,
-    Executable, WorkgroupCount,
+    Executable, FunctionInfo, WorkgroupCount,
 };
 pub use device::{Device, DeviceInfo, Driver, DriverRegistry};
 pub use element_compare::{
@@ -53,6 +54,7 @@ pub use element_compare::{
 pub use element_type::{ElementType, EncodingType, NumericalType};
 pub use event::Event;
 pub use executable_cache::ExecutableCache;
+pub use file::{File, QueueTransfer};
 pub use profiling::{
     DispatchStatistics, EventKind, EventName, ProfileCapture, ProfileEvent, ProfileExecutable,
     ProfileExport, ProfileRecorder, ProfilingMode, Track,

@@ -234,6 +234,32 @@ impl ParameterFile {
     }
 }
 
+impl iree_hal::File for ParameterFile {
+    fn length(&self) -> u64 {
+        self.len()
+    }
+
+    fn access(&self) -> iree_hal::MemoryAccess {
+        if self.writable {
+            iree_hal::MemoryAccess::READ | iree_hal::MemoryAccess::WRITE
+        } else {
+            iree_hal::MemoryAccess::READ
+        }
+    }
+
+    fn read(&self, offset: u64, length: u64, f: &mut dyn FnMut(&[u8]) -> Result<()>) -> Result<()> {
+        f(self.range(offset, length)?)
+    }
+
+    fn write(&self, offset: u64, data: &[u8]) -> Result<()> {
+        self.write_at(offset, data)
+    }
+
+    fn path(&self) -> Option<&Path> {
+        Some(&self.path)
+    }
+}
+
 fn page_size() -> u64 {
     // memmap2 aligns offsets for us only at the start of the mapping; the
     // kernel needs the offset to be a multiple of the page size. 64 KiB

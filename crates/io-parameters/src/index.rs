@@ -49,7 +49,7 @@ impl IndexEntry {
 
 /// An ordered set of entries; the first entry of a key wins lookups, as
 /// upstream's linear search does.
-#[derive(Default, Debug)]
+#[derive(Clone, Default, Debug)]
 pub struct ParameterIndex {
     entries: Vec<IndexEntry>,
     by_key: HashMap<Box<[u8]>, usize>,

@@ -10,11 +10,9 @@
 
 use std::sync::Arc;
 
-use iree_base::bytes::fill_pattern;
 use iree_base::{Result, ResultExt, Status, StatusCode};
-use iree_hal::{Buffer, BufferParams, Device, Fence, MemoryAccess};
+use iree_hal::{Buffer, BufferParams, Device, Fence, MemoryAccess, QueueTransfer};
 
-use crate::file::ParameterFile;
 use crate::index::{EntryStorage, IndexEntry, ParameterIndex};
 
 /// One parameter range of an operation: `length` bytes at
@@ -76,94 +74,20 @@ pub struct IndexProvider {
     index: ParameterIndex,
 }
 
-/// One queued transfer.
-enum Transfer {
-    /// Copy file bytes into a buffer.
-    Read {
-        file: Arc<ParameterFile>,
-        file_offset: u64,
-        target: Buffer,
-        target_offset: u64,
-        length: u64,
-    },
-    /// Fill a buffer range with a pattern.
-    Fill {
-        pattern: Vec<u8>,
-        phase: usize,
-        target: Buffer,
-        target_offset: u64,
-        length: u64,
-    },
-    /// Copy buffer bytes into a file.
-    Write {
-        source: Buffer,
-        source_offset: u64,
-        file: Arc<ParameterFile>,
-        file_offset: u64,
-        length: u64,
-    },
-}
-
-impl Transfer {
-    fn run(self) -> Result<()> {
-        match self {
-            Transfer::Read {
-                file,
-                file_offset,
-                target,
-                target_offset,
-                length,
-            } => {
-                let bytes = file.range(file_offset, length)?;
-                target.write(target_offset, bytes)
-            }
-            Transfer::Fill {
-                pattern,
-                phase,
-                target,
-                target_offset,
-                length,
-            } => fill(&target, target_offset, length, &pattern, phase),
-            Transfer::Write {
-                source,
-                source_offset,
-                file,
-                file_offset,
-                length,
-            } => source.map_read(source_offset, length, |bytes| {
-                file.write_at(file_offset, bytes)
-            })?,
-        }
-    }
-}
-
-/// Fills `[offset, offset + length)` with a 1 to 16 byte pattern that
-/// starts `phase` bytes in (a span may begin and end mid-pattern).
-fn fill(target: &Buffer, offset: u64, length: u64, pattern: &[u8], phase: usize) -> Result<()> {
-    let whole = phase == 0 && length.is_multiple_of(pattern.len() as u64);
-    if whole && matches!(pattern.len(), 1 | 2 | 4) {
-        return target.fill(offset, length, pattern);
-    }
-    target.map_write(offset, length, |bytes| fill_pattern(bytes, pattern, phase))
-}
-
-/// Runs `prepare`, then queues its transfers in order after `wait`,
-/// signaling `signal` when they are done. A failure while preparing fails
-/// `signal` too, as upstream's batches do.
+/// Runs `prepare`, then queues the transfers it lists in order after
+/// `wait` ([`Device::queue_transfers`]), signaling `signal` when they are
+/// done. A failure while preparing fails `signal` too, as upstream's
+/// batches do.
 fn submit<T>(
     device: &Arc<dyn Device>,
     wait: &Fence,
     signal: &Fence,
-    prepare: impl FnOnce(&mut Vec<Transfer>) -> Result<T>,
+    prepare: impl FnOnce(&mut Vec<QueueTransfer>) -> Result<T>,
 ) -> Result<T> {
     let mut transfers = Vec::new();
     match prepare(&mut transfers) {
         Ok(value) => {
-            device.queue_host_call(
-                wait,
-                signal,
-                Box::new(move || transfers.into_iter().try_for_each(Transfer::run)),
-            )?;
+            device.queue_transfers(wait, signal, transfers)?;
             Ok(value)
         }
         Err(status) => {
@@ -242,7 +166,7 @@ impl IndexProvider {
         span: &Span<'_>,
         target: Buffer,
         target_offset: u64,
-    ) -> Result<Transfer> {
+    ) -> Result<QueueTransfer> {
         Ok(match &entry.storage {
             EntryStorage::Splat { pattern_length, .. } if !(1..=16).contains(pattern_length) => {
                 return Err(Status::new(
@@ -256,7 +180,7 @@ impl IndexProvider {
             EntryStorage::Splat {
                 pattern,
                 pattern_length,
-            } => Transfer::Fill {
+            } => QueueTransfer::Fill {
                 pattern: pattern[..usize::from(*pattern_length)].to_vec(),
                 // Lengths are 1 to 16 (checked when parsed).
                 phase: (span.parameter_offset % u64::from(*pattern_length)) as usize,
@@ -264,7 +188,7 @@ impl IndexProvider {
                 target_offset,
                 length: span.length,
             },
-            EntryStorage::File { file, offset } => Transfer::Read {
+            EntryStorage::File { file, offset } => QueueTransfer::Read {
                 file: file.clone(),
                 // In range: the index checked the entry against the file.
                 file_offset: offset + span.parameter_offset,
@@ -355,7 +279,7 @@ impl ParameterProvider for IndexProvider {
             for span in spans {
                 let entry = self.resolve(span, MemoryAccess::WRITE)?;
                 match &entry.storage {
-                    EntryStorage::File { file, offset } => transfers.push(Transfer::Write {
+                    EntryStorage::File { file, offset } => transfers.push(QueueTransfer::Write {
                         source: source.clone(),
                         source_offset: span.buffer_offset,
                         file: file.clone(),

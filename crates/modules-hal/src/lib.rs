@@ -30,7 +30,7 @@ use iree_hal::channel::{Collective, CollectiveKind, CollectiveOp};
 use iree_hal::{
     Allocator, BindingRef, Buffer, BufferCompatibility, BufferParams, BufferUsage, BufferView,
     Channel, ChannelParams, CommandBuffer, CommandCategory, Device, DispatchBinding, ElementType,
-    EncodingType, Executable, ExternalHostMemory, Fence, MemoryAccess, MemoryType,
+    EncodingType, Executable, ExternalHostMemory, Fence, MemoryAccess, MemoryType, QueueTransfer,
 };
 use iree_vm::buffer::Buffer as VmBuffer;
 use iree_vm::native::{NativeModuleBuilder, Variadic};
@@ -104,7 +104,7 @@ ref_types! {
     HalDevice(Arc<dyn Device>) = "hal.device", DEVICE_TYPE, device_type;
     HalExecutable(Arc<dyn Executable>) = "hal.executable", EXECUTABLE_TYPE, executable_type;
     HalFence(Fence) = "hal.fence", FENCE_TYPE, fence_type;
-    HalFile(MemoryFile) = "hal.file", FILE_TYPE, file_type;
+    HalFile(Arc<MemoryFile>) = "hal.file", FILE_TYPE, file_type;
     HalChannel(Arc<dyn Channel>) = "hal.channel", CHANNEL_TYPE, channel_type;
 }
 
@@ -148,6 +148,27 @@ impl MemoryFile {
         self.source
             .downcast::<VmBuffer>()
             .expect("checked to be a vm.buffer at creation")
+    }
+}
+
+impl iree_hal::File for MemoryFile {
+    fn length(&self) -> u64 {
+        self.length as u64
+    }
+
+    fn access(&self) -> MemoryAccess {
+        MemoryAccess(self.access as u16)
+    }
+
+    fn read(&self, offset: u64, length: u64, f: &mut dyn FnMut(&[u8]) -> Result<()>) -> Result<()> {
+        let start = self.window(offset as i64, length)?;
+        self.source()
+            .read_range(start, length as usize, |data| f(data))?
+    }
+
+    fn write(&self, offset: u64, data: &[u8]) -> Result<()> {
+        let start = self.window(offset as i64, data.len() as u64)?;
+        self.source().write_bytes(start, data)
     }
 }
 
@@ -1014,7 +1035,7 @@ fn more(b: Builder) -> Result<Builder> {
             ));
         }
         let source = buffer.expect("checked non-null above");
-        Ok(Ref::new(HalFile(MemoryFile { source, offset, length, access: access as u32 })))
+        Ok(Ref::new(HalFile(Arc::new(MemoryFile { source, offset, length, access: access as u32 }))))
     })?
     .export("device.queue.read", "0rIrrrIrIII_v", |_, (device, _affinity, wait, signal, file, file_offset, target, target_offset, length, _flags): QueueCopyArgs| {
         let _span = trace_scope!("hal.device.queue.read");
@@ -1025,12 +1046,11 @@ fn more(b: Builder) -> Result<Builder> {
         }
         let target = deref::<HalBuffer>(&target, buffer_type(), "target buffer")?.0.clone();
         let (target_offset, length) = (size_arg(target_offset, "offset")?, size_arg(length, "length")?);
-        let start = file.window(file_offset, length)?;
+        file.window(file_offset, length)?;
         // Read when the operation runs (after the wait fence), like the
         // twin `queue.write` below, so earlier queued writes are seen.
-        device.queue_host_call(fence_or_empty(&wait)?, fence_or_empty(&signal)?, Box::new(move || {
-            file.source().read_range(start, length as usize, |data| target.write(target_offset, data))?
-        }))
+        let transfer = QueueTransfer::Read { file, file_offset: file_offset as u64, target, target_offset, length };
+        device.queue_transfers(fence_or_empty(&wait)?, fence_or_empty(&signal)?, vec![transfer])
     })?
     .export("device.queue.write", "0rIrrrIrIII_v", |_, (device, _affinity, wait, signal, source, source_offset, file, file_offset, length, _flags): QueueCopyArgs| {
         let _span = trace_scope!("hal.device.queue.write");
@@ -1041,10 +1061,9 @@ fn more(b: Builder) -> Result<Builder> {
             return Err(Status::new(StatusCode::PermissionDenied, "file was not opened for writing"));
         }
         let (source_offset, length) = (size_arg(source_offset, "offset")?, size_arg(length, "length")?);
-        let start = file.window(file_offset, length)?;
-        device.queue_host_call(fence_or_empty(&wait)?, fence_or_empty(&signal)?, Box::new(move || {
-            source.map_read(source_offset, length, |bytes| file.source().write_bytes(start, bytes))?
-        }))
+        file.window(file_offset, length)?;
+        let transfer = QueueTransfer::Write { source, source_offset, file, file_offset: file_offset as u64, length };
+        device.queue_transfers(fence_or_empty(&wait)?, fence_or_empty(&signal)?, vec![transfer])
     })?
     .export("device.queue.flush", "0rI_v", |_, (device, _affinity): (Option<Ref>, i64)| device_arg(&device).map(|_| ()))?
     .export("fence.join", "0ICrD_r", |_, (_flags, fences): (i64, Variadic<(Option<Ref>,)>)| {

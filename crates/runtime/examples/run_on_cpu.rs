@@ -6,7 +6,7 @@
 //! cargo run -p iree-runtime --example run_on_cpu -- path/to/module.vmfb function
 //! ```
 //!
-//! The default module is `testdata/llvm-cpu/expected_output.vmfb`, whose
+//! The default module is `testdata/quickstart/simple_mul.vmfb`, whose
 //! `mul` multiplies two `tensor<4xf32>` elementwise (compiled by
 //! `iree-compile` 3.13 for llvm-cpu).
 
@@ -16,7 +16,7 @@ fn main() -> iree_runtime::Result<()> {
     let mut args = std::env::args().skip(1);
     let default_module = concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../../testdata/llvm-cpu/expected_output.vmfb"
+        "/../../testdata/quickstart/simple_mul.vmfb"
     );
     let path = args.next().unwrap_or_else(|| default_module.to_string());
     let function = args.next().unwrap_or_else(|| "mul".to_string());

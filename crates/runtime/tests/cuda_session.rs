@@ -1,10 +1,14 @@
 //! `Session` on the `cuda` device: a module compiled for CUDA
 //! (`testdata/cuda/kernels.vmfb`) loaded and called from Rust, results read
 //! back. Without `libcuda.so.1` (CI, machines without a GPU) creating the
-//! session fails with UNAVAILABLE and the test prints one `skipping:` line;
+//! session fails with UNAVAILABLE and the test is reported as ignored, with
+//! that reason;
 //! `cargo xtask gpu-pack` carries the release binary to a GPU machine.
 
+use std::process::ExitCode;
+
 use iree_runtime::{Instance, Session, StatusCode, Tensor, Value};
+use iree_test_support::{Skip, TestResult};
 
 fn kernels() -> String {
     std::env::var("IREE_CUDA_KERNELS_VMFB").unwrap_or_else(|_| {
@@ -23,14 +27,12 @@ fn tensor(value: &Value) -> &Tensor {
     }
 }
 
-#[test]
-fn calls_cuda_kernels_through_a_session() {
+fn calls_cuda_kernels_through_a_session() -> TestResult {
     let instance = Instance::new();
     let mut session = match Session::new(&instance, "cuda") {
         Ok(s) => s,
         Err(e) if e.code() == StatusCode::Unavailable => {
-            eprintln!("skipping: {}", e.message());
-            return;
+            return Err(Skip(format!("needs a CUDA device: {}", e.message())));
         }
         Err(e) => panic!("creating a cuda session: {e}"),
     };
@@ -76,4 +78,12 @@ fn calls_cuda_kernels_through_a_session() {
         )
         .expect("calling matmul");
     assert_eq!(tensor(&results[0]).to_vec::<f32>().unwrap(), ramp);
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    iree_test_support::run(vec![iree_test_support::test(
+        "calls_cuda_kernels_through_a_session",
+        calls_cuda_kernels_through_a_session,
+    )])
 }

@@ -1,7 +1,7 @@
 //! Upstream flags that this runtime accepts without a field of its own:
 //! other drivers' options (CUDA, HIP, Vulkan settings our drivers do not
-//! model), and features that exist here only at their default (replay
-//! capture, external capture tools, executable plugins). One table, read
+//! model), and features that exist here only at their default (external
+//! capture tools, executable plugins). One table, read
 //! by [`strip_compat_flags`] before a tool's own flags are parsed, and by
 //! the flag documentation test (`docs/flags.md`).
 //!
@@ -141,21 +141,6 @@ pub const COMPAT_FLAGS: &[CompatFlag] = &[
         "device_lead_allocator",
         Tools::MODULE_TOOLS,
         Handling::OneOf(&["0"]),
-    ),
-    flag(
-        "device_replay_output",
-        Tools::MODULE_TOOLS,
-        Handling::DefaultOnly(""),
-    ),
-    flag(
-        "device_replay_file_policy",
-        Tools::MODULE_TOOLS,
-        Handling::OneOf(&["reference", "capture-ranges", "capture-all", "fail"]),
-    ),
-    flag(
-        "device_replay_file_validation",
-        Tools::MODULE_TOOLS,
-        Handling::OneOf(&["identity", "digest"]),
     ),
     flag(
         "device_profiling_filter_function",
@@ -314,12 +299,8 @@ mod tests {
 
     #[test]
     fn features_are_accepted_only_at_their_default() {
-        assert!(strip("iree-run-module", &["t", "--device_replay_output="]).is_ok());
-        let e = strip(
-            "iree-run-module",
-            &["t", "--device_replay_output=x.ireereplay"],
-        )
-        .unwrap_err();
+        assert!(strip("iree-run-module", &["t", "--task_topology_snapshot="]).is_ok());
+        let e = strip("iree-run-module", &["t", "--task_topology_snapshot=x"]).unwrap_err();
         assert_eq!(e.code(), StatusCode::Unimplemented);
         let e = strip("iree-run-module", &["t", "--module_mode=bogus"]).unwrap_err();
         assert_eq!(e.code(), StatusCode::InvalidArgument);

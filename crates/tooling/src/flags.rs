@@ -8,6 +8,7 @@ use std::ffi::OsString;
 use std::io::Write;
 
 use crate::profiling::ProfilingOptions;
+use crate::replay::ReplayCapture;
 use crate::run::{driver_registry, GpuOptions, Recording, RunOptions, TaskTopologyOptions};
 
 /// The module, device, parameter and driver flags of `iree-run-module`.
@@ -36,6 +37,19 @@ pub struct ModuleFlags {
     /// (`.ireeprof`), or Chrome trace-event JSON for a `.json` path.
     #[arg(long = "device_profiling_output", default_value = "")]
     pub device_profiling_output: String,
+    /// Writes every HAL call of the run to this `.ireereplay` file (see
+    /// iree-run-replay, iree-dump-replay).
+    #[arg(long = "device_replay_output", default_value = "")]
+    pub device_replay_output: OsString,
+    /// Files on disk read through the HAL while capturing: `reference`
+    /// (path and identity), `capture-ranges` (the bytes read),
+    /// `capture-all` (whole files) or `fail`.
+    #[arg(long = "device_replay_file_policy", default_value = "reference")]
+    pub device_replay_file_policy: String,
+    /// How referenced files are checked at replay: `identity` (length,
+    /// device, inode, mtime) or `digest` (contents).
+    #[arg(long = "device_replay_file_validation", default_value = "identity")]
+    pub device_replay_file_validation: String,
     /// Prints per-dispatch statistics (count, total, mean, min, max) to
     /// stderr after the run.
     #[arg(long = "print_device_statistics", num_args = 0..=1, default_missing_value = "true")]
@@ -199,8 +213,20 @@ impl ModuleFlags {
                 return Err(1);
             }
         };
+        let replay = match ReplayCapture::from_flags(
+            &self.device_replay_output,
+            &self.device_replay_file_policy,
+            &self.device_replay_file_validation,
+        ) {
+            Ok(replay) => replay,
+            Err(status) => {
+                eprintln!("{status}");
+                return Err(1);
+            }
+        };
         Ok(RunOptions {
             profiling,
+            replay,
             task_topology,
             cuda: gpu_options(&self.cuda_use_streams, &self.cuda_async_allocations),
             hip: gpu_options(&self.hip_use_streams, &self.hip_async_allocations),
@@ -327,6 +353,7 @@ const PATH_FLAGS: &[&str] = &[
     "output",
     "expected_output",
     "device_profiling_output",
+    "device_replay_output",
 ];
 
 /// Every argument that is not UTF-8 must be the value of a flag of

@@ -33,6 +33,7 @@ use iree_vm_bytecode::BytecodeModule;
 use crate::compare::{compare_results, Equality};
 use crate::numpy;
 use crate::profiling::ProfilingOptions;
+use crate::replay::{start_capture, Capture, ReplayCapture};
 
 use crate::scalar;
 
@@ -75,6 +76,8 @@ pub struct RunOptions {
     pub cuda: GpuOptions,
     /// The `--hip_*` flags for `hip` devices.
     pub hip: GpuOptions,
+    /// The `--device_replay_*` flags: a HAL replay capture of the run.
+    pub replay: ReplayCapture,
 }
 
 impl Default for RunOptions {
@@ -95,6 +98,7 @@ impl Default for RunOptions {
             parameter_mode: "file".to_string(),
             cuda: GpuOptions::default(),
             hip: GpuOptions::default(),
+            replay: ReplayCapture::default(),
         }
     }
 }
@@ -193,6 +197,15 @@ pub fn load_module_from_flag(
 ) -> Result<Arc<dyn Module>> {
     let flag = ModuleFlag::parse(flag)?;
     if iree_vm_dynamic::is_dynamic_library_path(&flag.path) {
+        // Libraries built against upstream's C API (`iree_vm_dynamic_module_create`
+        // of ABI version 1) run on this process's C API; the others are of
+        // this project's own ABI.
+        if let Some(module) =
+            iree_c_api::dynamic::try_load(instance, &flag.path, &flag.export_name, &flag.params)
+                .annotate_with(|| format!("loading dynamic module at '{}'", flag.path.display()))?
+        {
+            return Ok(module);
+        }
         let module = iree_vm_dynamic::load_from_file(
             &flag.path,
             &flag.export_name,
@@ -792,10 +805,36 @@ pub fn format_value_with_budget(value: &Value, max_element_count: usize, out: &m
 /// Runs the function named by `options`; prints to `out`. Returns the exit
 /// code on success (0), or the error status.
 pub fn run(options: &RunOptions, out: &mut dyn Write) -> Result<i32> {
-    let run = create_run_context(options).annotate("creating run context")?;
+    let Some(Capture { recorder, device }) =
+        start_capture(options).annotate("creating run context")?
+    else {
+        return run_on(options, None, None, out);
+    };
+    // A capture marks upstream's scopes: `init` (the device), `execute` (the
+    // call with its inputs and outputs) and `deinit` (teardown).
+    let result = run_on(options, Some(device), Some(&recorder), out);
+    // The run's error comes first; then a failure to write the capture.
+    result.and_then(|code| recorder.close().map(|()| code))
+}
+
+/// [`run`] on `device` (else one from `--device=`), marking scopes in
+/// `recorder`'s capture when one is given.
+fn run_on(
+    options: &RunOptions,
+    device: Option<Arc<dyn Device>>,
+    recorder: Option<&Arc<iree_hal_replay::Recorder>>,
+    out: &mut dyn Write,
+) -> Result<i32> {
+    let run = create_run_context_with(options, device).annotate("creating run context")?;
     let profiling = options.profiling.begin(run.device.as_ref());
     let result = profiling.and_then(|session| {
+        if let Some(recorder) = recorder {
+            recorder.scope_begin("execute");
+        }
         let result = run_function(&run, options, out);
+        if let Some(recorder) = recorder {
+            recorder.scope_end("execute");
+        }
         match session {
             // The run's error comes first; then a failure to write the profile.
             Some(session) => result.and_then(|code| session.finish().map(|_| code)),
@@ -807,7 +846,13 @@ pub fn run(options: &RunOptions, out: &mut dyn Write) -> Result<i32> {
         (r, _) => r,
     };
     let device = run.device.clone();
+    if let Some(recorder) = recorder {
+        recorder.scope_begin("deinit");
+    }
     drop(run);
+    if let Some(recorder) = recorder {
+        recorder.scope_end("deinit");
+    }
     if options.print_statistics {
         if let Some(device) = device {
             // After teardown, so every buffer's free is counted (as upstream).
@@ -908,7 +953,25 @@ pub fn transfer_outputs_to_host(outputs: &mut [Value], device: &dyn Device) -> R
         // allocation (results packed into one allocation each get one).
         let length = source.byte_length();
         let copy = allocator.allocate_buffer(target, source.allocation_size())?;
-        source.map_read(0, length, |bytes| copy.write(0, bytes))??;
+        // A device transfer, as upstream's tools make it (so a HAL replay
+        // capture records a queue copy, which its replay re-runs).
+        let mut transfer = iree_hal::CommandBuffer::new(0);
+        transfer.copy(
+            iree_hal::BindingRef::Direct {
+                buffer: source.clone(),
+                offset: 0,
+                length,
+            },
+            iree_hal::BindingRef::Direct {
+                buffer: copy.clone(),
+                offset: 0,
+                length,
+            },
+        )?;
+        transfer.finalize()?;
+        let done = Fence::with_new_semaphore();
+        device.queue_execute(&Fence::new(), &done, Some(&transfer), &[])?;
+        done.wait(None)?;
         *value = Value::from(Ref::new(HalBufferView(iree_hal::BufferView::new(
             copy,
             view.shape().to_vec(),

@@ -331,9 +331,12 @@ impl Storage {
         }
         let mut displaced = Vec::new();
         match self {
+            // Shrinks drain in place: the list keeps its capacity (a list
+            // cleared and refilled per call allocates nothing), and only
+            // refs are collected (nothing to collect: no allocation).
             Storage::Refs(v) => {
                 if new_len < len {
-                    displaced = v.split_off(new_len);
+                    displaced = v.drain(new_len..).filter(Option::is_some).collect();
                 } else {
                     v.resize(new_len, None);
                 }
@@ -341,8 +344,7 @@ impl Storage {
             Storage::Variants(v) => {
                 if new_len < len {
                     displaced = v
-                        .split_off(new_len)
-                        .into_iter()
+                        .drain(new_len..)
                         .filter_map(|e| match e {
                             Value::Ref(r) => Some(r),
                             _ => None,

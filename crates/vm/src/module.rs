@@ -279,6 +279,11 @@ pub fn check_import_signature(
     provider: &dyn Module,
     export: &ExportInfo,
 ) -> Result<()> {
+    // An importer that names no calling convention (a native module
+    // written in C declares imports by name only) takes the provider's.
+    if import.cconv.is_empty() {
+        return Ok(());
+    }
     let expected = Cconv::parse(&import.cconv)?;
     let actual = Cconv::parse(&export.cconv)?;
     if expected != actual {

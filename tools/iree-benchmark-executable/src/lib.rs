@@ -290,6 +290,7 @@ fn run(
             items_per_iteration: u64::from(x) * u64::from(y) * u64::from(z),
             iterate: Box::new(iterate),
             dispatch_statistics: None,
+            manual_time: None,
         });
     }
     // As upstream: a failed dispatch is reported in the table (an error

@@ -13,6 +13,7 @@ use iree_hal::{Device, Fence, ProfilingMode};
 use iree_modules_hal::HalFence;
 use iree_tooling::compare::Equality;
 use iree_tooling::flags::{parse_args, ModuleFlags};
+use iree_tooling::replay::{start_capture, Capture, Recorder};
 use iree_tooling::run::{
     load_context, parse_inputs, print_device_statistics, process_outputs, LoadedContext, RunOptions,
 };
@@ -176,6 +177,8 @@ struct Session {
     context: Context,
     device: Option<Arc<dyn Device>>,
     benchmarks: Vec<Benchmark>,
+    /// The capture of `--device_replay_output`, if any.
+    recorder: Option<Arc<Recorder>>,
 }
 
 /// Loads the modules and picks the benchmarks as upstream does.
@@ -184,12 +187,17 @@ fn register(
     options: &RunOptions,
     unit: Option<TimeUnit>,
 ) -> Result<Session> {
+    let capture = start_capture(options)?;
+    let (recorder, recorded_device) = match capture {
+        Some(Capture { recorder, device }) => (Some(recorder), Some(device)),
+        None => (None, None),
+    };
     let LoadedContext {
         context,
         device,
         main,
         main_instance,
-    } = load_context(options, None)?;
+    } = load_context(options, recorded_device)?;
     let coarse_fences = |f: &Function| f.info().attr("iree.abi.model") == Some("coarse-fences");
     let mut benchmarks = Vec::new();
     if !flags.function.is_empty() {
@@ -261,6 +269,7 @@ fn register(
         context,
         device,
         benchmarks,
+        recorder,
     })
 }
 
@@ -311,6 +320,7 @@ fn run(
     } else {
         None
     };
+    let recorder = session.recorder.as_ref();
     let benchmarks = session
         .benchmarks
         .iter()
@@ -320,7 +330,16 @@ fn run(
                 name: benchmark.name.clone(),
                 time_unit: benchmark.time_unit,
                 items_per_iteration: 1,
-                iterate: Box::new(move || benchmark.iterate(context, batch_size)),
+                // A capture marks each timed call as an `execute` scope.
+                iterate: Box::new(move || match recorder {
+                    Some(recorder) => {
+                        recorder.scope_begin("execute");
+                        let result = benchmark.iterate(context, batch_size);
+                        recorder.scope_end("execute");
+                        result
+                    }
+                    None => benchmark.iterate(context, batch_size),
+                }),
                 dispatch_statistics: device.map(
                     |device| -> iree_benchmark::DispatchStatisticsFn<'_> {
                         Box::new(move |iterations| {
@@ -330,6 +349,7 @@ fn run(
                         })
                     },
                 ),
+                manual_time: None,
             }
         })
         .collect();
@@ -349,7 +369,15 @@ fn run(
         }
     }
     let device = session.device.clone();
+    let recorder = session.recorder.clone();
+    if let Some(recorder) = &recorder {
+        recorder.scope_begin("deinit");
+    }
     drop(session);
+    if let Some(recorder) = recorder {
+        recorder.scope_end("deinit");
+        recorder.close()?;
+    }
     if options.print_statistics {
         if let Some(device) = device {
             print_device_statistics(&device);

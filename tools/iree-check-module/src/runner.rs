@@ -13,6 +13,7 @@ use std::time::Instant;
 use iree_base::{Result, ResultExt, Status, StatusCode};
 use iree_hal::Device;
 use iree_modules_check::{create_check_module, Failures};
+use iree_tooling::replay::{start_capture, Capture};
 use iree_tooling::run::{create_context, load_modules, main_instance, no_user_module, RunOptions};
 use iree_vm::{Cconv, Function, Instance, Module};
 
@@ -151,12 +152,23 @@ pub fn run_tests(options: &RunOptions, check: &CheckOptions, out: &mut dyn Write
     }
     // Link the modules once up front: a missing or mismatched import is an
     // error of the module, not of each test.
+    let mut recorder = None;
     if !selected.is_empty() {
+        // `--device_replay_output`: the tests run on a recorded device.
+        let given = start_capture(options)?.map(
+            |Capture {
+                 recorder: r,
+                 device,
+             }| {
+                recorder = Some(r);
+                device
+            },
+        );
         let (_context, device) = create_context(
             session.instance.clone(),
             session.modules.clone(),
             options,
-            None,
+            given,
             std::slice::from_ref(&session.check),
         )?;
         session.device = device;
@@ -189,7 +201,13 @@ pub fn run_tests(options: &RunOptions, check: &CheckOptions, out: &mut dyn Write
         writeln!(out, "[ RUN      ] {}", test.name).map_err(io)?;
         out.flush().map_err(io)?;
         let test_started = Instant::now();
+        if let Some(recorder) = &recorder {
+            recorder.scope_begin("execute");
+        }
         let messages = session.run(test);
+        if let Some(recorder) = &recorder {
+            recorder.scope_end("execute");
+        }
         let ms = test_started.elapsed().as_millis();
         let mut text = String::new();
         for message in &messages {
@@ -237,6 +255,9 @@ pub fn run_tests(options: &RunOptions, check: &CheckOptions, out: &mut dyn Write
         profiling.finish()?;
     }
     drop(session.check);
+    if let Some(recorder) = recorder {
+        recorder.close()?;
+    }
     if options.print_statistics {
         if let Some(device) = session.device {
             eprint!(

@@ -2,11 +2,14 @@
 //! `flow.collective.*`, `flow.channel.split`) through `iree-run-module`,
 //! one process per rank under `mpirun -n 2|4` and alone (rank 0 of 1), on
 //! local-sync and local-task, against values computed here; and a rank that
-//! fails ending the whole job. Skipped with a note without `mpirun`.
+//! fails ending the whole job. Without `mpirun` the tests that launch ranks
+//! are reported as ignored, with the reason.
 
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
+use std::process::{Command, ExitCode, Stdio};
 use std::time::{Duration, Instant};
+
+use iree_test_support::{require_mpirun, test, TestResult};
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -63,16 +66,6 @@ fn mpirun(ranks: usize) -> Command {
         ])
         .arg(ranks.to_string());
     command
-}
-
-fn have_mpirun() -> bool {
-    Command::new("mpirun")
-        .arg("--version")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .map(|s| s.success())
-        .unwrap_or(false)
 }
 
 /// The printed result lines of each rank (`result[i]: ` removed, buffer
@@ -311,21 +304,17 @@ fn check_case(case: &Case, device: &str, ranks: usize) {
     );
 }
 
-#[test]
-fn compiled_collectives_one_rank() {
+fn compiled_collectives_one_rank() -> TestResult {
     for case in cases() {
         for device in ["local-sync", "local-task"] {
             check_case(&case, device, 1);
         }
     }
+    Ok(())
 }
 
-#[test]
-fn compiled_collectives_over_mpi() {
-    if !have_mpirun() {
-        eprintln!("note: mpirun not found; compiled collectives over MPI are not tested (install openmpi-bin libopenmpi-dev)");
-        return;
-    }
+fn compiled_collectives_over_mpi() -> TestResult {
+    require_mpirun()?;
     let cases = cases();
     for ranks in [2, 4] {
         for device in ["local-sync", "local-task"] {
@@ -342,17 +331,14 @@ fn compiled_collectives_over_mpi() {
             }
         }
     }
+    Ok(())
 }
 
 /// Rank 1 gets a bad input and fails before the collective; rank 0, waiting
 /// in it, is ended with the job, which exits with an error naming the
 /// failure instead of hanging.
-#[test]
-fn failing_rank_ends_the_job() {
-    if !have_mpirun() {
-        eprintln!("note: mpirun not found; skipped");
-        return;
-    }
+fn failing_rank_ends_the_job() -> TestResult {
+    require_mpirun()?;
     let mut command = mpirun(1);
     let args = |input: &str| {
         vec![
@@ -375,65 +361,90 @@ fn failing_rank_ends_the_job() {
         "{stdout}\n{stderr}"
     );
     assert!(start.elapsed() < Duration::from_secs(60));
+    Ok(())
 }
 
 /// A row-parallel linear layer (`testdata/collectives/tp_linear.mlir`):
 /// each rank multiplies its slice of the contraction dimension and an
-/// all_reduce sums the partial products; every rank's result must equal
-/// the unsharded product computed by one process.
-#[test]
-fn tensor_parallel_layer_equals_the_unsharded_one() {
+/// all_reduce sums the partial products; every rank's result (`tp_linear`,
+/// alone as rank 0 of 1 and under `mpirun`) must equal the unsharded
+/// product (`dense`) computed by one process.
+fn tp_linear(command: Command, device: &str, function: &str) -> Command {
+    let mut command = command;
     let module = root()
         .join("testdata/collectives/tp_linear.vmfb")
         .display()
         .to_string();
-    let inputs = [
+    command.args([
+        format!("--device={device}"),
+        format!("--module={module}"),
+        format!("--function={function}"),
+    ]);
+    command.args([
         "--input=2x8xf32=[1 2 3 4 5 6 7 8][-1 0.5 2 -3 4 0 1 2]",
         "--input=8x3xf32=[1 0 2][0 1 1][2 2 0][1 -1 1][0 3 1][2 0 0][1 1 1][-1 2 0.5]",
-    ];
-    let invoke = |mut command: Command, device: &str, function: &str| {
-        command.args([
-            format!("--device={device}"),
-            format!("--module={module}"),
-            format!("--function={function}"),
-        ]);
-        command.args(inputs);
-        command
-    };
-    let (ok, dense, stderr) = run(
-        invoke(Command::new(tool()), "local-sync", "dense"),
-        Duration::from_secs(60),
-    );
-    assert!(ok, "{stderr}");
-    let expected = results_by_rank(&dense, 1, false).remove(0);
-    assert_eq!(expected, ["2x3xf32=[22 42 24][-1 24.5 1.5]"]);
-    let (ok, alone, stderr) = run(
-        invoke(Command::new(tool()), "local-task", "tp_linear"),
-        Duration::from_secs(60),
-    );
-    assert!(ok, "{stderr}");
-    assert_eq!(
-        results_by_rank(&alone, 1, false),
-        std::slice::from_ref(&expected)
-    );
-    if !have_mpirun() {
-        eprintln!("note: mpirun not found; the sharded layer ran as one rank only");
-        return;
+    ]);
+    command
+}
+
+/// What the unsharded layer prints.
+const TP_EXPECTED: &str = "2x3xf32=[22 42 24][-1 24.5 1.5]";
+
+fn tensor_parallel_layer_equals_the_unsharded_one() -> TestResult {
+    for (device, function) in [("local-sync", "dense"), ("local-task", "tp_linear")] {
+        let (ok, stdout, stderr) = run(
+            tp_linear(Command::new(tool()), device, function),
+            Duration::from_secs(60),
+        );
+        assert!(ok, "{function} on {device}: {stderr}");
+        assert_eq!(
+            results_by_rank(&stdout, 1, false),
+            [[TP_EXPECTED]],
+            "{function} on {device}"
+        );
     }
+    Ok(())
+}
+
+fn tensor_parallel_layer_over_mpi() -> TestResult {
+    require_mpirun()?;
     for ranks in [2, 4] {
         for device in ["local-sync", "local-task"] {
             let mut command = mpirun(ranks);
             command.arg(tool());
             let (ok, stdout, stderr) = run(
-                invoke(command, device, "tp_linear"),
+                tp_linear(command, device, "tp_linear"),
                 Duration::from_secs(120),
             );
             assert!(ok, "{device} x{ranks}: {stdout}\n{stderr}");
             assert_eq!(
                 results_by_rank(&stdout, ranks, true),
-                vec![expected.clone(); ranks],
+                vec![vec![TP_EXPECTED.to_string()]; ranks],
                 "{device} x{ranks}:\n{stdout}"
             );
         }
     }
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    iree_test_support::run(vec![
+        test(
+            "compiled_collectives_one_rank",
+            compiled_collectives_one_rank,
+        ),
+        test(
+            "compiled_collectives_over_mpi",
+            compiled_collectives_over_mpi,
+        ),
+        test("failing_rank_ends_the_job", failing_rank_ends_the_job),
+        test(
+            "tensor_parallel_layer_equals_the_unsharded_one",
+            tensor_parallel_layer_equals_the_unsharded_one,
+        ),
+        test(
+            "tensor_parallel_layer_over_mpi",
+            tensor_parallel_layer_over_mpi,
+        ),
+    ])
 }

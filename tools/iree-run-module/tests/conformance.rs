@@ -6,8 +6,10 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use iree_tooling::testcases::{list_suites, load_suite, missing_requirements, Case, Expectation};
-use libtest_mimic::{Arguments, Failed, Trial};
+use iree_tooling::testcases::{
+    list_suites, load_suite, missing_requirements, Case, Expectation, RECORDING_HOST,
+};
+use libtest_mimic::{Arguments, Completion, Failed, Trial};
 
 fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -43,20 +45,40 @@ fn run_case(case: &Case) -> Result<(), Failed> {
 
 fn main() {
     let args = Arguments::from_args();
+    // Cases a suite's `REQUIRES` says this build or machine cannot replay
+    // are reported as ignored with the reason; `--ignored` or
+    // `--include-ignored` runs them anyway (on the recording host, say).
+    let run_ignored = args.ignored || args.include_ignored;
     let mut trials = Vec::new();
     for suite in list_suites(&repo_root().join("testdata")).expect("listing test suites") {
         let missing = missing_requirements(&suite).expect("reading suite requirements");
+        let reason = skip_reason(&missing);
         for case in load_suite(&suite).expect("loading test cases") {
             let name = case.id();
-            let trial = Trial::test(name, move || run_case(&case));
-            trials.push(if missing.is_empty() {
-                trial
-            } else {
-                trial
-                    .with_ignored_flag(true)
-                    .with_kind(format!("needs {}", missing.join(", ")))
-            });
+            let reason = reason.clone().filter(|_| !run_ignored);
+            trials.push(Trial::ignorable_test(name, move || match reason {
+                Some(reason) => Ok(Completion::ignored_with(reason)),
+                None => run_case(&case).map(|()| Completion::Completed),
+            }));
         }
     }
     libtest_mimic::run(&args, trials).exit();
+}
+
+/// Why a suite with these missing requirements is not replayed here.
+fn skip_reason(missing: &[String]) -> Option<String> {
+    if missing.is_empty() {
+        None
+    } else if missing == [RECORDING_HOST] {
+        Some(
+            "recorded output describes the recording machine (`recording-host`): \
+             compared live by `cargo xtask conformance`"
+                .to_string(),
+        )
+    } else {
+        Some(format!(
+            "needs {}, which this build lacks",
+            missing.join(", ")
+        ))
+    }
 }

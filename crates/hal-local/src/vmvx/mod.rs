@@ -197,11 +197,11 @@ impl VmvxExecutable {
                 constant_count: attr_u32(export, "constant_count") as u8,
                 binding_count: attr_u32(export, "binding_count") as u8,
                 parameter_count: attr_u32(export, "parameter_count") as u16,
-                // Upstream leaves these zero and dispatches with 1 in their
-                // place.
-                workgroup_size_x: 1,
-                workgroup_size_y: 1,
-                workgroup_size_z: 1,
+                // Upstream leaves these zero (as its function info reports
+                // them) and dispatches with 1 in their place (see `run_workgroup`).
+                workgroup_size_x: 0,
+                workgroup_size_y: 0,
+                workgroup_size_z: 0,
                 ..DispatchAttrsV0::default()
             };
             exports.push(ExportInfo::new(export.name.clone(), attrs));
@@ -383,9 +383,9 @@ impl WorkgroupExecutable for VmvxExecutable {
             Value::I32(workgroup.workgroup_id_x as i32),
             Value::I32(workgroup.workgroup_id_y as i32),
             Value::I32(i32::from(workgroup.workgroup_id_z)),
-            Value::I32(dispatch.workgroup_size_x as i32),
-            Value::I32(dispatch.workgroup_size_y as i32),
-            Value::I32(i32::from(dispatch.workgroup_size_z)),
+            Value::I32(dispatch.workgroup_size_x.max(1) as i32),
+            Value::I32(dispatch.workgroup_size_y.max(1) as i32),
+            Value::I32(i32::from(dispatch.workgroup_size_z.max(1))),
             Value::I32(dispatch.workgroup_count_x as i32),
             Value::I32(dispatch.workgroup_count_y as i32),
             Value::I32(i32::from(dispatch.workgroup_count_z)),

@@ -14,6 +14,7 @@ from ._binding import (
     HalDriver,
     HalModuleDebugSink,
     HalFence,
+    HalReplayRecorder,
     HalSemaphore,
     HalAllocator,
     MappedMemory,
