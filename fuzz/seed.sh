@@ -2,8 +2,8 @@
 # Seeds fuzz/corpus/<target>/ from files checked into the repository. Corpus
 # directories are gitignored; run this before fuzzing on a fresh checkout
 # (re-running is harmless: files are named by content hash).
-#   load_module, parse_format: the small .vmfb files of testdata/vm and
-#       crates/vm-bytecode/tests/data.
+#   load_module, parse_format, run_module: the small .vmfb files of
+#       testdata/vm and crates/vm-bytecode/tests/data.
 #   verify_bytecode: every function of those files, with the header that
 #       target expects (needs python3; skipped with a warning without it).
 #   load_elf: the embedded-ELF libraries in crates/hal-local/tests/data.
@@ -23,10 +23,10 @@ if [ ${#seeds[@]} -eq 0 ]; then
   echo "seed.sh: no .vmfb files found under $root" >&2
   exit 1
 fi
-for target in load_module parse_format verify_bytecode; do
+for target in load_module parse_format verify_bytecode run_module; do
   mkdir -p "$here/corpus/$target"
 done
-for target in load_module parse_format; do
+for target in load_module parse_format run_module; do
   dir="$here/corpus/$target"
   n=0
   for f in "${seeds[@]}"; do
@@ -35,6 +35,15 @@ for target in load_module parse_format; do
   done
   echo "seed.sh: $n seeds -> corpus/$target"
 done
+# run_module also runs modules with HAL imports (stand-ins answer them).
+n=0
+for f in "$root"/testdata/vm-hal/*.vmfb "$root"/testdata/vm-async/*.vmfb "$root"/testdata/vmvx/*.vmfb; do
+  if [ "$(stat -c %s "$f")" -le 65536 ]; then
+    cp "$f" "$here/corpus/run_module/seed-$(sha1sum "$f" | cut -c1-16)"
+    n=$((n + 1))
+  fi
+done
+echo "seed.sh: $n more seeds -> corpus/run_module"
 mkdir -p "$here/corpus/load_elf"
 n=0
 for f in "$root"/crates/hal-local/tests/data/*.so "$root"/crates/hal-local/tests/data/fuzz/*.so; do
@@ -47,7 +56,7 @@ if command -v python3 >/dev/null; then
 else
   echo "seed.sh: python3 not found; corpus/verify_bytecode starts empty" >&2
 fi
-for target in load_module parse_format verify_bytecode; do
+for target in load_module parse_format verify_bytecode run_module; do
   extra=("$here"/seeds/"$target"/* "$here"/regressions/"$target"/*)
   for f in "${extra[@]}"; do
     cp "$f" "$here/corpus/$target/seed-$(sha1sum "$f" | cut -c1-16)"
@@ -95,6 +104,34 @@ for path in sys.argv[2:]:
                 n += 1
             at = data.find(magic, at + 4)
 print(f"seed.sh: {n} seeds -> corpus/parse_gpu_executable")
+PY
+fi
+# verify_flatbuffer: the flatbuffers of the committed modules (selector 0,
+# without the size prefix) and of the CUDA/HIP executables embedded in
+# testdata/{cuda,hip} (selectors 1 and 2, without the 64-byte header).
+mkdir -p "$here/corpus/verify_flatbuffer"
+if command -v python3 >/dev/null; then
+  python3 - "$here/corpus/verify_flatbuffer" "$root"/testdata/*/*.vmfb "$root"/crates/vm-bytecode/tests/data/*.vmfb <<'PY'
+import hashlib, struct, sys
+out, n = sys.argv[1], 0
+def keep(blob):
+    global n
+    open(f"{out}/seed-{hashlib.sha1(blob).hexdigest()[:16]}", "wb").write(blob)
+    n += 1
+for path in sys.argv[2:]:
+    data = open(path, "rb").read()
+    at = data.find(b"IREE")
+    if at >= 8 and len(data) <= (1 << 20):
+        size = struct.unpack_from("<I", data, at - 8)[0]
+        keep(bytes([0]) + data[at - 4 : at - 4 + size])
+    for magic, selector in ((b"CDA1", 1), (b"HIP1", 2)):
+        at = data.find(magic)
+        while at >= 0:
+            if at + 16 <= len(data):
+                size = struct.unpack_from("<Q", data, at + 8)[0]
+                keep(bytes([selector]) + data[at + 64 : at + 64 + size])
+            at = data.find(magic, at + 4)
+print(f"seed.sh: {n} seeds -> corpus/verify_flatbuffer")
 PY
 fi
 # Tokenizers: the fixtures of crates/tokenizer/tests/data (tokenizer.json

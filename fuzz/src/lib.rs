@@ -17,20 +17,27 @@ use std::alloc::{GlobalAlloc, Layout, System};
 pub const MAX_ALLOCATION: usize = 256 << 20;
 
 /// The system allocator, refusing allocations over [`MAX_ALLOCATION`].
-pub struct CappedAlloc;
+pub type CappedAlloc = CappedAllocOf<MAX_ALLOCATION>;
+
+/// [`CappedAlloc`] itself (`static ALLOC: CappedAlloc = CappedAlloc;`).
+#[allow(non_upper_case_globals)]
+pub const CappedAlloc: CappedAlloc = CappedAllocOf;
+
+/// The system allocator, refusing allocations over `MAX` bytes.
+pub struct CappedAllocOf<const MAX: usize>;
 
 // SAFETY: forwards to `System` unchanged except for returning null (an
 // allowed allocation failure) for oversized requests.
-unsafe impl GlobalAlloc for CappedAlloc {
+unsafe impl<const MAX: usize> GlobalAlloc for CappedAllocOf<MAX> {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        if layout.size() > MAX_ALLOCATION {
+        if layout.size() > MAX {
             return std::ptr::null_mut();
         }
         // SAFETY: same contract as the caller's.
         unsafe { System.alloc(layout) }
     }
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        if layout.size() > MAX_ALLOCATION {
+        if layout.size() > MAX {
             return std::ptr::null_mut();
         }
         // SAFETY: same contract as the caller's.
@@ -41,7 +48,7 @@ unsafe impl GlobalAlloc for CappedAlloc {
         unsafe { System.dealloc(ptr, layout) }
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        if new_size > MAX_ALLOCATION {
+        if new_size > MAX {
             return std::ptr::null_mut();
         }
         // SAFETY: same contract as the caller's.

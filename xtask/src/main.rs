@@ -51,6 +51,7 @@ mod diff;
 mod e2e;
 mod gpu;
 mod icount;
+mod miri;
 mod models;
 mod opcodes;
 mod param_rss;
@@ -58,6 +59,7 @@ mod proc;
 mod readme;
 mod replay;
 mod replay_bench;
+mod robustness;
 mod serve_load;
 mod test_all;
 mod testdata;
@@ -213,6 +215,20 @@ commands:
                             opcode loop and some VM-bound programs of testdata/bench
                             against testdata/bench/instruction_counts.txt; fails on a
                             rise of more than 2%; --update rewrites the baseline
+  robustness [--against DIR] [--count N] [--seed S] [--jobs N] [--ours PATH] [--only I]
+             [--timeout SECS] [--kinds vm,vmvx,embedded-elf,system-library,params,npy,flags]
+                            seeded mutations of the testdata inputs of every kind, each
+                            run through our iree-run-module (default target/release,
+                            else target/debug; $IREE_RS_RUN_MODULE) and, with --against,
+                            upstream's (DIR: its _runtime_libs); classes per kind (ok,
+                            error, panic, signal, timeout, oom), our crashes outside
+                            mutated native code and the inputs upstream rejects that we
+                            run (kept under target/robustness/); fails if either exists
+  miri [--stacked-borrows | --tree-borrows]
+                            cargo miri test (pinned nightly, both aliasing models by
+                            default) of iree-vm, iree-vm-bytecode (interpreter included)
+                            and the HAL's buffer and allocator tests; see xtask/src/miri.rs
+                            for what it leaves out and why
   loom                      model-check semaphores, fences, the device queue and the
                             worker pool with loom (RUSTFLAGS=--cfg loom, own target dir)
 ";
@@ -294,6 +310,8 @@ fn main() -> ExitCode {
         "upstream-collectives-tests" => upstream_collectives::run(&args),
         "upstream-c-samples" => upstream_c_samples::run(&args),
         "vm-suite" => vm_suite::run(&args),
+        "robustness" => robustness::run(&args),
+        "miri" => miri::run(&args),
         other => {
             eprint!("unknown command `{other}`\n\n{USAGE}");
             return ExitCode::from(2);

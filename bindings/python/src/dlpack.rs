@@ -358,12 +358,7 @@ pub fn import_capsule(device: &dyn Device, capsule: &Bound<'_, PyAny>) -> PyResu
         crate::hal::wrap_host_memory(allocator.as_ref(), params, address, length, managed)
     }
     .py_context(context)?;
-    Ok(BufferView::new(
-        buffer,
-        shape,
-        element_type,
-        EncodingType::DENSE_ROW_MAJOR,
-    ))
+    BufferView::new(buffer, shape, element_type, EncodingType::DENSE_ROW_MAJOR).py_context(context)
 }
 
 fn invalid(message: &str) -> PyErr {

@@ -475,12 +475,10 @@ impl HalAllocator {
             .allocate_buffer_with(params, &bytes)
             .py_context("Error allocating buffer")?;
         match element_type {
-            Some(t) => HalBufferView::from_view(BufferView::new(
-                target,
-                shape,
-                ElementType(t),
-                EncodingType::DENSE_ROW_MAJOR,
-            ))
+            Some(t) => HalBufferView::from_view(
+                BufferView::new(target, shape, ElementType(t), EncodingType::DENSE_ROW_MAJOR)
+                    .py_context("Error creating buffer view")?,
+            )
             .into_py_any(py),
             None => HalBuffer {
                 r: Ref::new(iree_modules_hal::HalBuffer(target)),
@@ -738,13 +736,15 @@ impl HalBuffer {
     }
 
     /// A view of the buffer as `shape` x `element_type`.
-    fn create_view(&self, shape: Vec<usize>, element_type: u32) -> HalBufferView {
-        HalBufferView::from_view(BufferView::new(
+    fn create_view(&self, shape: Vec<usize>, element_type: u32) -> PyResult<HalBufferView> {
+        let view = BufferView::new(
             self.buffer().clone(),
             shape,
             ElementType(element_type),
             EncodingType::DENSE_ROW_MAJOR,
-        ))
+        )
+        .py_context("Error creating buffer view")?;
+        Ok(HalBufferView::from_view(view))
     }
 
     /// The contents for the host (`MappedMemory.asarray`).
@@ -814,7 +814,11 @@ impl HalBufferView {
 #[pymethods]
 impl HalBufferView {
     #[new]
-    fn new(buffer: PyRef<'_, HalBuffer>, shape: Vec<usize>, element_type: u32) -> HalBufferView {
+    fn new(
+        buffer: PyRef<'_, HalBuffer>,
+        shape: Vec<usize>,
+        element_type: u32,
+    ) -> PyResult<HalBufferView> {
         buffer.create_view(shape, element_type)
     }
 
@@ -1027,12 +1031,7 @@ pub fn view_from_host(
         ..Default::default()
     };
     let buffer = device.allocator().allocate_buffer_with(params, bytes)?;
-    Ok(BufferView::new(
-        buffer,
-        shape,
-        element_type,
-        EncodingType::DENSE_ROW_MAJOR,
-    ))
+    BufferView::new(buffer, shape, element_type, EncodingType::DENSE_ROW_MAJOR)
 }
 
 /// `numpy.ndarray(shape, dtype, buffer=<copy of the view's bytes>)`.
@@ -1122,10 +1121,10 @@ impl HalCommandBuffer {
     #[new]
     #[pyo3(signature = (device, binding_capacity=0, begin=true))]
     fn new(device: PyRef<'_, HalDevice>, binding_capacity: u32, begin: bool) -> HalCommandBuffer {
-        let _ = device;
+        let allocator = device.device.allocator();
         HalCommandBuffer {
             r: Ref::new(iree_modules_hal::HalCommandBuffer(parking_lot::Mutex::new(
-                iree_hal::CommandBuffer::new(binding_capacity),
+                iree_hal::CommandBuffer::new(binding_capacity).with_allocator(allocator),
             ))),
             began: std::sync::atomic::AtomicBool::new(begin),
         }

@@ -756,6 +756,7 @@ impl<B: Backend> Device for GpuDevice<B> {
             signal,
             command_buffer,
             binding_table,
+            &*self.stream.allocator,
             move |cb, table| stream.execute(cb, table),
         );
         match submitted {

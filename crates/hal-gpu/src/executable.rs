@@ -132,15 +132,21 @@ pub fn verification_failed(error: impl std::fmt::Display) -> Status {
     invalid(format!("flatbuffer verification failed: {error}"))
 }
 
-/// Verifier limits scaled to the buffer, so crafted input cannot make
-/// verification explode.
-pub fn verifier_options(len: usize) -> flatbuffers::VerifierOptions {
-    flatbuffers::VerifierOptions {
-        max_depth: 64,
-        max_tables: len / 4 + 1024,
-        max_apparent_size: len.saturating_mul(8).saturating_add(1 << 20),
-        ignore_missing_null_terminator: false,
-    }
+/// Verifies an executable's flatbuffer with flatcc's rules against
+/// `schema` (what upstream's driver checks before it reads a field, with
+/// its error text) and returns the options for the `flatbuffers` crate's
+/// verifier, which the generated accessors need to run next: both get the
+/// same work limits, scaled to the buffer. The flatbuffer starts 64 bytes
+/// into executable data that is itself 64-byte aligned, so alignment is
+/// judged from its start.
+pub fn verify_flatbuffer(
+    schema: &iree_flatbuffer_verifier::Schema,
+    flatbuffer: &[u8],
+) -> Result<flatbuffers::VerifierOptions> {
+    let limits = iree_flatbuffer_verifier::Limits::for_len(flatbuffer.len());
+    iree_flatbuffer_verifier::verify_root(schema, flatbuffer, 0, &limits)
+        .map_err(verification_failed)?;
+    Ok(limits.verifier_options())
 }
 
 /// What the parser macro needs from outside this crate.
@@ -151,36 +157,24 @@ pub mod __private {
 
 /// Parses and verifies one driver's executable: the 64-byte header with
 /// `$identifier`, then the `ExecutableDef` flatbuffer of the flatc-generated
-/// module `$schema`, whose module tables hold the code in field `$image`
-/// (`ptx_image`, `hsaco_image`). Both schemas share every other field, so
-/// this is written once; it checks structure and the presence of block
-/// dims, and limits are checked later against a device
+/// module `$schema`, verified against `$fbs` (the driver's parsed `.fbs`
+/// schema, see [`verify_flatbuffer`]), whose module tables hold the code in
+/// field `$image` (`ptx_image`, `hsaco_image`). Both schemas share every
+/// other field, so this is written once; it checks structure and the
+/// presence of block dims, and limits are checked later against a device
 /// ([`ExecutableInfo::validate`]).
 #[macro_export]
 macro_rules! parse_executable {
-    ($data:expr, $schema:ident, $identifier:expr, $image:ident) => {{
-        use $crate::executable::{missing_block_dims, verification_failed, verifier_options};
+    ($data:expr, $schema:ident, $fbs:expr, $identifier:expr, $image:ident) => {{
+        use $crate::executable::{missing_block_dims, verification_failed, verify_flatbuffer};
         let data: &[u8] = $data;
         let identifier: &[u8; 4] = $identifier;
         (|| -> ::iree_base::Result<$crate::ExecutableInfo<'_>> {
             let (_, flatbuffer) =
                 $crate::executable::__private::read_flatbuffer_header(data, identifier)?;
-            // The identifier check needs the root offset and the identifier
-            // (the flatbuffers crate asserts on shorter input).
-            if flatbuffer.len() < 8 || !$schema::executable_def_buffer_has_identifier(flatbuffer) {
-                return Err(::iree_base::Status::new(
-                    ::iree_base::StatusCode::InvalidArgument,
-                    format!(
-                        "flatbuffer verification failed: file identifier is not `{}`",
-                        String::from_utf8_lossy(identifier)
-                    ),
-                ));
-            }
-            let def = $schema::root_as_executable_def_with_opts(
-                &verifier_options(flatbuffer.len()),
-                flatbuffer,
-            )
-            .map_err(verification_failed)?;
+            let opts = verify_flatbuffer($fbs, flatbuffer)?;
+            let def = $schema::root_as_executable_def_with_opts(&opts, flatbuffer)
+                .map_err(verification_failed)?;
             let modules = def
                 .modules()
                 .map(|modules| {

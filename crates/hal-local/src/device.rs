@@ -337,6 +337,7 @@ impl Device for LocalDevice {
             signal,
             command_buffer,
             binding_table,
+            &*self.allocator,
             move |cb, table| {
                 if runner.profiler().records_queue() {
                     return runner

@@ -305,8 +305,7 @@ impl<'a> PreparedGrid<'a> {
         if local_memory_limit != 0 && local_memory_size > local_memory_limit {
             bail!(
                 ResourceExhausted,
-                "dispatch '{}' requires {local_memory_size} bytes of workgroup local memory but workers have {local_memory_limit} (--task_worker_local_memory)",
-                export.name
+                "dispatch requires {local_memory_size}b of local memory but only {local_memory_limit}b is available per-worker"
             );
         }
         export.check_dispatch_counts(constants.len(), binding_count)?;

@@ -36,7 +36,7 @@ pub struct TaskTopologyOptions {
     pub max_group_count: usize,
     /// `--task_worker_stack_size` (a minimum).
     pub worker_stack_size: usize,
-    /// `--task_worker_local_memory` (0: no limit beyond what kernels declare).
+    /// `--task_worker_local_memory` (0: the L2 data cache size, as upstream).
     pub worker_local_memory: usize,
     /// `--task_topology_nodes`: `current`, `numa`, `all` or NUMA node ids
     /// (`0,2`). Checked; the device has one executor whatever it says.
@@ -181,10 +181,20 @@ impl TaskTopologyOptions {
             );
         };
         cpus.truncate(MAX_WORKERS);
+        // Without the flag, upstream gives each worker as much local memory
+        // as its L2 data cache holds (else its L1's); dispatches needing more
+        // fail.
+        let local_memory_limit = match self.worker_local_memory {
+            0 => {
+                let info = CpuInfo::read(cpus.first().copied().flatten().unwrap_or(0));
+                usize::try_from(if info.l2d != 0 { info.l2d } else { info.l1d }).unwrap_or(0)
+            }
+            bytes => bytes,
+        };
         Ok(TaskTopology {
             cpus,
             stack_size: self.worker_stack_size.max(MIN_WORKER_STACK_SIZE),
-            local_memory_limit: self.worker_local_memory,
+            local_memory_limit,
         })
     }
 }

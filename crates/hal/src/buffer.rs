@@ -11,7 +11,6 @@
 
 use std::cell::Cell;
 use std::fmt;
-use std::ops::BitOr;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
@@ -39,8 +38,9 @@ macro_rules! bitfield {
                 self.0 & other.0 != 0
             }
 
-            /// Upstream's text form: known names joined by `|`, composite
-            /// names first, leftover bits in hex.
+            /// Upstream's text form (`iree_bitfield_format`): known names
+            /// joined by `|`, composite names first, leftover bits in hex
+            /// with an `h` suffix (`80000000h`); nothing for no bits.
             pub fn format(self) -> String {
                 let mut rest = self.0;
                 let mut parts: Vec<String> = Vec::new();
@@ -51,30 +51,27 @@ macro_rules! bitfield {
                     }
                 }
                 if rest != 0 {
-                    parts.push(format!("{:#x}", rest));
+                    parts.push(format!("{rest:X}h"));
                 }
-                if parts.is_empty() {
-                    "NONE".to_string()
-                } else {
-                    parts.join("|")
-                }
+                parts.join("|")
             }
         }
 
-        impl BitOr for $name {
+        impl ::std::ops::BitOr for $name {
             type Output = $name;
             fn bitor(self, rhs: $name) -> $name {
                 $name(self.0 | rhs.0)
             }
         }
 
-        impl fmt::Debug for $name {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        impl ::std::fmt::Debug for $name {
+            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str(&self.format())
             }
         }
     };
 }
+pub(crate) use bitfield;
 
 bitfield! {
     /// Where memory lives and how the host may see it (`iree_hal_memory_type_t`).
@@ -1385,7 +1382,8 @@ mod tests {
             (MemoryType::HOST_LOCAL | MemoryType::DEVICE_VISIBLE).format(),
             "HOST_LOCAL|DEVICE_VISIBLE"
         );
-        assert_eq!(MemoryAccess(0x40).format(), "0x40");
+        assert_eq!(MemoryAccess(0x40).format(), "40h");
+        assert_eq!(MemoryAccess(0).format(), "");
     }
 
     #[test]

@@ -149,9 +149,10 @@ fn split_shape_and_type(metadata: &str) -> (&str, &str) {
 ///
 /// Fails with `INVALID_ARGUMENT; opaque element types cannot be indexed` for
 /// a zero bit count, `UNIMPLEMENTED; unimplemented encoding type size
-/// calculation` for encodings other than dense row-major, and (where
-/// upstream would wrap around) `RESOURCE_EXHAUSTED` when the size does not
-/// fit in `usize`.
+/// calculation` for encodings other than dense row-major, and as upstream
+/// 3.13 when a count does not fit in 64 bits: `OUT_OF_RANGE; shape element
+/// count overflows device size at dimension N`, `OUT_OF_RANGE; packed byte
+/// count overflows device size`.
 pub fn compute_view_size(
     shape: &[usize],
     element_type: ElementType,
@@ -169,11 +170,21 @@ pub fn compute_view_size(
             "opaque element types cannot be indexed",
         ));
     }
-    shape
-        .iter()
-        .try_fold(1usize, |count, &dim| count.checked_mul(dim))
-        .and_then(|count| element_type.packed_byte_count(count))
-        .ok_or_else(allocation_failure)
+    let mut count: usize = 1;
+    for (i, &dim) in shape.iter().enumerate() {
+        count = count.checked_mul(dim).ok_or_else(|| {
+            Status::new(
+                StatusCode::OutOfRange,
+                format!("shape element count overflows device size at dimension {i}"),
+            )
+        })?;
+    }
+    element_type.packed_byte_count(count).ok_or_else(|| {
+        Status::new(
+            StatusCode::OutOfRange,
+            "packed byte count overflows device size",
+        )
+    })
 }
 
 /// What upstream reports when the host allocator refuses a request.

@@ -14,6 +14,7 @@ use crate::channel::{run_collective, Channel, Collective};
 use crate::event::Event;
 use iree_base::{Result, ResultExt, Status, StatusCode};
 
+use crate::allocator::{validate_queue_compatibility, Allocator};
 use crate::buffer::{calculate_range, validate_usage, Buffer, BufferUsage};
 
 /// Limits from the executable library ABI.
@@ -278,16 +279,53 @@ impl Command {
     }
 }
 
+crate::buffer::bitfield! {
+    /// The kinds of commands a command buffer may record
+    /// (`iree_hal_command_category_t`).
+    CommandCategory(u32) {
+        /// No command (what a barrier requires).
+        NONE = 0,
+        /// Fills, updates and copies.
+        TRANSFER = 1 << 0,
+        /// Dispatches, collectives and events.
+        DISPATCH = 1 << 1,
+        /// Both.
+        ANY = (1 << 0) | (1 << 1),
+    }
+    names [ANY, TRANSFER, DISPATCH]
+}
+
 /// Recorded work for a queue (`iree_hal_command_buffer_t`).
-#[derive(Clone, Default)]
+#[derive(Clone)]
 pub struct CommandBuffer {
     commands: Vec<Command>,
     binding_capacity: u32,
     /// The usage each binding table slot's commands require (by slot).
     slot_usage: Vec<BufferUsage>,
+    /// The device's allocator, when known: direct bindings are checked
+    /// against it as they are recorded.
+    allocator: Option<Arc<dyn Allocator>>,
+    /// The kinds of commands it may record.
+    categories: CommandCategory,
     finalized: bool,
     /// Unique per [`CommandBuffer::new`] (clones share it); 0 for a default one.
     identity: u64,
+}
+
+impl Default for CommandBuffer {
+    /// An empty command buffer with no binding table slots, allowing every
+    /// command category, of identity 0.
+    fn default() -> CommandBuffer {
+        CommandBuffer {
+            commands: Vec::new(),
+            binding_capacity: 0,
+            slot_usage: Vec::new(),
+            allocator: None,
+            categories: CommandCategory::ANY,
+            finalized: false,
+            identity: 0,
+        }
+    }
 }
 
 /// The identity of the next command buffer.
@@ -301,9 +339,27 @@ impl CommandBuffer {
             commands: Vec::new(),
             binding_capacity,
             slot_usage: Vec::new(),
+            allocator: None,
+            categories: CommandCategory::ANY,
             finalized: false,
             identity: NEXT_IDENTITY.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
         }
+    }
+
+    /// Allows only commands of `categories` (as created upstream with
+    /// `command_categories`; [`CommandBuffer::new`] allows any): a command
+    /// of another category fails with FAILED_PRECONDITION.
+    pub fn with_categories(mut self, categories: CommandCategory) -> CommandBuffer {
+        self.categories = categories;
+        self
+    }
+
+    /// Records for the device whose allocator is `allocator`, as upstream's
+    /// command buffers always are: a buffer bound directly must then be
+    /// usable on that device's queue ([`validate_queue_compatibility`]).
+    pub fn with_allocator(mut self, allocator: Arc<dyn Allocator>) -> CommandBuffer {
+        self.allocator = Some(allocator);
+        self
     }
 
     /// A number no other command buffer made by [`CommandBuffer::new`] in
@@ -333,11 +389,24 @@ impl CommandBuffer {
         self.finalized
     }
 
-    fn check_recording(&self) -> Result<()> {
+    /// Checks that the command buffer still records and allows commands of
+    /// the `required` categories (upstream's
+    /// `iree_hal_command_buffer_validate_categories`).
+    fn check_recording(&self, required: CommandCategory) -> Result<()> {
         if self.finalized {
             return Err(Status::new(
                 StatusCode::FailedPrecondition,
                 "command buffer has been finalized",
+            ));
+        }
+        if !self.categories.contains(required) {
+            return Err(Status::new(
+                StatusCode::FailedPrecondition,
+                format!(
+                    "operation requires categories {} but command buffer only supports {}",
+                    required.format(),
+                    self.categories.format()
+                ),
             ));
         }
         Ok(())
@@ -346,9 +415,15 @@ impl CommandBuffer {
     /// Checks the binding table given at submission against what the
     /// recorded commands require of each slot, as upstream's
     /// `iree_hal_command_buffer_submission_validation`: every used slot
-    /// provided, its buffer allowing the commands' usage (else
-    /// PERMISSION_DENIED, as for direct bindings at recording).
-    pub fn validate_binding_table(&self, table: &[DispatchBinding]) -> Result<()> {
+    /// provided, its buffer usable on the queue of the device whose
+    /// allocator is `allocator` ([`validate_queue_compatibility`]) and
+    /// allowing the commands' usage (else PERMISSION_DENIED, as for direct
+    /// bindings at recording).
+    pub fn validate_binding_table(
+        &self,
+        table: &[DispatchBinding],
+        allocator: &dyn Allocator,
+    ) -> Result<()> {
         for (slot, &usage) in self.slot_usage.iter().enumerate() {
             if usage.0 == 0 {
                 continue;
@@ -362,7 +437,8 @@ impl CommandBuffer {
                     ),
                 ));
             };
-            validate_usage(entry.buffer.allowed_usage(), usage)
+            validate_queue_compatibility(allocator, &entry.buffer, usage)
+                .and_then(|()| validate_usage(entry.buffer.allowed_usage(), usage))
                 .annotate_with(|| format!("binding table slot {slot}"))?;
         }
         Ok(())
@@ -375,6 +451,9 @@ impl CommandBuffer {
                 offset,
                 length,
             } => {
+                if let Some(allocator) = &self.allocator {
+                    validate_queue_compatibility(&**allocator, buffer, usage)?;
+                }
                 validate_usage(buffer.allowed_usage(), usage)?;
                 calculate_range(buffer.byte_length(), *offset, *length).map(|_| ())
             }
@@ -425,7 +504,17 @@ impl CommandBuffer {
         constants: &[u32],
         bindings: Vec<BindingRef>,
     ) -> Result<()> {
-        self.check_recording()?;
+        self.check_recording(CommandCategory::DISPATCH)?;
+        let (BindingRef::Direct { length, .. } | BindingRef::Slot { length, .. }) = workgroups;
+        if length < 12 {
+            return Err(Status::new(
+                StatusCode::OutOfRange,
+                format!(
+                    "workgroup count buffer does not have the capacity to store the required 3 \
+                     uint32_t values (length={length}, min_length=12)"
+                ),
+            ));
+        }
         self.check_binding(&workgroups, BufferUsage::DISPATCH_INDIRECT_PARAMETERS)?;
         self.record_dispatch(
             executable,
@@ -444,7 +533,7 @@ impl CommandBuffer {
         constants: &[u32],
         bindings: Vec<BindingRef>,
     ) -> Result<()> {
-        self.check_recording()?;
+        self.check_recording(CommandCategory::DISPATCH)?;
         if ordinal >= executable.export_count() {
             return Err(Status::new(
                 StatusCode::OutOfRange,
@@ -479,13 +568,25 @@ impl CommandBuffer {
 
     /// Records a fill of `target` with a 1, 2 or 4 byte pattern.
     pub fn fill(&mut self, target: BindingRef, pattern: &[u8]) -> Result<()> {
-        self.check_recording()?;
+        self.check_recording(CommandCategory::TRANSFER)?;
         if !matches!(pattern.len(), 1 | 2 | 4) {
             return Err(Status::new(
                 StatusCode::InvalidArgument,
                 format!(
-                    "fill patterns must be 1, 2 or 4 bytes (got {})",
+                    "fill value length is not one of the supported values (pattern_length={})",
                     pattern.len()
+                ),
+            ));
+        }
+        let (BindingRef::Direct { offset, length, .. } | BindingRef::Slot { offset, length, .. }) =
+            target;
+        let pattern_length = pattern.len() as u64;
+        if offset % pattern_length != 0 || length % pattern_length != 0 {
+            return Err(Status::new(
+                StatusCode::InvalidArgument,
+                format!(
+                    "binding offset and/or length do not match the required alignment of one or \
+                     more command (offset={offset}, length={length}, pattern_length={pattern_length})"
                 ),
             ));
         }
@@ -499,7 +600,7 @@ impl CommandBuffer {
 
     /// Records an update of `target` with `data` (copied now).
     pub fn update(&mut self, data: &[u8], target: BindingRef) -> Result<()> {
-        self.check_recording()?;
+        self.check_recording(CommandCategory::TRANSFER)?;
         self.check_binding(&target, BufferUsage::TRANSFER_TARGET)?;
         self.commands.push(Command::Update {
             data: data.to_vec(),
@@ -510,7 +611,7 @@ impl CommandBuffer {
 
     /// Records a copy from `source` to `target` (equal lengths).
     pub fn copy(&mut self, source: BindingRef, target: BindingRef) -> Result<()> {
-        self.check_recording()?;
+        self.check_recording(CommandCategory::TRANSFER)?;
         self.check_binding(&source, BufferUsage::TRANSFER_SOURCE)?;
         self.check_binding(&target, BufferUsage::TRANSFER_TARGET)?;
         self.commands.push(Command::Copy { source, target });
@@ -527,7 +628,7 @@ impl CommandBuffer {
         send: Option<BindingRef>,
         recv: Option<BindingRef>,
     ) -> Result<()> {
-        self.check_recording()?;
+        self.check_recording(CommandCategory::DISPATCH)?;
         if let Some(send) = &send {
             self.check_binding(send, BufferUsage::DISPATCH_STORAGE_READ)?;
         }
@@ -545,28 +646,28 @@ impl CommandBuffer {
 
     /// Records signaling `event` once earlier commands complete.
     pub fn signal_event(&mut self, event: Arc<Event>) -> Result<()> {
-        self.check_recording()?;
+        self.check_recording(CommandCategory::DISPATCH)?;
         self.commands.push(Command::SignalEvent(event));
         Ok(())
     }
 
     /// Records returning `event` to unsignaled.
     pub fn reset_event(&mut self, event: Arc<Event>) -> Result<()> {
-        self.check_recording()?;
+        self.check_recording(CommandCategory::DISPATCH)?;
         self.commands.push(Command::ResetEvent(event));
         Ok(())
     }
 
     /// Records a wait for `events` before later commands run.
     pub fn wait_events(&mut self, events: Vec<Arc<Event>>) -> Result<()> {
-        self.check_recording()?;
+        self.check_recording(CommandCategory::DISPATCH)?;
         self.commands.push(Command::WaitEvents(events));
         Ok(())
     }
 
     /// Records an execution barrier (inline execution is already ordered).
     pub fn barrier(&mut self) -> Result<()> {
-        self.check_recording()?;
+        self.check_recording(CommandCategory::NONE)?;
         self.commands.push(Command::Barrier);
         Ok(())
     }
@@ -578,7 +679,7 @@ impl CommandBuffer {
 
     /// Ends recording.
     pub fn finalize(&mut self) -> Result<()> {
-        self.check_recording()?;
+        self.check_recording(CommandCategory::NONE)?;
         self.finalized = true;
         Ok(())
     }
@@ -765,6 +866,122 @@ mod tests {
     /// slot's commands need fails at submission with PERMISSION_DENIED (as
     /// upstream's submission validation), as a direct binding fails at
     /// recording; a missing entry is INVALID_ARGUMENT.
+    /// Issue #46: a buffer the device's allocator does not let its queue
+    /// use (host memory that is not device-visible) is PERMISSION_DENIED
+    /// "... allocator compatibility mismatch ..." at submission through a
+    /// binding table slot, and at recording when bound directly to a
+    /// command buffer recorded for the device; the same message as
+    /// upstream's (`testdata/vm-hal/queue_compatibility`).
+    #[test]
+    fn queue_compatibility_is_validated() {
+        let heap = HeapAllocator::new();
+        let host_only = heap
+            .allocate_buffer(
+                BufferParams {
+                    memory_type: MemoryType::HOST_LOCAL,
+                    usage: BufferUsage::TRANSFER,
+                    ..Default::default()
+                },
+                16,
+            )
+            .unwrap();
+        let message = "requested buffer usage is not supported for the buffer on this queue; \
+                       buffer allows usage TRANSFER|MAPPING|MAPPING_PERSISTENT, operation requires \
+                       TRANSFER_TARGET (allocator compatibility mismatch: allowed compatibility \
+                       ALLOCATABLE|IMPORTABLE|EXPORTABLE, requires QUEUE_TRANSFER)";
+        let mut cb = CommandBuffer::new(1);
+        let slot = BindingRef::Slot {
+            slot: 0,
+            offset: 0,
+            length: 16,
+        };
+        cb.fill(slot, &[42]).unwrap();
+        cb.finalize().unwrap();
+        let table = [DispatchBinding {
+            buffer: host_only.clone(),
+            offset: 0,
+            length: 16,
+        }];
+        let err = cb.validate_binding_table(&table, &*heap).unwrap_err();
+        assert_eq!(err.code(), StatusCode::PermissionDenied);
+        assert_eq!(err.message(), message);
+        assert!(err.to_string().contains("binding table slot 0"), "{err}");
+        let direct = BindingRef::Direct {
+            buffer: host_only,
+            offset: 0,
+            length: 16,
+        };
+        // Without a device, nothing to check against.
+        CommandBuffer::new(0).fill(direct.clone(), &[42]).unwrap();
+        let err = CommandBuffer::new(0)
+            .with_allocator(heap)
+            .fill(direct, &[42])
+            .unwrap_err();
+        assert_eq!(err.code(), StatusCode::PermissionDenied);
+        assert_eq!(err.message(), message);
+    }
+
+    /// Issue #46: a command outside the command buffer's categories is
+    /// FAILED_PRECONDITION, upstream's check and text (a mutated
+    /// `hal.command_buffer.create` of category 80000000h then dispatched).
+    #[test]
+    fn commands_need_their_category() {
+        let target = BindingRef::Direct {
+            buffer: buffer(16),
+            offset: 0,
+            length: 16,
+        };
+        let mut transfer = CommandBuffer::new(0).with_categories(CommandCategory::TRANSFER);
+        transfer.fill(target.clone(), &[1]).unwrap();
+        let err = transfer
+            .dispatch(Arc::new(AddKernel), 0, [1, 1, 1], &[], vec![])
+            .unwrap_err();
+        assert_eq!(err.code(), StatusCode::FailedPrecondition);
+        assert_eq!(
+            err.message(),
+            "operation requires categories DISPATCH but command buffer only supports TRANSFER"
+        );
+        let mut odd = CommandBuffer::new(0).with_categories(CommandCategory(0x8000_0000));
+        let err = odd.fill(target, &[1]).unwrap_err();
+        assert_eq!(
+            err.message(),
+            "operation requires categories TRANSFER but command buffer only supports 80000000h"
+        );
+        odd.barrier().unwrap();
+        odd.finalize().unwrap();
+        assert_eq!(CommandCategory::ANY.format(), "ANY");
+    }
+
+    /// Issue #46: a fill whose offset or length is not a multiple of its
+    /// pattern, and an indirect dispatch whose count buffer range holds
+    /// fewer than 12 bytes, fail when recorded (upstream's checks and text).
+    #[test]
+    fn fills_align_to_their_pattern_and_counts_fit() {
+        let target = |offset, length| BindingRef::Direct {
+            buffer: buffer(64),
+            offset,
+            length,
+        };
+        let mut cb = CommandBuffer::new(0);
+        cb.fill(target(4, 8), &[1, 2, 3, 4]).unwrap();
+        let err = cb.fill(target(0, 2147483647), &[1, 2, 3, 4]).unwrap_err();
+        assert_eq!(err.code(), StatusCode::InvalidArgument);
+        assert_eq!(
+            err.message(),
+            "binding offset and/or length do not match the required alignment of one or more \
+             command (offset=0, length=2147483647, pattern_length=4)"
+        );
+        let err = cb
+            .dispatch_indirect(Arc::new(AddKernel), 0, target(0, 0), &[], vec![])
+            .unwrap_err();
+        assert_eq!(err.code(), StatusCode::OutOfRange);
+        assert_eq!(
+            err.message(),
+            "workgroup count buffer does not have the capacity to store the required 3 uint32_t \
+             values (length=0, min_length=12)"
+        );
+    }
+
     #[test]
     fn binding_table_usage_is_validated_at_submission() {
         let transfer_only = HeapAllocator::new()
@@ -793,13 +1010,14 @@ mod tests {
             length: 16,
         };
         let (a, b) = (buffer(16), buffer(16));
-        cb.validate_binding_table(&[entry(&a), entry(&b), entry(&a)])
+        let heap = HeapAllocator::new();
+        cb.validate_binding_table(&[entry(&a), entry(&b), entry(&a)], &*heap)
             .unwrap();
         let err = cb
-            .validate_binding_table(&[entry(&a), entry(&transfer_only), entry(&b)])
+            .validate_binding_table(&[entry(&a), entry(&transfer_only), entry(&b)], &*heap)
             .unwrap_err();
         assert_eq!(err.code(), StatusCode::PermissionDenied, "{err}");
-        let err = cb.validate_binding_table(&[entry(&a)]).unwrap_err();
+        let err = cb.validate_binding_table(&[entry(&a)], &*heap).unwrap_err();
         assert_eq!(err.code(), StatusCode::InvalidArgument, "{err}");
         // Direct bindings are checked when recorded.
         let mut cb = CommandBuffer::new(0);
@@ -938,20 +1156,19 @@ mod tests {
             offset: 4,
             length: 8,
         };
+        // A range shorter than the count fails when recorded (upstream's
+        // check; issue #46).
         let mut cb = CommandBuffer::new(0);
-        cb.dispatch_indirect(
-            Arc::new(AddKernel),
-            0,
-            short,
-            &[],
-            vec![whole(&a), whole(&a), whole(&out)],
-        )
-        .unwrap();
-        cb.finalize().unwrap();
-        assert_eq!(
-            cb.execute_inline(&[]).unwrap_err().code(),
-            StatusCode::OutOfRange
-        );
+        let err = cb
+            .dispatch_indirect(
+                Arc::new(AddKernel),
+                0,
+                short,
+                &[],
+                vec![whole(&a), whole(&a), whole(&out)],
+            )
+            .unwrap_err();
+        assert_eq!(err.code(), StatusCode::OutOfRange);
     }
 
     #[test]

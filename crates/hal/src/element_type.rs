@@ -185,10 +185,16 @@ impl ElementType {
     }
 
     /// Bytes `element_count` densely packed elements occupy; sub-byte
-    /// elements share bytes (`iree_hal_element_packed_byte_count`). `None`
-    /// on overflow.
+    /// elements share bytes (`iree_hal_element_packed_byte_count`): whole
+    /// bytes times the count for byte-aligned types, else the bit count
+    /// rounded up. `None` on overflow.
     pub fn packed_byte_count(self, element_count: usize) -> Option<usize> {
-        Some(element_count.checked_mul(self.bit_count())?.div_ceil(8))
+        let bits = self.bit_count();
+        if bits.is_multiple_of(8) {
+            element_count.checked_mul(bits / 8)
+        } else {
+            Some(element_count.checked_mul(bits)?.div_ceil(8))
+        }
     }
 
     /// Parses an element type name the way upstream does

@@ -44,8 +44,8 @@ pub use channel::{
     CollectiveRange, LocalChannel, Reduction,
 };
 pub use command_buffer::{
-    BindingRef, BufferBinding, Command, CommandBuffer, DispatchBinding, Executable, FunctionInfo,
-    WorkgroupCount,
+    BindingRef, BufferBinding, Command, CommandBuffer, CommandCategory, DispatchBinding,
+    Executable, FunctionInfo, WorkgroupCount,
 };
 pub use device::{Device, DeviceInfo, Driver, DriverRegistry};
 pub use element_compare::{

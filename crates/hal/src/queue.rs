@@ -26,6 +26,7 @@ use std::collections::VecDeque;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
+use crate::allocator::Allocator;
 use crate::buffer::Buffer;
 use crate::command_buffer::{CommandBuffer, DispatchBinding};
 use crate::semaphore::Fence;
@@ -199,20 +200,23 @@ impl Queue {
 
     /// `queue.execute`: runs `command_buffer` (none: just orders the
     /// fences) with `execute`, borrowing it when the wait is already
-    /// reached, otherwise on copies the deferred operation owns.
+    /// reached, otherwise on copies the deferred operation owns. The
+    /// binding table is validated first against the command buffer and
+    /// the device's `allocator` ([`CommandBuffer::validate_binding_table`]).
     pub fn execute<F>(
         &self,
         wait: &Fence,
         signal: &Fence,
         command_buffer: Option<&CommandBuffer>,
         binding_table: &[DispatchBinding],
+        allocator: &dyn Allocator,
         execute: F,
     ) -> Result<()>
     where
         F: FnOnce(&CommandBuffer, &[DispatchBinding]) -> Result<()> + Send + 'static,
     {
         if let Some(cb) = command_buffer {
-            cb.validate_binding_table(binding_table)?;
+            cb.validate_binding_table(binding_table, allocator)?;
         }
         let mut execute = Some(execute);
         let run_now = || match command_buffer {

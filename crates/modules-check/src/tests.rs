@@ -14,7 +14,7 @@ fn view(text: &str) -> BufferView {
     )
     .unwrap();
     buffer.write(0, &bytes).unwrap();
-    BufferView::new(buffer, shape, element_type, EncodingType::DENSE_ROW_MAJOR)
+    BufferView::new(buffer, shape, element_type, EncodingType::DENSE_ROW_MAJOR).unwrap()
 }
 
 fn view_ref(text: &str) -> Value {

@@ -320,7 +320,7 @@ unsafe extern "C" fn view_create(
         };
         let buffer = host.allocator().allocate_buffer(params, size as u64)?;
         buffer.write(0, bytes)?;
-        let view = BufferView::new(buffer, shape, element_type, EncodingType::DENSE_ROW_MAJOR);
+        let view = BufferView::new(buffer, shape, element_type, EncodingType::DENSE_ROW_MAJOR)?;
         // SAFETY: the ABI requires a writable output.
         unsafe { write_out(out_view, handle_from_ref(Ref::new(HalBufferView(view)))) }
     };

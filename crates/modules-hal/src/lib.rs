@@ -29,8 +29,8 @@ use iree_hal::buffer::{validate_memory_type, validate_usage};
 use iree_hal::channel::{Collective, CollectiveKind, CollectiveOp};
 use iree_hal::{
     Allocator, BindingRef, Buffer, BufferCompatibility, BufferParams, BufferUsage, BufferView,
-    Channel, ChannelParams, CommandBuffer, Device, DispatchBinding, ElementType, EncodingType,
-    Executable, ExternalHostMemory, Fence, MemoryAccess, MemoryType, QueueTransfer,
+    Channel, ChannelParams, CommandBuffer, CommandCategory, Device, DispatchBinding, ElementType,
+    EncodingType, Executable, ExternalHostMemory, Fence, MemoryAccess, MemoryType, QueueTransfer,
 };
 use iree_vm::buffer::Buffer as VmBuffer;
 use iree_vm::native::{NativeModuleBuilder, Variadic};
@@ -848,7 +848,7 @@ pub fn buffer_view_exports<S: Send + Sync + 'static>(
         let (offset, length) = (size_arg(offset, "source offset")?, size_arg(length, "source length")?);
         let buffer = if offset != 0 || length != source.byte_length() { source.subspan(offset, length)? } else { source.clone() };
         let shape = shape.0.iter().map(|(d,)| usize::try_from(*d).map_err(|_| Status::new(StatusCode::OutOfRange, format!("negative dimension {d}")))).collect::<Result<Vec<_>>>()?;
-        let view = BufferView::new(buffer, shape, ElementType(element_type as u32), EncodingType(encoding as u32));
+        let view = BufferView::new(buffer, shape, ElementType(element_type as u32), EncodingType(encoding as u32))?;
         Ok(Ref::new(HalBufferView(view)))
     })?
     .export("buffer_view.assert", "0rriiCID_v", |_, (view, message, element_type, encoding, shape): (Option<Ref>, Option<Ref>, i32, i32, Variadic<(i64,)>)| {
@@ -1102,10 +1102,13 @@ fn implemented(b: Builder) -> Result<Builder> {
             .map_err(|e| Status::new(e.code(), format!("{message} {}", e.message())))?;
         Ok(())
     })?
-    .export("command_buffer.create", "0riiIi_r", |_, (device, _modes, _categories, _affinity, capacity): (Option<Ref>, i32, i32, i64, i32)| {
+    .export("command_buffer.create", "0riiIi_r", |_, (device, _modes, categories, _affinity, capacity): (Option<Ref>, i32, i32, i64, i32)| {
         let _span = trace_scope!("hal.command_buffer.create");
-        device_arg(&device)?;
-        Ok(Ref::new(HalCommandBuffer(Mutex::new(CommandBuffer::new(capacity as u32)))))
+        let device = device_arg(&device)?;
+        let cb = CommandBuffer::new(capacity as u32)
+            .with_allocator(device.allocator())
+            .with_categories(CommandCategory(categories as u32));
+        Ok(Ref::new(HalCommandBuffer(Mutex::new(cb))))
     })?
     .export("command_buffer.finalize", "0r_v", |_, (cb,): (Option<Ref>,)| {
         let _span = trace_scope!("hal.command_buffer.finalize");
@@ -1115,9 +1118,17 @@ fn implemented(b: Builder) -> Result<Builder> {
         let _span = trace_scope!("hal.command_buffer.execution_barrier");
         deref::<HalCommandBuffer>(&cb, command_buffer_type(), "command buffer")?.0.lock().barrier()
     })?
-    .export("command_buffer.dispatch", "0rrIiiiICiDCiirIID_v", |_, (cb, executable, function, x, y, z, _flags, constants, bindings): DispatchArgs| {
+    .export("command_buffer.dispatch", "0rrIiiiICiDCiirIID_v", |_, (cb, executable, function, x, y, z, flags, constants, bindings): DispatchArgs| {
         let _span = trace_scope!("hal.command_buffer.dispatch", function, x, y, z);
         let cb = &deref::<HalCommandBuffer>(&cb, command_buffer_type(), "command buffer")?.0;
+        // The flags asking for indirect workgroup counts (dynamic, static)
+        // make upstream read a count buffer that a direct dispatch has not.
+        if flags & 0b11 != 0 {
+            return Err(Status::new(
+                StatusCode::OutOfRange,
+                "workgroup count buffer does not have the capacity to store the required 3 uint32_t values (length=0, min_length=12)",
+            ));
+        }
         let executable = deref::<HalExecutable>(&executable, executable_type(), "executable")?.0.clone();
         let ordinal = usize::try_from(function).map_err(|_| Status::new(StatusCode::OutOfRange, format!("invalid function id {function}")))?;
         let constants: Vec<u32> = constants.0.iter().map(|(c,)| *c as u32).collect();

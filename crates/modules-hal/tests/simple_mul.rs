@@ -36,6 +36,7 @@ fn view_of(allocator: &dyn Allocator, values: &[f32]) -> BufferView {
         ElementType::FLOAT_32,
         EncodingType::DENSE_ROW_MAJOR,
     )
+    .unwrap()
 }
 
 #[test]

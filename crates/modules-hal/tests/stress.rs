@@ -51,7 +51,7 @@ fn f32_view(device: &Arc<dyn Device>, shape: &[usize], values: &[f32]) -> Result
         shape.to_vec(),
         ElementType::FLOAT_32,
         EncodingType::DENSE_ROW_MAJOR,
-    );
+    )?;
     Ok(Value::from(Ref::new(HalBufferView(view))))
 }
 

@@ -83,7 +83,7 @@ impl Tensor {
         };
         let buffer = allocator.allocate_buffer_with(params, bytes)?;
         Ok(Tensor {
-            view: BufferView::new(buffer, shape, element_type, encoding),
+            view: BufferView::new(buffer, shape, element_type, encoding)?,
         })
     }
 

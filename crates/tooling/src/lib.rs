@@ -11,6 +11,7 @@ pub mod help;
 pub mod numpy;
 pub mod profiling;
 pub mod replay;
+pub mod robustness;
 pub mod run;
 pub mod scalar;
 pub mod testcases;

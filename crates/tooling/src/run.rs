@@ -619,7 +619,7 @@ impl InputParser<'_> {
                 header.shape,
                 header.element_type,
                 EncodingType::DENSE_ROW_MAJOR,
-            ));
+            )?);
             if mode != '*' {
                 break;
             }
@@ -648,12 +648,7 @@ impl InputParser<'_> {
                     "end-of-file encountered during read",
                 )
             })?;
-        Ok(BufferView::new(
-            buffer,
-            shape,
-            element_type,
-            EncodingType::DENSE_ROW_MAJOR,
-        ))
+        BufferView::new(buffer, shape, element_type, EncodingType::DENSE_ROW_MAJOR)
     }
 
     /// A zeroed device-local buffer for an input.
@@ -744,12 +739,12 @@ impl InputParser<'_> {
         buffer.map_write(0, literal.byte_length as u64, |bytes| {
             iree_hal::parse_buffer_elements(literal.values, literal.element_type, bytes)
         })??;
-        Ok(BufferView::new(
+        BufferView::new(
             buffer,
             literal.shape,
             literal.element_type,
             EncodingType::DENSE_ROW_MAJOR,
-        ))
+        )
     }
 }
 
@@ -982,7 +977,7 @@ pub fn transfer_outputs_to_host(outputs: &mut [Value], device: &dyn Device) -> R
             view.shape().to_vec(),
             view.element_type(),
             view.encoding(),
-        ))));
+        )?)));
     }
     Ok(())
 }

@@ -713,21 +713,52 @@ fn decode_inner(m: &ModuleView<'_>, file: &[u8], ordinal: usize) -> Result<Funct
     let mut op_codes = Vec::new();
     // Byte offset of each block marker -> index of the op that follows it.
     let mut blocks: Vec<(u32, u32)> = Vec::new();
-    if code.first() != Some(&BLOCK_MARKER) {
-        return Err(err("function does not begin with a block marker"));
-    }
+    // As upstream's verifier: every op lies in a block (after a block
+    // marker, before the block's terminator), and the last block ends in a
+    // terminator, so execution never runs past a function's ops.
+    let mut in_block = false;
     while d.r.pc < code.len() {
         let start = d.r.pc as u32;
         let opcode = d.r.u8()?;
         if opcode == BLOCK_MARKER {
+            if in_block {
+                return Err(err(format!(
+                    "op at pc {start:08X} is a block while still in a block"
+                )));
+            }
+            in_block = true;
             blocks.push((start, ops.len() as u32));
             continue;
+        }
+        if !in_block {
+            // Trailing zero padding after the last instruction.
+            if opcode == 0 && !ops.is_empty() && code[start as usize..].iter().all(|&b| b == 0) {
+                break;
+            }
+            return Err(err(format!("op at pc {start:08X} is not in a block")));
         }
         let (set, code_byte) = match opcode {
             PREFIX_EXT_F32 => (1u16, d.r.u8()?),
             PREFIX_EXT_F64 => (2u16, d.r.u8()?),
             c => (0u16, c),
         };
+        // An extension op needs its extension among the function's declared
+        // requirements (upstream's `IREE_VM_VERIFY_REQUIREMENT`, whose
+        // message calls the function's requirements what is available).
+        let extension = [
+            FeatureBits::empty(),
+            FeatureBits::EXT_F32,
+            FeatureBits::EXT_F64,
+        ][usize::from(set)];
+        if !desc.requirements.contains(extension) {
+            return Err(err(format!(
+                "required module features [{}] are not available in this runtime configuration; \
+                 have [{}] while module requires [{}]",
+                extension.names(),
+                desc.requirements.names(),
+                extension.names()
+            )));
+        }
         let opcode_set = [OpcodeSet::Core, OpcodeSet::F32, OpcodeSet::F64][usize::from(set)];
         let op = match decode_alu(&mut d, opcode_set, code_byte) {
             Ok(None) => decode_other(&mut d, opcode_set, code_byte),
@@ -751,26 +782,15 @@ fn decode_inner(m: &ModuleView<'_>, file: &[u8], ordinal: usize) -> Result<Funct
             }
             return Err(err(format!("invalid opcode at bytecode offset {start}")));
         };
+        if ends_block(&op, &d.calls) {
+            in_block = false;
+        }
         ops.push(op);
         op_offsets.push(start);
         op_codes.push((set << 8) | u16::from(code_byte));
     }
-    if !matches!(
-        ops.last(),
-        Some(
-            Op::Return { .. }
-                | Op::Br { .. }
-                | Op::BrRemap { .. }
-                | Op::BrTable { .. }
-                | Op::CondBr { .. }
-                | Op::CondBrRemap { .. }
-                | Op::Fail { .. }
-                | Op::Yield { .. }
-                | Op::CondBreak { .. }
-                | Op::Call { .. }
-        )
-    ) {
-        return Err(err("function does not end in a terminator"));
+    if in_block || ops.is_empty() {
+        return Err(err("function missing terminator in the last block"));
     }
     // Each return's registers carry the results' types (upstream verifies
     // `vm.return` against the result cconv).
@@ -794,6 +814,7 @@ fn decode_inner(m: &ModuleView<'_>, file: &[u8], ordinal: usize) -> Result<Funct
         }
     }
     // Resolve branch targets to op indices; each must land on a block marker.
+    check_block_list(&blocks, &d.branch_targets, desc.block_count, code.len())?;
     for (branch, &target) in d.branches.iter_mut().zip(&d.branch_targets) {
         let idx = blocks
             .binary_search_by_key(&target, |&(off, _)| off)
@@ -869,6 +890,77 @@ fn decode_inner(m: &ModuleView<'_>, file: &[u8], ordinal: usize) -> Result<Funct
         arg_slots: cconv.args.clone().into_boxed_slice(),
         result_types: cconv.results.clone().into_boxed_slice(),
     })
+}
+
+/// Upstream's block list (`block_list.c`): the distinct offsets of block
+/// markers and branch targets must be exactly the descriptor's block count,
+/// each a block marker with at least one byte after it. `blocks` holds the
+/// markers' offsets in order.
+fn check_block_list(
+    blocks: &[(u32, u32)],
+    targets: &[u32],
+    block_count: u16,
+    code_len: usize,
+) -> Result<()> {
+    const PC_BLOCK_MAX: u32 = 0x00FF_FFFF;
+    if let Some(&pc) = targets.iter().find(|&&pc| pc >= PC_BLOCK_MAX) {
+        return Err(Status::new(
+            StatusCode::OutOfRange,
+            format!("block pc {pc:08X} greater than max {PC_BLOCK_MAX:08X}"),
+        ));
+    }
+    let mut pcs: Vec<u32> = blocks
+        .iter()
+        .map(|&(pc, _)| pc)
+        .chain(targets.iter().copied())
+        .collect();
+    pcs.sort_unstable();
+    pcs.dedup();
+    let capacity = usize::from(block_count);
+    if pcs.len() > capacity {
+        return Err(err(format!(
+            "invalid descriptor block count {capacity}; found at least {} blocks",
+            capacity + 1
+        )));
+    }
+    if pcs.len() != capacity {
+        return Err(err(format!(
+            "invalid descriptor block count {capacity}; found {} blocks",
+            pcs.len()
+        )));
+    }
+    for &pc in &pcs {
+        if blocks.binary_search_by_key(&pc, |&(at, _)| at).is_err() {
+            return Err(err(format!("block at pc {pc:08X} not defined in bytecode")));
+        }
+        if pc as usize + 1 >= code_len {
+            return Err(err(format!(
+                "block at pc {pc:08X} ({pc}) out of bytecode data range {code_len}"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Whether `op` ends its block (upstream's terminators: branches, returns,
+/// `vm.fail`, yields, breaks and yieldable calls, which resume in another
+/// block; a plain call falls through).
+fn ends_block(op: &Op, calls: &[CallInfo]) -> bool {
+    match op {
+        Op::Return { .. }
+        | Op::Br { .. }
+        | Op::BrRemap { .. }
+        | Op::BrTable { .. }
+        | Op::CondBr { .. }
+        | Op::CondBrRemap { .. }
+        | Op::Fail { .. }
+        | Op::Yield { .. }
+        | Op::CondBreak { .. } => true,
+        Op::Call { call } => calls
+            .get(*call as usize)
+            .is_some_and(|info| info.resume.is_some()),
+        _ => false,
+    }
 }
 
 /// True when a block begins at op `index`. `blocks` is in op order.

@@ -10,9 +10,9 @@
 use iree_base::{Result, Status, StatusCode};
 use iree_vm::buffer::Buffer;
 use iree_vm::list::{List, ListElementType};
-use iree_vm::refs::type_mismatch;
 use iree_vm::{CallStatus, CconvType, Ref, Stack, TypeDef, Value};
 
+use crate::checked;
 use crate::decode::{CallTarget, FunctionCode, ImportArg, Slot, MOVE_BIT, REF_BIT, REF_MASK};
 use crate::module::BytecodeInstance;
 use crate::op::*;
@@ -213,6 +213,15 @@ impl BytecodeInstance {
                 let regs: *mut u32 = stack.i32_arena.as_mut_ptr().add(frame.i32_base);
                 let refs: *mut Option<Ref> = stack.ref_arena.as_mut_ptr().add(frame.ref_base);
                 let ip: *const Op = base.add(frame.pc as usize);
+                checked::enter_frame(
+                    regs,
+                    code.i32_count,
+                    refs,
+                    code.ref_count,
+                    &stack.i32_arena,
+                    &stack.ref_arena,
+                    &code.ops,
+                );
                 let mut machine = dispatch::Machine {
                     instance: self,
                     stack: &mut *stack,
@@ -260,6 +269,15 @@ impl BytecodeInstance {
             () => {{
                 regs = stack.i32_arena[frame.i32_base..].as_mut_ptr();
                 refs = stack.ref_arena[frame.ref_base..].as_mut_ptr();
+                checked::enter_frame(
+                    regs,
+                    code.i32_count,
+                    refs,
+                    code.ref_count,
+                    &stack.i32_arena,
+                    &stack.ref_arena,
+                    &code.ops,
+                );
                 reloaded = true;
             }};
         }
@@ -384,8 +402,12 @@ impl BytecodeInstance {
                     let value = take_ref(refs, v);
                     tri!((*l).set_ref(r32(regs, index) as i32, value));
                 }
-                Op::SelectRef { cond, t, f, r } => {
+                Op::SelectRef { cond, ty, t, f, r } => {
                     let (chosen, other) = if r32(regs, cond) != 0 { (t, f) } else { (f, t) };
+                    tri!(check_ref_type(
+                        module.types[ty as usize],
+                        &*rref(refs, chosen)
+                    ));
                     let value = take_ref(refs, chosen);
                     if other.is_move() && other.index() != r.index() {
                         *rref(refs, other) = None;
@@ -398,7 +420,7 @@ impl BytecodeInstance {
                     list,
                     r,
                 } => {
-                    let values = code.lists.get_unchecked(list as usize);
+                    let values = checked::entry(&code.lists, list as usize);
                     let i = r32(regs, index) as usize;
                     let src = values.get(i).copied().unwrap_or(default);
                     w32(regs, r, r32(regs, src));
@@ -409,7 +431,7 @@ impl BytecodeInstance {
                     list,
                     r,
                 } => {
-                    let values = code.lists.get_unchecked(list as usize);
+                    let values = checked::entry(&code.lists, list as usize);
                     let value = match values.get(r32(regs, index) as usize) {
                         Some(&src) => r32(regs, src) as i32 as i64 as u64,
                         None => r64(regs, default),
@@ -422,7 +444,7 @@ impl BytecodeInstance {
                     list,
                     r,
                 } => {
-                    let values = code.lists.get_unchecked(list as usize);
+                    let values = checked::entry(&code.lists, list as usize);
                     let src = values
                         .get(r32(regs, index) as usize)
                         .copied()
@@ -431,17 +453,19 @@ impl BytecodeInstance {
                 }
                 Op::SwitchRef {
                     index,
+                    ty,
                     default,
                     list,
                     r,
                 } => {
-                    let values = code.lists.get_unchecked(list as usize);
+                    let values = checked::entry(&code.lists, list as usize);
                     let i = r32(regs, index) as usize;
                     let src = values
                         .get(i)
                         .map(|&raw| RefReg::new(raw & REF_MASK, raw & MOVE_BIT != 0))
                         .unwrap_or(default);
                     let value = (*rref(refs, src)).clone();
+                    tri!(check_ref_type(module.types[ty as usize], &value));
                     *rref(refs, r) = value;
                 }
                 Op::CmpEqRef { a, b, r } => {
@@ -471,9 +495,9 @@ impl BytecodeInstance {
                     *rref(refs, r) = value;
                 }
                 Op::DiscardRefs { list } | Op::Trace { list } => {
-                    for &raw in code.lists.get_unchecked(list as usize).iter() {
+                    for &raw in checked::entry(&code.lists, list as usize).iter() {
                         if raw & (REF_BIT | MOVE_BIT) == REF_BIT | MOVE_BIT {
-                            *refs.add((raw & REF_MASK) as usize) = None;
+                            *rref(refs, RefReg(raw & REF_MASK)) = None;
                         }
                     }
                 }
@@ -573,7 +597,7 @@ impl BytecodeInstance {
                     *rref(refs, r) = Some(Ref::new(b));
                 }
                 Op::BufferClone { aux } => {
-                    let [src, off, len, align, r, _] = *code.aux.get_unchecked(aux as usize);
+                    let [src, off, len, align, r, _] = *checked::entry(&code.aux, aux as usize);
                     let b = tri!(buffer_at(refs, RefReg(src)));
                     let clone = tri!(b.clone_range(
                         r64(regs, off) as i64,
@@ -588,7 +612,7 @@ impl BytecodeInstance {
                 }
                 Op::BufferCopy { aux } => {
                     let [src, src_off, dst, dst_off, len, _] =
-                        *code.aux.get_unchecked(aux as usize);
+                        *checked::entry(&code.aux, aux as usize);
                     let s = tri!(buffer_at(refs, RefReg(src)));
                     let d = tri!(buffer_at(refs, RefReg(dst)));
                     tri!(Buffer::copy(
@@ -600,7 +624,7 @@ impl BytecodeInstance {
                     ));
                 }
                 Op::BufferCompare { aux } => {
-                    let [a, a_off, b, b_off, len, r] = *code.aux.get_unchecked(aux as usize);
+                    let [a, a_off, b, b_off, len, r] = *checked::entry(&code.aux, aux as usize);
                     let ab = tri!(buffer_at(refs, RefReg(a)));
                     let bb = tri!(buffer_at(refs, RefReg(b)));
                     let eq = tri!(Buffer::compare(
@@ -613,28 +637,28 @@ impl BytecodeInstance {
                     w32(regs, r, eq as u32);
                 }
                 Op::BufferHash { aux } => {
-                    let [buf, off, len, r, _, _] = *code.aux.get_unchecked(aux as usize);
+                    let [buf, off, len, r, _, _] = *checked::entry(&code.aux, aux as usize);
                     let b = tri!(buffer_at(refs, RefReg(buf)));
                     let h = tri!(b.hash(r64(regs, off) as i64, r64(regs, len) as i64));
                     w64(regs, r, h as u64);
                 }
                 Op::CondBreak { cond: _, branch } => {
-                    let br = code.branches.get_unchecked(branch as usize);
+                    let br = checked::entry(&code.branches, branch as usize);
                     remap(regs, refs, &br.remap);
                     pc = br.target as usize;
                 }
                 Op::BrTable { index, table } => {
-                    let t = code.tables.get_unchecked(table as usize);
+                    let t = checked::entry(&code.tables, table as usize);
                     let i = r32(regs, index) as usize;
                     let branch = t.cases.get(i).copied().unwrap_or(t.default);
-                    let br = code.branches.get_unchecked(branch as usize);
+                    let br = checked::entry(&code.branches, branch as usize);
                     remap(regs, refs, &br.remap);
                     pc = br.target as usize;
                 }
                 Op::Fail { status, message } => {
                     let raw = r32(regs, status);
                     if raw != 0 {
-                        let msg = code.strings.get_unchecked(message as usize);
+                        let msg = checked::entry(&code.strings, message as usize);
                         let e = Status::with_location(
                             StatusCode::from_raw(raw),
                             msg.to_string(),
@@ -645,6 +669,17 @@ impl BytecodeInstance {
                         cont.current = frame;
                         return Err(e);
                     }
+                    // A status of 0 does not fail: execution goes on with
+                    // the next op, and a function can end with such a
+                    // `vm.fail` (the verifier counts it as a terminator).
+                    // Past the last op there is nothing to run (upstream
+                    // runs off the end of its bytecode and crashes).
+                    if pc >= code.ops.len() {
+                        tri!(Err(Status::new(
+                            StatusCode::FailedPrecondition,
+                            "vm.fail with status OK (0) ends the function without returning"
+                        )));
+                    }
                 }
                 Op::ImportResolved { import, r } => w32(
                     regs,
@@ -654,21 +689,21 @@ impl BytecodeInstance {
                         .is_some_and(|i| i.is_some()) as u32,
                 ),
                 Op::Yield { branch } => {
-                    let br = code.branches.get_unchecked(branch as usize);
+                    let br = checked::entry(&code.branches, branch as usize);
                     remap(regs, refs, &br.remap);
                     frame.pc = br.target;
                     cont.current = frame;
                     return Ok(Flow::Exit(Exit::Deferred(None)));
                 }
                 Op::Call { call } => {
-                    let info = code.calls.get_unchecked(call as usize);
+                    let info = checked::entry(&code.calls, call as usize);
                     match &info.target {
                         CallTarget::Internal { function, args } => {
                             let callee = &module.functions[*function as usize];
                             // The caller resumes after the call, or at the
                             // resume block of a yieldable call.
                             frame.pc = match info.resume {
-                                Some(b) => code.branches.get_unchecked(b as usize).target,
+                                Some(b) => checked::entry(&code.branches, b as usize).target,
                                 None => pc as u32,
                             };
                             frame.call = call;
@@ -743,7 +778,7 @@ impl BytecodeInstance {
                     }
                 }
                 Op::Return { list } => {
-                    let operands = code.lists.get_unchecked(list as usize);
+                    let operands = checked::entry(&code.lists, list as usize);
                     let Some(caller) = cont.frames.pop() else {
                         // Returning from the activation's entry frame.
                         for (ty, &raw) in code.result_types.iter().zip(operands.iter()) {
@@ -756,7 +791,7 @@ impl BytecodeInstance {
                         return Ok(Flow::Exit(Exit::Returned));
                     };
                     let caller_code = &module.functions[caller.function as usize];
-                    let info = caller_code.calls.get_unchecked(caller.call as usize);
+                    let info = checked::entry(&caller_code.calls, caller.call as usize);
                     for ((ty, dst), &src) in info.results.iter().zip(operands.iter()) {
                         let cregs = stack.i32_arena.as_mut_ptr().add(caller.i32_base);
                         let crefs = stack.ref_arena.as_mut_ptr().add(caller.ref_base);
@@ -768,7 +803,7 @@ impl BytecodeInstance {
                                     refs,
                                     RefReg::new(src & REF_MASK, src & MOVE_BIT != 0),
                                 );
-                                *crefs.add((*dst & REF_MASK) as usize) = value;
+                                *rref(crefs, RefReg(*dst & REF_MASK)) = value;
                             }
                         }
                     }
@@ -822,6 +857,7 @@ enum Flow {
 
 #[inline(always)]
 unsafe fn rref<'a>(refs: *mut Option<Ref>, r: RefReg) -> &'a mut Option<Ref> {
+    checked::ref_reg(refs, r.index());
     // SAFETY: see above.
     unsafe { &mut *refs.add(r.index()) }
 }
@@ -845,6 +881,7 @@ unsafe fn discard_if_move(refs: *mut Option<Ref>, r: RefReg) {
 }
 
 unsafe fn buffer_at<'a>(refs: *mut Option<Ref>, r: RefReg) -> Result<&'a Buffer> {
+    checked::ref_reg(refs, r.index());
     // SAFETY: see above; the borrow ends before the register is written.
     match unsafe { &*refs.add(r.index()) } {
         Some(value) => value.checked::<Buffer>(iree_vm::buffer::buffer_type()),
@@ -853,6 +890,7 @@ unsafe fn buffer_at<'a>(refs: *mut Option<Ref>, r: RefReg) -> Result<&'a Buffer>
 }
 
 unsafe fn list_at<'a>(refs: *mut Option<Ref>, r: RefReg) -> Result<&'a List> {
+    checked::ref_reg(refs, r.index());
     // SAFETY: see above; the borrow ends before the register is written.
     match unsafe { &*refs.add(r.index()) } {
         Some(value) => value.checked::<List>(iree_vm::list::list_type()),
@@ -869,7 +907,7 @@ unsafe fn remap(regs: *mut u32, refs: *mut Option<Ref>, pairs: &[(u16, u16)]) {
             // SAFETY: remap registers were verified per bank.
             unsafe {
                 let value = take_ref(refs, RefReg::new(src & REF_MASK, src & MOVE_BIT != 0));
-                *refs.add((dst & REF_MASK) as usize) = value;
+                *rref(refs, RefReg(dst & REF_MASK)) = value;
             }
         } else {
             // SAFETY: remap registers were verified per bank.
@@ -999,12 +1037,10 @@ fn ref_eq(a: &Option<Ref>, b: &Option<Ref>) -> bool {
     }
 }
 
-/// Checks a ref against a `type_of` operand (null always passes).
+/// Checks a ref against a `type_of` operand ([`iree_vm::refs::check_slot_type`]).
+#[inline]
 fn check_ref_type(expected: TypeDef, value: &Option<Ref>) -> Result<()> {
-    match (expected, value) {
-        (TypeDef::Ref(t), Some(v)) if v.ref_type() != t => Err(type_mismatch(t, Some(v))),
-        _ => Ok(()),
-    }
+    iree_vm::refs::check_slot_type(expected, value.as_ref())
 }
 
 fn ref_global_oob(index: usize) -> Status {

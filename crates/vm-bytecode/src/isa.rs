@@ -364,10 +364,10 @@ macro_rules! for_each_other_op {
             // ---- select / switch ----
             Core 0x1C dis "select.i32" SelectI32 { cond: I32, t: I32, f: I32, r: I32 } "$3 = $m $0 ? $1 : $2";
             Core 0x1D dis "select.i64" SelectI64 { cond: I32, t: I64, f: I64, r: I64 } "$3 = $m $0 ? $1 : $2";
-            Core 0x1E dis "select.ref" SelectRef { cond: I32, _: Type, t: Ref, f: Ref, r: Ref } "$4 = $m $0 ? $2 : $3 -> $1";
+            Core 0x1E dis "select.ref" SelectRef { cond: I32, ty: Type, t: Ref, f: Ref, r: Ref } "$4 = $m $0 ? $2 : $3 -> $1";
             Core 0x1F dis "switch.i32" SwitchI32 { index: I32, default: I32, list: RegsI32, r: I32 } "$3 = $m $0[$2] else $1";
             Core 0x20 dis "switch.i64" SwitchI64 { index: I32, default: I64, list: RegsI64, r: I64 } "$3 = $m $0[$2] else $1";
-            Core 0x21 nodis "switch.ref" SwitchRef { index: I32, _: Type, default: Ref, list: RegsRef, r: Ref } "$4 = $m $0[$3] else $2 -> $1";
+            Core 0x21 nodis "switch.ref" SwitchRef { index: I32, ty: Type, default: Ref, list: RegsRef, r: Ref } "$4 = $m $0[$3] else $2 -> $1";
             // ---- ref compares ----
             Core 0x53 dis "cmp.eq.ref" CmpEqRef { a: Ref, b: Ref, r: I32 } "$2 = $m $0, $1";
             Core 0x54 dis "cmp.ne.ref" CmpNeRef { a: Ref, b: Ref, r: I32 } "$2 = $m $0, $1";

@@ -15,6 +15,7 @@
 //! let results = context.invoke(&f, &[Value::I32(1), Value::I32(2)]).unwrap();
 //! ```
 
+pub mod checked;
 #[cfg(feature = "opcode-coverage")]
 pub mod coverage;
 pub mod decode;

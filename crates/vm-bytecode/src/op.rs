@@ -241,12 +241,13 @@ crate::isa::for_each_fused_op!(define_op_with_fused! {
     SelectI32 { cond: Reg, t: Reg, f: Reg, r: Reg },
     /// `select.i64` / `select.f64`
     SelectI64 { cond: Reg, t: Reg, f: Reg, r: Reg },
-    /// `select.ref`
+    /// `select.ref`: the chosen ref must fit type `ty`.
     SelectRef {
         cond: Reg,
         t: RefReg,
         f: RefReg,
         r: RefReg,
+        ty: u32,
     },
     /// `switch.i32` / `switch.f32`; `list` indexes the register-list table.
     SwitchI32 {
@@ -270,12 +271,13 @@ crate::isa::for_each_fused_op!(define_op_with_fused! {
         list: u32,
         r: Reg,
     },
-    /// `switch.ref`
+    /// `switch.ref`: the chosen ref must fit type `ty`.
     SwitchRef {
         index: Reg,
         default: RefReg,
-        list: u32,
         r: RefReg,
+        ty: u32,
+        list: u32,
     },
 
     // ---- refs ----

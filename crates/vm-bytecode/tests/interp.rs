@@ -81,3 +81,25 @@ fn latch_loops_and_calls() {
     assert_eq!(i32_result(LOOPS, "remap_loop", &[Value::I32(trips)]), 2000);
     assert_eq!(i32_result(LOOPS, "branch_loop", &[Value::I32(trips)]), 3000);
 }
+
+/// Found by the checked build on committed modules (issue #46): `vm.fail`
+/// with status 0 does not fail, and when it is a function's last op there
+/// is no next op; the interpreter ran past the function's ops (upstream
+/// crashes there). Now FAILED_PRECONDITION; a non-zero status still fails
+/// with that status.
+#[test]
+fn a_zero_status_fail_at_the_end_of_a_function_is_an_error() {
+    let failures: &[u8] = include_bytes!("../../../testdata/vm/failures.vmfb");
+    let instance = Instance::new();
+    let module = BytecodeModule::from_vec(&instance, failures.to_vec()).unwrap();
+    let context = Context::with_modules(instance, [module as Arc<dyn Module>]).unwrap();
+    let function = context.lookup_function("fail").unwrap();
+    let err = context.invoke(&function, &[Value::I32(0)]).unwrap_err();
+    assert_eq!(
+        err.code(),
+        iree_base::StatusCode::FailedPrecondition,
+        "{err}"
+    );
+    let err = context.invoke(&function, &[Value::I32(5)]).unwrap_err();
+    assert_eq!(err.code().raw(), 5, "{err}");
+}

@@ -1,5 +1,6 @@
-//! The bytecode verifier's register checks (issue #31), on minimal inputs:
-//! `testdata/verifier/registers.vmfb` patched at run time. Each expected
+//! The bytecode verifier's register checks (issue #31) and the FlatBuffer
+//! verifier's checks (issue #46), on minimal inputs: committed modules
+//! patched at run time. Each expected
 //! status code is upstream 3.13's for the same patched file
 //! (`runtime/src/iree/vm/bytecode/verifier.c`).
 
@@ -127,6 +128,66 @@ fn union_element_present_with_type_none() {
     assert_eq!(code, StatusCode::InvalidArgument, "{message}");
     assert!(
         message.contains("union element present with type NONE"),
+        "{message}"
+    );
+}
+
+/// The root table and its vtable in a ZIP-wrapped `.vmfb`.
+fn root_table(b: &[u8]) -> (usize, usize) {
+    let start = 30 + u16_at(b, 26) + u16_at(b, 28) + 4;
+    let root = start + u32_at(b, start);
+    let vtable =
+        (root as i64 - i32::from_le_bytes(b[root..root + 4].try_into().unwrap()) as i64) as usize;
+    (root, vtable)
+}
+
+/// Loads `arith_i32.vmfb` with `patch` applied to its root table's vtable
+/// and returns the status message, checking the code is INVALID_ARGUMENT.
+fn load_with_root_vtable(patch: impl FnOnce(&mut [u8], usize)) -> String {
+    let mut bytes = include_bytes!("../../../testdata/vm/arith_i32.vmfb").to_vec();
+    let (_, vtable) = root_table(&bytes);
+    patch(&mut bytes, vtable);
+    let (code, message) = load_code(bytes).unwrap_err();
+    assert_eq!(code, StatusCode::InvalidArgument, "{message}");
+    message
+}
+
+/// The root vtable shortened to 2 bytes (shorter than its own header):
+/// upstream INVALID_ARGUMENT "FlatBuffer verification failed: vtable header
+/// too small" (flatcc's verifier; the `flatbuffers` crate's reads on).
+#[test]
+fn vtable_header_too_small() {
+    let message = load_with_root_vtable(|b, vt| b[vt..vt + 2].copy_from_slice(&2u16.to_le_bytes()));
+    assert!(
+        message.contains("FlatBuffer verification failed: vtable header too small"),
+        "{message}"
+    );
+}
+
+/// The root table's size cut to 4 bytes, so its fields lie past its end:
+/// upstream INVALID_ARGUMENT "FlatBuffer verification failed: table field
+/// out of range" (the module ran to exit 0 before).
+#[test]
+fn table_field_out_of_range() {
+    let message =
+        load_with_root_vtable(|b, vt| b[vt + 2..vt + 4].copy_from_slice(&4u16.to_le_bytes()));
+    assert!(
+        message.contains("FlatBuffer verification failed: table field out of range"),
+        "{message}"
+    );
+}
+
+/// A wrong file identifier: upstream INVALID_ARGUMENT "FlatBuffer
+/// verification failed: identifier mismatch".
+#[test]
+fn identifier_mismatch() {
+    let mut bytes = include_bytes!("../../../testdata/vm/arith_i32.vmfb").to_vec();
+    let at = bytes.windows(4).position(|w| w == b"IREE").unwrap();
+    bytes[at] = b'X';
+    let (code, message) = load_code(bytes).unwrap_err();
+    assert_eq!(code, StatusCode::InvalidArgument, "{message}");
+    assert!(
+        message.contains("FlatBuffer verification failed: identifier mismatch"),
         "{message}"
     );
 }

@@ -391,10 +391,7 @@ fn store(
         (Storage::Refs(v), Value::Ref(r)) => {
             if let (ListElementType::Ref(expected), Some(r)) = (element_type, &r) {
                 if r.ref_type() != expected {
-                    return Err(Status::new(
-                        StatusCode::InvalidArgument,
-                        "source ref type mismatch",
-                    ));
+                    return Err(crate::refs::source_type_mismatch());
                 }
             }
             Ok(Value::Ref(std::mem::replace(&mut v[index], r)))

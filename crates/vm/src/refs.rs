@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use iree_base::{Result, Status, StatusCode};
 
-use crate::types::RefType;
+use crate::types::{RefType, TypeDef};
 
 /// An object that can be held by a VM ref register: buffers, lists, HAL objects.
 pub trait RefObject: Any + Send + Sync {
@@ -168,6 +168,30 @@ pub fn type_mismatch(expected: RefType, actual: Option<&Ref>) -> Status {
             ),
         ),
     }
+}
+
+/// Upstream's check of a ref moved or copied into a slot whose type comes
+/// from a module's type table (`iree_vm_ref_retain_or_move_checked`: the
+/// `type_of` operand of the global, select, switch and cast ops): null
+/// always passes, any ref passes a `!vm.opaque` slot, a ref of another type
+/// fails, and so does any ref when the type is a value type (upstream reads
+/// a value type's ref type as null, which matches no ref).
+///
+/// Errors: INVALID_ARGUMENT "source ref type mismatch".
+#[inline]
+pub fn check_slot_type(expected: TypeDef, value: Option<&Ref>) -> Result<()> {
+    match (expected, value) {
+        (_, None) | (TypeDef::AnyRef, _) => Ok(()),
+        (TypeDef::Ref(t), Some(v)) if v.ref_type() == t => Ok(()),
+        _ => Err(source_type_mismatch()),
+    }
+}
+
+/// The error of a ref stored into a slot of another type (upstream's
+/// wording, which names neither type).
+#[cold]
+pub fn source_type_mismatch() -> Status {
+    Status::new(StatusCode::InvalidArgument, "source ref type mismatch")
 }
 
 /// Borrows a `T` out of an optional ref, failing on null or a type mismatch.

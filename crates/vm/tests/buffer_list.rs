@@ -1028,6 +1028,7 @@ fn lists_are_thread_safe() {
 }
 
 #[test]
+#[cfg_attr(miri, ignore = "Miri backs every allocation with real memory: 4 GiB")]
 fn huge_zeroed_allocations_are_lazy_or_fail_cleanly() {
     // The reference runtime gets zeroed memory from calloc, so `resize(-1)`
     // on a list (4294967295 elements) succeeds without touching the pages

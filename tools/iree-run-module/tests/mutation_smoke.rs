@@ -10,8 +10,9 @@
 //! names a reproducible input; it is written next to the failure message.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use iree_tooling::robustness::{self, mutate, Limits, Outcome, Rng};
 
 /// How long one run may take.
 const TIMEOUT: Duration = Duration::from_secs(20);
@@ -24,111 +25,20 @@ fn testdata(path: &str) -> PathBuf {
         .join(path)
 }
 
-/// xorshift64*: deterministic and dependency-free.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-}
-
-/// One mutation of `bytes`: bit flips, byte and word overwrites with
-/// boundary values, truncation, or a duplicated chunk.
-fn mutate(rng: &mut Rng, bytes: &[u8]) -> Vec<u8> {
-    let mut out = bytes.to_vec();
-    if out.is_empty() {
-        return out;
-    }
-    match rng.below(5) {
-        0 => {
-            for _ in 0..1 + rng.below(8) {
-                let i = rng.below(out.len());
-                out[i] ^= 1 << rng.below(8);
-            }
-        }
-        1 => {
-            for _ in 0..1 + rng.below(4) {
-                let i = rng.below(out.len());
-                out[i] = [0x00, 0xff, 0x7f, 0x80, rng.next() as u8][rng.below(5)];
-            }
-        }
-        2 => {
-            let word: u32 = [
-                0,
-                u32::MAX,
-                i32::MAX as u32,
-                0x8000_0000,
-                1 << 20,
-                rng.next() as u32,
-            ][rng.below(6)];
-            let i = rng.below(out.len().saturating_sub(4).max(1)) & !3;
-            for (k, b) in word.to_le_bytes().iter().enumerate() {
-                if let Some(slot) = out.get_mut(i + k) {
-                    *slot = *b;
-                }
-            }
-        }
-        3 => {
-            let len = rng.below(out.len());
-            out.truncate(len);
-        }
-        _ => {
-            let start = rng.below(out.len());
-            let len = 1 + rng.below((out.len() - start).min(256));
-            let chunk = out[start..start + len].to_vec();
-            let at = rng.below(out.len());
-            out.splice(at..at, chunk);
-        }
-    }
-    out
-}
-
 /// Runs `iree-run-module args` under the limits; Err describes a failure.
 fn run_limited(args: &[String]) -> Result<(), String> {
-    let mut child = Command::new("sh")
-        .arg("-c")
-        .arg("ulimit -v 4194304; exec \"$0\" \"$@\"")
-        .arg(env!("CARGO_BIN_EXE_iree-run-module"))
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| format!("spawning: {e}"))?;
-    let start = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().map_err(|e| format!("waiting: {e}"))? {
-            break status;
-        }
-        if start.elapsed() > TIMEOUT {
-            let _ = child.kill();
-            let _ = child.wait();
-            return Err(format!("hung (killed after {TIMEOUT:?})"));
-        }
-        std::thread::sleep(Duration::from_millis(2));
+    let limits = Limits {
+        timeout: TIMEOUT,
+        ..Limits::default()
     };
-    let stderr = child
-        .stderr
-        .take()
-        .map(|mut s| {
-            let mut text = String::new();
-            let _ = std::io::Read::read_to_string(&mut s, &mut text);
-            text
-        })
-        .unwrap_or_default();
-    match status.code() {
-        None => Err(format!("killed by a signal ({status}); stderr: {stderr}")),
-        Some(101) => Err(format!("panicked; stderr: {stderr}")),
-        Some(_) => Ok(()),
+    let program = Path::new(env!("CARGO_BIN_EXE_iree-run-module"));
+    let cwd = std::env::temp_dir();
+    let run = robustness::run_limited(program, args, &cwd, limits)
+        .map_err(|e| format!("spawning: {e}"))?;
+    if run.outcome.is_crash() || run.outcome == Outcome::OutOfMemory {
+        return Err(format!("{}; stderr: {}", run.outcome, run.stderr));
     }
+    Ok(())
 }
 
 /// Mutates `seed` and runs `args_for(mutant_path)` for each mutant.
@@ -144,7 +54,7 @@ fn campaign(
     std::fs::create_dir_all(&dir).expect("temp dir");
     let stem = seed.file_stem().and_then(|s| s.to_str()).unwrap_or("seed");
     for i in 0..MUTANTS_PER_SEED {
-        let mutant = mutate(rng, &bytes);
+        let (mutant, _) = mutate(rng, &bytes);
         let path = dir.join(format!("{stem}-{i}.{extension}"));
         std::fs::write(&path, &mutant).expect("writing a mutant");
         if let Err(why) = run_limited(&args_for(&path)) {
@@ -164,7 +74,7 @@ fn campaign(
 
 #[test]
 fn mutated_inputs_end_with_a_status() {
-    let mut rng = Rng(0x1ee5_eed0_5eed_1234);
+    let mut rng = Rng::new(0x1ee5_eed0_5eed_1234);
     let mut failures = Vec::new();
     let mut runs = 0;
 

@@ -689,7 +689,7 @@ pub unsafe extern "C" fn iree_hal_buffer_view_create(
             shape_of(shape_rank, shape)?,
             ElementType(element_type),
             EncodingType(encoding_type),
-        );
+        )?;
         *out = new_view(view, Some(buffer));
         Ok(())
     })
@@ -777,7 +777,10 @@ pub unsafe extern "C" fn iree_hal_buffer_view_allocate_buffer_copy(
             buffer.write(0, data)?;
             buffer
         };
-        *out = new_view(BufferView::new(buffer, shape, element_type, encoding), None);
+        *out = new_view(
+            BufferView::new(buffer, shape, element_type, encoding)?,
+            None,
+        );
         Ok(())
     })
 }

@@ -51,7 +51,7 @@ pub(super) fn read_location_table<'a>(
     opts: &VerifierOptions,
 ) -> Result<Vec<Location<'a>>> {
     let (types, values) = match (db.location_table_type(), db.location_table()) {
-        (None, None) => return Ok(Vec::new()),
+        (None, _) | (_, None) => return Ok(Vec::new()),
         (Some(t), Some(v)) if t.len() == v.len() => (t, v),
         (t, v) => bail!(
             InvalidArgument,
@@ -90,18 +90,6 @@ pub(super) fn read_location_table<'a>(
                 verify_as::<NameLocDef>(&mut verifier, loc, index)?;
                 // SAFETY: see above.
                 Location::Name(unsafe { NameLocDef::init_from_table(entry._tab) })
-            }
-            // As flatcc's union vector verifier: an entry whose tag is NONE
-            // must have no value; unknown tags are skipped.
-            LocationTypeDef::NONE => {
-                let raw = values.bytes().get(index * 4..index * 4 + 4);
-                if raw.is_some_and(|r| r != [0; 4]) {
-                    bail!(
-                        InvalidArgument,
-                        "FlatBuffer verification failed: union element present with type NONE (debug_database.location_table[{index}])"
-                    );
-                }
-                Location::None
             }
             _ => Location::None,
         };

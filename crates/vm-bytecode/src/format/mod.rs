@@ -19,10 +19,10 @@
 //! ```
 
 use std::ops::Range;
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 
-use flatbuffers::VerifierOptions;
 use iree_base::{bail, Result, Status, StatusCode};
+use iree_flatbuffer_verifier::{Limits, Schema};
 
 mod archive;
 mod debug;
@@ -253,44 +253,43 @@ impl ModuleMetadata {
     }
 }
 
-/// Verifier limits scaled to the buffer: generous enough for any module the
-/// compiler writes, small enough that a crafted buffer (which can reference
-/// the same objects many times) cannot make verification or the copies made
-/// afterwards explode.
-fn verifier_options(flatbuffer_len: usize) -> VerifierOptions {
-    VerifierOptions {
-        max_depth: 64,
-        // Every table takes at least 4 bytes.
-        max_tables: flatbuffer_len / 4 + 1024,
-        // Shared vtables are counted on every visit, hence the factor.
-        max_apparent_size: flatbuffer_len.saturating_mul(8).saturating_add(1 << 20),
-        ignore_missing_null_terminator: false,
-    }
-}
+/// The schema the flatbuffer is verified against (flatcc's rules).
+static SCHEMA: LazyLock<Schema> = LazyLock::new(|| {
+    Schema::parse(&[(
+        "bytecode_module_def.fbs",
+        include_str!("../../schemas/bytecode_module_def.fbs"),
+    )])
+    .expect("the committed schema is readable (checked by a unit test)")
+});
 
-/// Verifies the flatbuffer and returns its root. The verifier gets the size
-/// prefix too, so that alignment is judged relative to the prefix, which is
-/// where the writer aligned the buffer.
+/// Verifies the flatbuffer and returns its root: first with flatcc's rules
+/// (what upstream checks before it reads a field, with its error text),
+/// then with the `flatbuffers` crate's verifier, which the generated
+/// accessors need (it also requires UTF-8 strings). Both get the same work
+/// limits, scaled to the flatbuffer. flatcc checks inline fields for
+/// alignment in memory; a module file is loaded at an aligned address, so
+/// positions in the file stand for addresses. The crate's verifier gets the
+/// size prefix too, so that it judges alignment from the same origin.
 fn verified_root<'f>(
     file: &'f [u8],
     layout: &ArchiveLayout,
-    opts: &VerifierOptions,
+    limits: &Limits,
 ) -> Result<BytecodeModuleDef<'f>> {
     let fb = &file[layout.flatbuffer.clone()];
-    if fb.get(4..8) != Some(FILE_IDENTIFIER.as_slice()) {
-        bail!(
-            InvalidArgument,
-            "FlatBuffer verification failed: file identifier mismatch (expected 'IREE', found {:?})",
-            String::from_utf8_lossy(fb.get(4..8).unwrap_or(&[]))
-        );
-    }
-    let prefixed = &file[layout.size_prefixed_flatbuffer()];
-    schema::size_prefixed_root_as_bytecode_module_def_with_opts(opts, prefixed).map_err(|e| {
+    let failed = |e: &dyn std::fmt::Display| {
         Status::new(
             StatusCode::InvalidArgument,
             format!("FlatBuffer verification failed: {e}"),
         )
-    })
+    };
+    iree_flatbuffer_verifier::verify_root(&SCHEMA, fb, layout.flatbuffer.start, limits)
+        .map_err(|e| failed(&e))?;
+    let prefixed = &file[layout.size_prefixed_flatbuffer()];
+    schema::size_prefixed_root_as_bytecode_module_def_with_opts(
+        &limits.verifier_options(),
+        prefixed,
+    )
+    .map_err(|e| failed(&e))
 }
 
 /// Absolute offset of `inner` (a sub-slice of `file`) within `file`.
@@ -344,8 +343,8 @@ fn read_signature(sig: Option<schema::FunctionSignatureDef<'_>>) -> Signature {
 /// fails verification.
 pub fn verify_module_def(file: &[u8]) -> Result<(ArchiveLayout, BytecodeModuleDef<'_>)> {
     let layout = parse_archive_header(file)?;
-    let opts = verifier_options(layout.flatbuffer.len());
-    let def = verified_root(file, &layout, &opts)?;
+    let limits = Limits::for_len(layout.flatbuffer.len());
+    let def = verified_root(file, &layout, &limits)?;
     Ok((layout, def))
 }
 
@@ -358,7 +357,7 @@ pub fn verify_module_def(file: &[u8]) -> Result<(ArchiveLayout, BytecodeModuleDe
 pub fn debug_location_table<'a>(
     db: &schema::DebugDatabaseDef<'a>,
 ) -> Result<Vec<DebugLocation<'a>>> {
-    let opts = verifier_options(db._tab.buf().len());
+    let opts = Limits::for_len(db._tab.buf().len()).verifier_options();
     debug::read_location_table(db, &opts)
 }
 
@@ -373,8 +372,8 @@ pub fn debug_location_table<'a>(
 /// over [`MAX_GLOBAL_BYTES_CAPACITY`] / [`MAX_GLOBAL_REF_COUNT`].
 pub fn parse_module(file: &[u8]) -> Result<ModuleMetadata> {
     let layout = parse_archive_header(file)?;
-    let opts = verifier_options(layout.flatbuffer.len());
-    let def = verified_root(file, &layout, &opts)?;
+    let limits = Limits::for_len(layout.flatbuffer.len());
+    let def = verified_root(file, &layout, &limits)?;
 
     let raw_version = def.bytecode_version();
     let (major, minor) = ((raw_version >> 16) as u16, (raw_version & 0xFFFF) as u16);
@@ -478,19 +477,6 @@ pub fn parse_module(file: &[u8]) -> Result<ModuleMetadata> {
         rodata_external.reserve(segments.len());
         for (i, segment) in segments.iter().enumerate() {
             let compression = segment.compression_type_type();
-            // The verifier does not follow a union value whose type is NONE,
-            // so its presence is read from the vtable, never dereferenced.
-            let value_present = segment
-                ._tab
-                .vtable()
-                .get(generated::iree::vm::RodataSegmentDef::VT_COMPRESSION_TYPE)
-                != 0;
-            if compression == CompressionTypeDef::NONE && value_present {
-                bail!(
-                    InvalidArgument,
-                    "FlatBuffer verification failed: union value field present with type NONE (rodata[{i}].compression_type)"
-                );
-            }
             if compression != CompressionTypeDef::NONE
                 && compression != CompressionTypeDef::UncompressedDataDef
             {
@@ -622,7 +608,7 @@ pub fn parse_module(file: &[u8]) -> Result<ModuleMetadata> {
             // Rendered location text may reasonably be a few times the
             // flatbuffer size; more than that is a crafted file.
             let budget = layout.flatbuffer.len().saturating_mul(4).max(1 << 16);
-            debug::read_source_maps(&db, &opts, budget)?
+            debug::read_source_maps(&db, &limits.verifier_options(), budget)?
         }
         None => Vec::new(),
     };
@@ -660,8 +646,8 @@ pub fn parse_module(file: &[u8]) -> Result<ModuleMetadata> {
 /// can size a module from a prefix of a stream.
 pub fn infer_archive_size(file: &[u8]) -> Result<usize> {
     let layout = parse_archive_header(file)?;
-    let opts = verifier_options(layout.flatbuffer.len());
-    let def = verified_root(file, &layout, &opts)?;
+    let limits = Limits::for_len(layout.flatbuffer.len());
+    let def = verified_root(file, &layout, &limits)?;
     let mut rodata_length: u64 = 0;
     for (i, segment) in def
         .rodata_segments()
@@ -687,4 +673,13 @@ pub fn infer_archive_size(file: &[u8]) -> Result<usize> {
         .checked_add(rodata_length)
         .and_then(|size| usize::try_from(size).ok())
         .ok_or_else(|| Status::new(StatusCode::OutOfRange, "inferred archive size overflows"))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_schema_is_readable() {
+        assert_eq!(super::SCHEMA.root_name(), "iree.vm.BytecodeModuleDef");
+        assert_eq!(super::SCHEMA.identifier(), Some(*super::FILE_IDENTIFIER));
+    }
 }

@@ -29,6 +29,7 @@ use iree_vm::list::List;
 use iree_vm::{Ref, Stack, Value};
 
 use super::{remap, BytecodeInstance, Continuation, Exit, Flow};
+use crate::checked;
 use crate::decode::{Branch, FunctionCode};
 use crate::math::DivisionError;
 use crate::op::*;
@@ -37,8 +38,10 @@ use crate::op::*;
 /// (optimized builds, where LLVM compiles such calls to jumps) or by
 /// returning the next op to [`run`]'s loop (unoptimized builds and Miri,
 /// where each call would take a stack frame: a long loop would overflow
-/// the stack).
-const THREADED: bool = !cfg!(debug_assertions) && !cfg!(miri);
+/// the stack). The `checked` build runs one handler at a time too, so
+/// that [`run`] checks every op fetched ([`checked::fetch`]).
+const THREADED: bool =
+    !cfg!(debug_assertions) && !cfg!(miri) && !cfg!(feature = "checked");
 
 /// What the handlers share besides the instruction pointer and the i32
 /// registers, which they are passed in registers (three arguments leave a
@@ -53,10 +56,6 @@ pub(super) struct Machine<'a> {
     /// The running frame's ref registers.
     pub(super) refs: *mut Option<Ref>,
     /// The running function.
-    #[cfg_attr(
-        not(feature = "opcode-coverage"),
-        allow(dead_code, reason = "read by opcode coverage")
-    )]
     pub(super) code: &'a FunctionCode,
     /// `code.branches`, one load closer.
     pub(super) branches: *const Branch,
@@ -95,6 +94,12 @@ pub(super) type Handler =
 pub(super) unsafe fn run(mut ip: *const Op, regs: *mut u32, m: &mut Machine<'_>) {
     let table = &HANDLERS;
     loop {
+        if checked::fetch(ip) {
+            // SAFETY: `ip` and `m.base` point into one function's ops.
+            m.cont.current.pc = unsafe { ip.offset_from(m.base) } as u32;
+            m.stop = Stop::Error(checked::budget_exhausted());
+            return;
+        }
         // SAFETY: the caller's contract, and each handler returns a verified
         // op of the same function or null.
         unsafe {
@@ -198,7 +203,10 @@ unsafe fn slow(
         m.cont.current.pc = ip.offset_from(m.base) as u32 + 1;
         match slow_step(m, ip) {
             Step::Next => next(ip.add(1), regs, m, table),
-            Step::Jump(target) => next(m.base.add(target as usize), regs, m, table),
+            Step::Jump(target) => {
+                checked::op_index(target as usize);
+                next(m.base.add(target as usize), regs, m, table)
+            }
             Step::Stop => ptr::null(),
         }
     }
@@ -737,21 +745,25 @@ fn predicted(taken: bool) -> bool {
 
 #[inline(always)]
 pub(super) unsafe fn r32(regs: *mut u32, r: Reg) -> u32 {
+    checked::i32_regs(regs, r as usize, 1);
     // SAFETY: see above.
     unsafe { *regs.add(r as usize) }
 }
 #[inline(always)]
 pub(super) unsafe fn w32(regs: *mut u32, r: Reg, v: u32) {
+    checked::i32_regs(regs, r as usize, 1);
     // SAFETY: see above.
     unsafe { *regs.add(r as usize) = v }
 }
 #[inline(always)]
 pub(super) unsafe fn r64(regs: *mut u32, r: Reg) -> u64 {
+    checked::i32_regs(regs, r as usize, 2);
     // SAFETY: i64 ordinals were checked so that `r + 1` is in bounds too.
     unsafe { regs.add(r as usize).cast::<u64>().read_unaligned() }
 }
 #[inline(always)]
 pub(super) unsafe fn w64(regs: *mut u32, r: Reg, v: u64) {
+    checked::i32_regs(regs, r as usize, 2);
     // SAFETY: i64 ordinals were checked so that `r + 1` is in bounds too.
     unsafe { regs.add(r as usize).cast::<u64>().write_unaligned(v) }
 }
@@ -769,6 +781,7 @@ pub(super) unsafe fn rf64(regs: *mut u32, r: Reg) -> f64 {
 /// The list in a ref register, if it holds one.
 #[inline(always)]
 unsafe fn hot_list<'a>(refs: *mut Option<Ref>, r: RefReg) -> Option<&'a List> {
+    checked::ref_reg(refs, r.index());
     // SAFETY: see above.
     unsafe {
         (*refs.add(r.index()))
@@ -780,6 +793,7 @@ unsafe fn hot_list<'a>(refs: *mut Option<Ref>, r: RefReg) -> Option<&'a List> {
 /// The buffer in a ref register, if it holds one.
 #[inline(always)]
 unsafe fn hot_buffer<'a>(refs: *mut Option<Ref>, r: RefReg) -> Option<&'a Buffer> {
+    checked::ref_reg(refs, r.index());
     // SAFETY: see above.
     unsafe {
         (*refs.add(r.index()))
@@ -894,6 +908,7 @@ unsafe fn take_branch(
     // SAFETY: the caller's contract; remap registers were verified per
     // bank, and an edge that does not remap refs moves only i32 words.
     unsafe {
+        checked::index(branch as usize, m.code.branches.len());
         let br = &*m.branches.add(branch as usize);
         let copy = |&(src, dst): &(u16, u16)| w32(regs, dst, r32(regs, src));
         match (br.remaps_refs, &*br.remap) {
