@@ -84,6 +84,35 @@ pub struct FunctionInfo {
     pub parameter_count: u16,
 }
 
+impl FunctionInfo {
+    /// Checks a dispatch's constant and binding counts against what the
+    /// export declares: INVALID_ARGUMENT with upstream's text otherwise.
+    /// Kernels index the arrays they are handed by these counts, so every
+    /// dispatch path makes this check (at record time for command buffers,
+    /// as upstream's local drivers do).
+    pub fn check_dispatch_counts(&self, constants: usize, bindings: usize) -> Result<()> {
+        if constants != usize::from(self.constant_count) {
+            return Err(Status::new(
+                StatusCode::InvalidArgument,
+                format!(
+                    "constant count mismatch, expected {} but was provided {constants}",
+                    self.constant_count
+                ),
+            ));
+        }
+        if bindings != usize::from(self.binding_count) {
+            return Err(Status::new(
+                StatusCode::InvalidArgument,
+                format!(
+                    "binding count mismatch, expected {} but was provided {bindings}",
+                    self.binding_count
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
+
 /// Loaded device code.
 pub trait Executable: Send + Sync {
     /// The number of exports.
@@ -552,6 +581,9 @@ impl CommandBuffer {
                     bindings.len()
                 ),
             ));
+        }
+        if let Some(info) = executable.function_info(ordinal) {
+            info.check_dispatch_counts(constants.len(), bindings.len())?;
         }
         for binding in &bindings {
             self.check_binding(binding, BufferUsage::DISPATCH_STORAGE)?;
