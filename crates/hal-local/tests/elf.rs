@@ -993,6 +993,34 @@ fn dispatch_counts_are_checked_when_recorded() {
             .contains("constant count mismatch, expected 0 but was provided 1"),
         "{error}"
     );
+    // Upstream's local-sync records reusable command buffers deferred and
+    // checks their dispatches when it replays them: a mismatched dispatch
+    // records, and fails when executed.
+    assert!(device.defers_dispatch_checks(false));
+    assert!(!device.defers_dispatch_checks(true));
+    assert!(!iree_hal_local::LocalTaskDriver::default()
+        .create_device("")
+        .unwrap()
+        .defers_dispatch_checks(false));
+    let executable = device
+        .create_executable(host_embedded_elf_format(), &data("simple_mul_x86.so"), &[])
+        .unwrap();
+    let mut deferred = CommandBuffer::new(0).with_dispatch_checks_at_execution();
+    deferred
+        .dispatch(executable, 0, [1, 1, 1], &[], vec![binding(), binding()])
+        .unwrap();
+    deferred.finalize().unwrap();
+    let done = iree_hal::Fence::with_new_semaphore();
+    let error = device
+        .queue_execute(&iree_hal::Fence::new(), &done, Some(&deferred), &[])
+        .and_then(|()| done.wait(None))
+        .unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .contains("binding count mismatch, expected 3 but was provided 2"),
+        "{error}"
+    );
 }
 
 /// `local-task` queue allocations come from pools of host memory, as
