@@ -342,7 +342,13 @@ pub struct CommandBuffer {
     finalized: bool,
     /// Unique per [`CommandBuffer::new`] (clones share it); 0 for a default one.
     identity: u64,
+    /// Told when the command buffer is finalized.
+    finalize_observer: Option<FinalizeObserver>,
 }
+
+/// Told of a command buffer when it is finalized (a HAL replay capture
+/// records it then, where the program built it).
+pub type FinalizeObserver = Arc<dyn Fn(&CommandBuffer) + Send + Sync>;
 
 impl Default for CommandBuffer {
     /// An empty command buffer with no binding table slots, allowing every
@@ -357,6 +363,7 @@ impl Default for CommandBuffer {
             checks_dispatches_at_record: true,
             finalized: false,
             identity: 0,
+            finalize_observer: None,
         }
     }
 }
@@ -377,7 +384,14 @@ impl CommandBuffer {
             checks_dispatches_at_record: true,
             finalized: false,
             identity: NEXT_IDENTITY.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+            finalize_observer: None,
         }
+    }
+
+    /// Calls `observer` when the command buffer is finalized.
+    pub fn with_finalize_observer(mut self, observer: FinalizeObserver) -> CommandBuffer {
+        self.finalize_observer = Some(observer);
+        self
     }
 
     /// Allows only commands of `categories` (as created upstream with
@@ -730,6 +744,9 @@ impl CommandBuffer {
     pub fn finalize(&mut self) -> Result<()> {
         self.check_recording(CommandCategory::NONE)?;
         self.finalized = true;
+        if let Some(observer) = &self.finalize_observer {
+            observer(self);
+        }
         Ok(())
     }
 
