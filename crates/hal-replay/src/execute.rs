@@ -124,12 +124,15 @@ pub struct Plan<'a> {
     records: Vec<Record<'a>>,
     /// One more than the largest object id any record names.
     object_capacity: usize,
-    /// The contents of inline files, copied out of the capture by the
-    /// first replay that imports them and shared by every later one (a
-    /// replay that writes to one gets a copy of its own), keyed by the
-    /// address of the importing record's payload.
-    inline_files: Mutex<Vec<(usize, Arc<Vec<u8>>)>>,
+    /// The contents of inline files.
+    inline_files: InlineFiles,
 }
+
+/// The contents of inline files, copied out of the capture by the first
+/// replay that imports them and shared by every later one (a replay that
+/// writes to one gets a copy of its own), keyed by the address of the
+/// importing record's payload.
+type InlineFiles = Mutex<Vec<(usize, Arc<Vec<u8>>)>>;
 
 impl<'a> Plan<'a> {
     /// Parses and checks every record of `bytes`.
@@ -367,7 +370,7 @@ struct Executor<'e, 'o> {
     /// The buffer given to binding table slots the capture left empty.
     unused_slot: Option<Buffer>,
     /// [`Plan`]'s inline file contents.
-    inline_files: &'e Mutex<Vec<(usize, Arc<Vec<u8>>)>>,
+    inline_files: &'e InlineFiles,
 }
 
 fn data_loss(message: impl Into<String>) -> Status {
