@@ -1562,6 +1562,10 @@ impl Device for RecordingDevice {
             }))
     }
 
+    fn defers_dispatch_checks(&self, one_shot: bool) -> bool {
+        self.inner.defers_dispatch_checks(one_shot)
+    }
+
     fn query_i64(&self, category: &str, key: &str) -> Result<i64> {
         let result = self.inner.query_i64(category, key);
         self.recorder.state.lock().operation(
