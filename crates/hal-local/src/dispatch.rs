@@ -688,6 +688,21 @@ impl Work<'_> {
         }
     }
 
+    /// Runs every tile of a transfer in order on the calling thread, as a
+    /// region of it alone on one worker would, without the region;
+    /// `None` for a grid (which needs the region's local memory).
+    pub fn run_transfer_alone(&self) -> Option<Result<()>> {
+        if matches!(self, Work::Grid(_)) {
+            return None;
+        }
+        Some((0..self.tiles()).try_for_each(|tile| self.run_transfer_tile(tile)))
+    }
+
+    /// The tiles this item is cut into.
+    pub fn tile_count(&self) -> u64 {
+        self.tiles()
+    }
+
     /// Runs tiles `tiles` of this item in order; stops at the first
     /// failing one.
     #[inline(always)]

@@ -308,6 +308,15 @@ impl Runner {
                 },
             });
         }
+        // A transfer alone that one worker runs (small, or `local-sync`)
+        // needs no region: profiles and traces show dispatches only.
+        if let [item] = &items[..] {
+            if workers.count() == 1 || item.tile_count() <= 1 {
+                if let Some(result) = item.run_transfer_alone() {
+                    return result;
+                }
+            }
+        }
         let region = Region::new(&items, guards)?;
         if self.profiler.records_dispatches() {
             return self.run_profiled(&region, workers, commands);

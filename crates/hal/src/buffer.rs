@@ -12,7 +12,8 @@
 use std::cell::Cell;
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::mem::ManuallyDrop;
+use std::sync::{Arc, OnceLock, Weak};
 
 use iree_base::bytes::fill_pattern;
 use iree_base::{Result, Status, StatusCode};
@@ -920,6 +921,103 @@ pub struct Allocation {
     statistics: Option<SharedStatistics>,
     /// Told of host reads and writes, once one is attached.
     observer: OnceLock<Arc<dyn HostAccessObserver>>,
+    /// Where the allocation goes for reuse when its last buffer drops
+    /// (a heap allocator's small queue allocations).
+    pool: Option<Weak<AllocationPool>>,
+}
+
+/// Allocations whose buffers all dropped, kept for reuse by the allocator
+/// that made them (its small queue allocations: upstream serves those from
+/// pools too), so a steady-state program allocates nothing for them. The
+/// statistics see each reuse as an allocation and each return as a free,
+/// exactly when a fresh allocation and its free would be recorded.
+#[derive(Default)]
+pub(crate) struct AllocationPool {
+    pub(crate) free: parking_lot::Mutex<Vec<PooledAllocation>>,
+}
+
+/// A pooled allocation and the statistics it reports to while in use
+/// (taken out while it waits, so dropping it from the pool records
+/// nothing twice).
+pub(crate) struct PooledAllocation {
+    allocation: Arc<Allocation>,
+    statistics: Option<SharedStatistics>,
+}
+
+impl AllocationPool {
+    /// The most allocations kept.
+    const CAPACITY: usize = 16;
+
+    /// A pooled allocation of exactly `len` bytes with these properties
+    /// and statistics (none: uncounted), as a whole-allocation buffer; its
+    /// contents are what its last user left.
+    pub(crate) fn take(
+        &self,
+        len: usize,
+        memory_type: MemoryType,
+        allowed_usage: BufferUsage,
+        allowed_access: MemoryAccess,
+        statistics: Option<&SharedStatistics>,
+    ) -> Option<Buffer> {
+        let mut free = self.free.lock();
+        let index = free.iter().position(|pooled| {
+            let a = &pooled.allocation;
+            a.memory.len() == len as u64
+                && a.memory_type == memory_type
+                && a.allowed_usage == allowed_usage
+                && a.allowed_access == allowed_access
+                && pooled.statistics.is_some() == statistics.is_some()
+        })?;
+        let PooledAllocation {
+            mut allocation,
+            statistics,
+        } = free.swap_remove(index);
+        drop(free);
+        let unique = Arc::get_mut(&mut allocation).expect("pooled allocations are unshared");
+        if let Some(statistics) = &statistics {
+            statistics.lock().record_alloc(memory_type, len as u64);
+        }
+        unique.statistics = statistics;
+        Some(Buffer {
+            allocation: ManuallyDrop::new(allocation),
+            offset: 0,
+            length: len as u64,
+        })
+    }
+
+    /// Takes back `allocation`, whose last buffer is dropping, recording
+    /// its free; drops it when the pool is full or gone.
+    fn put(&self, mut allocation: Arc<Allocation>) {
+        // No weak references to allocations exist, so the last strong one
+        // makes it unique; an observed allocation (a replay capture's)
+        // is not reused.
+        let Some(unique) = Arc::get_mut(&mut allocation) else {
+            return;
+        };
+        if unique.observer.get().is_some() {
+            return;
+        }
+        let mut free = self.free.lock();
+        if free.len() >= Self::CAPACITY {
+            return;
+        }
+        let statistics = unique.statistics.take();
+        if let Some(statistics) = &statistics {
+            statistics
+                .lock()
+                .record_free(unique.memory_type, unique.memory.len());
+        }
+        free.push(PooledAllocation {
+            allocation,
+            statistics,
+        });
+    }
+
+    /// Frees every pooled allocation.
+    pub(crate) fn clear(&self) {
+        let released = std::mem::take(&mut *self.free.lock());
+        drop(released);
+    }
 }
 
 impl Drop for Allocation {
@@ -934,11 +1032,33 @@ impl Drop for Allocation {
 
 /// A HAL buffer: a byte range of an allocation, with the allocation's
 /// memory type, usage and access.
-#[derive(Clone)]
 pub struct Buffer {
-    allocation: Arc<Allocation>,
+    /// Dropped by `Buffer`'s `Drop`, which may hand it to its pool.
+    allocation: ManuallyDrop<Arc<Allocation>>,
     offset: u64,
     length: u64,
+}
+
+impl Clone for Buffer {
+    fn clone(&self) -> Buffer {
+        Buffer {
+            allocation: ManuallyDrop::new(Arc::clone(&self.allocation)),
+            offset: self.offset,
+            length: self.length,
+        }
+    }
+}
+
+impl Drop for Buffer {
+    fn drop(&mut self) {
+        // SAFETY: taken once, here; `self.allocation` is not used again.
+        let allocation = unsafe { ManuallyDrop::take(&mut self.allocation) };
+        if allocation.pool.is_some() && Arc::strong_count(&allocation) == 1 {
+            if let Some(pool) = allocation.pool.as_ref().and_then(Weak::upgrade) {
+                pool.put(allocation);
+            }
+        }
+    }
 }
 
 impl Buffer {
@@ -1105,7 +1225,7 @@ impl Buffer {
     pub fn subspan(&self, offset: u64, length: u64) -> Result<Buffer> {
         let length = calculate_range(self.length, offset, length)?;
         Ok(Buffer {
-            allocation: self.allocation.clone(),
+            allocation: ManuallyDrop::new(Arc::clone(&self.allocation)),
             offset: self.offset + offset,
             length,
         })
@@ -1313,17 +1433,42 @@ impl Buffer {
             statistics.lock().record_alloc(memory_type, length);
         }
         Buffer {
-            allocation: Arc::new(Allocation {
+            allocation: ManuallyDrop::new(Arc::new(Allocation {
                 memory,
                 memory_type,
                 allowed_usage,
                 allowed_access,
                 statistics,
                 observer: OnceLock::new(),
-            }),
+                pool: None,
+            })),
             offset: 0,
             length,
         }
+    }
+
+    /// As [`Buffer::allocate_host_tracked`], for an allocation that goes
+    /// back to `pool` when its last buffer drops ([`AllocationPool::take`]
+    /// hands it out again).
+    pub(crate) fn allocate_pooled(
+        length: u64,
+        memory_type: MemoryType,
+        allowed_usage: BufferUsage,
+        allowed_access: MemoryAccess,
+        statistics: Option<SharedStatistics>,
+        pool: &Arc<AllocationPool>,
+    ) -> Result<Buffer> {
+        let mut buffer = Self::allocate_host_tracked(
+            length,
+            memory_type,
+            allowed_usage,
+            allowed_access,
+            statistics,
+        )?;
+        Arc::get_mut(&mut buffer.allocation)
+            .expect("a new allocation is unshared")
+            .pool = Some(Arc::downgrade(pool));
+        Ok(buffer)
     }
 
     /// The device-only memory behind this buffer, if that is where it lives.
