@@ -328,6 +328,13 @@ impl Drop for CachedBlock {
     }
 }
 
+impl Drop for HeapAllocator {
+    fn drop(&mut self) {
+        // Pooled allocations refer to their pool: freed here, not leaked.
+        self.small_transients.close();
+    }
+}
+
 impl HeapAllocator {
     /// A new allocator with zeroed statistics.
     pub fn new() -> Arc<HeapAllocator> {
@@ -394,13 +401,12 @@ impl HeapAllocator {
             )
         })?;
         if size <= SMALL_TRANSIENT_MAX {
-            let statistics = counted.then(|| self.statistics.clone());
             if let Some(buffer) = self.small_transients.take(
                 size,
                 params.memory_type,
                 params.usage,
                 params.access,
-                statistics.as_ref(),
+                counted,
             ) {
                 return Ok(buffer);
             }
@@ -409,7 +415,7 @@ impl HeapAllocator {
                 params.memory_type,
                 params.usage,
                 params.access,
-                statistics,
+                counted.then(|| self.statistics.clone()),
                 &self.small_transients,
             );
         }

@@ -11,9 +11,9 @@
 
 use std::cell::Cell;
 use std::fmt;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::mem::ManuallyDrop;
-use std::sync::{Arc, OnceLock, Weak};
+use std::sync::{Arc, OnceLock};
 
 use iree_base::bytes::fill_pattern;
 use iree_base::{Result, Status, StatusCode};
@@ -923,7 +923,9 @@ pub struct Allocation {
     observer: OnceLock<Arc<dyn HostAccessObserver>>,
     /// Where the allocation goes for reuse when its last buffer drops
     /// (a heap allocator's small queue allocations).
-    pool: Option<Weak<AllocationPool>>,
+    pool: Option<Arc<AllocationPool>>,
+    /// Set while it waits in `pool` (its free already recorded).
+    pooled: AtomicBool,
 }
 
 /// Allocations whose buffers all dropped, kept for reuse by the allocator
@@ -933,23 +935,17 @@ pub struct Allocation {
 /// exactly when a fresh allocation and its free would be recorded.
 #[derive(Default)]
 pub(crate) struct AllocationPool {
-    pub(crate) free: parking_lot::Mutex<Vec<PooledAllocation>>,
-}
-
-/// A pooled allocation and the statistics it reports to while in use
-/// (taken out while it waits, so dropping it from the pool records
-/// nothing twice).
-pub(crate) struct PooledAllocation {
-    allocation: Arc<Allocation>,
-    statistics: Option<SharedStatistics>,
+    pub(crate) free: parking_lot::Mutex<Vec<Arc<Allocation>>>,
+    /// Set when the allocator is gone: allocations are freed, not kept.
+    closed: AtomicBool,
 }
 
 impl AllocationPool {
     /// The most allocations kept.
     const CAPACITY: usize = 16;
 
-    /// A pooled allocation of exactly `len` bytes with these properties
-    /// and statistics (none: uncounted), as a whole-allocation buffer; its
+    /// A pooled allocation of exactly `len` bytes with these properties,
+    /// counted in its statistics or not, as a whole-allocation buffer; its
     /// contents are what its last user left.
     pub(crate) fn take(
         &self,
@@ -957,27 +953,22 @@ impl AllocationPool {
         memory_type: MemoryType,
         allowed_usage: BufferUsage,
         allowed_access: MemoryAccess,
-        statistics: Option<&SharedStatistics>,
+        counted: bool,
     ) -> Option<Buffer> {
         let mut free = self.free.lock();
-        let index = free.iter().position(|pooled| {
-            let a = &pooled.allocation;
+        let index = free.iter().position(|a| {
             a.memory.len() == len as u64
                 && a.memory_type == memory_type
                 && a.allowed_usage == allowed_usage
                 && a.allowed_access == allowed_access
-                && pooled.statistics.is_some() == statistics.is_some()
+                && a.statistics.is_some() == counted
         })?;
-        let PooledAllocation {
-            mut allocation,
-            statistics,
-        } = free.swap_remove(index);
+        let allocation = free.swap_remove(index);
         drop(free);
-        let unique = Arc::get_mut(&mut allocation).expect("pooled allocations are unshared");
-        if let Some(statistics) = &statistics {
+        allocation.pooled.store(false, Ordering::Relaxed);
+        if let Some(statistics) = &allocation.statistics {
             statistics.lock().record_alloc(memory_type, len as u64);
         }
-        unique.statistics = statistics;
         Some(Buffer {
             allocation: ManuallyDrop::new(allocation),
             offset: 0,
@@ -985,32 +976,28 @@ impl AllocationPool {
         })
     }
 
-    /// Takes back `allocation`, whose last buffer is dropping, recording
-    /// its free; drops it when the pool is full or gone.
-    fn put(&self, mut allocation: Arc<Allocation>) {
-        // No weak references to allocations exist, so the last strong one
-        // makes it unique; an observed allocation (a replay capture's)
-        // is not reused.
-        let Some(unique) = Arc::get_mut(&mut allocation) else {
-            return;
-        };
-        if unique.observer.get().is_some() {
-            return;
+    /// Takes back `allocation`, whose last buffer is dropping (so nobody
+    /// else holds it: allocations have no weak references), recording its
+    /// free; gives it back, for the caller to drop, when the pool is full
+    /// or closed, or when an observer (a replay capture's) watches it.
+    #[must_use]
+    fn put(&self, allocation: Arc<Allocation>) -> Option<Arc<Allocation>> {
+        if allocation.observer.get().is_some() {
+            return Some(allocation);
         }
         let mut free = self.free.lock();
-        if free.len() >= Self::CAPACITY {
-            return;
+        // Checked under the lock that `close` empties the list under.
+        if free.len() >= Self::CAPACITY || self.closed.load(Ordering::Relaxed) {
+            return Some(allocation);
         }
-        let statistics = unique.statistics.take();
-        if let Some(statistics) = &statistics {
+        if let Some(statistics) = &allocation.statistics {
             statistics
                 .lock()
-                .record_free(unique.memory_type, unique.memory.len());
+                .record_free(allocation.memory_type, allocation.memory.len());
         }
-        free.push(PooledAllocation {
-            allocation,
-            statistics,
-        });
+        allocation.pooled.store(true, Ordering::Relaxed);
+        free.push(allocation);
+        None
     }
 
     /// Frees every pooled allocation.
@@ -1018,10 +1005,24 @@ impl AllocationPool {
         let released = std::mem::take(&mut *self.free.lock());
         drop(released);
     }
+
+    /// Frees every pooled allocation and keeps none from now on (the
+    /// allocator is dropping; the pooled allocations refer to the pool).
+    pub(crate) fn close(&self) {
+        let released = {
+            let mut free = self.free.lock();
+            self.closed.store(true, Ordering::Relaxed);
+            std::mem::take(&mut *free)
+        };
+        drop(released);
+    }
 }
 
 impl Drop for Allocation {
     fn drop(&mut self) {
+        if *self.pooled.get_mut() {
+            return;
+        }
         if let Some(statistics) = &self.statistics {
             statistics
                 .lock()
@@ -1053,9 +1054,15 @@ impl Drop for Buffer {
     fn drop(&mut self) {
         // SAFETY: taken once, here; `self.allocation` is not used again.
         let allocation = unsafe { ManuallyDrop::take(&mut self.allocation) };
-        if allocation.pool.is_some() && Arc::strong_count(&allocation) == 1 {
-            if let Some(pool) = allocation.pool.as_ref().and_then(Weak::upgrade) {
-                pool.put(allocation);
+        if let Some(pool) = &allocation.pool {
+            if Arc::strong_count(&allocation) == 1 {
+                let pool = Arc::as_ptr(pool);
+                // SAFETY: the pool lives as long as the call: `allocation`
+                // holds a strong reference to it, which `put` either keeps
+                // in the pool itself or hands back to be dropped here,
+                // after the call.
+                let rejected = unsafe { (*pool).put(allocation) };
+                drop(rejected);
             }
         }
     }
@@ -1441,6 +1448,7 @@ impl Buffer {
                 statistics,
                 observer: OnceLock::new(),
                 pool: None,
+                pooled: AtomicBool::new(false),
             })),
             offset: 0,
             length,
@@ -1467,7 +1475,7 @@ impl Buffer {
         )?;
         Arc::get_mut(&mut buffer.allocation)
             .expect("a new allocation is unshared")
-            .pool = Some(Arc::downgrade(pool));
+            .pool = Some(pool.clone());
         Ok(buffer)
     }
 

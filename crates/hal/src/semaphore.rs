@@ -62,12 +62,16 @@ impl Semaphore {
         })
     }
 
-    /// Back to payload 0 with no failure, for a semaphore nobody else holds
-    /// (so nothing waits on it and no callback is registered).
-    fn reset(&self) {
-        let mut state = sync::lock(&self.state);
+    /// Back to payload 0 with no failure (nobody else holds it, so nothing
+    /// waits on it and no callback is registered).
+    fn reset(&mut self) {
+        let state = self
+            .state
+            .get_mut()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         state.failure = None;
         state.callbacks.clear();
+        // Plain stores: the `&mut` excludes every other access.
         self.failed.store(false, Ordering::Relaxed);
         self.value.store(0, Ordering::Relaxed);
     }
@@ -213,11 +217,11 @@ impl SemaphorePool {
     /// Empties `fence`, keeping for reuse the semaphores only it held.
     pub fn recycle(&mut self, fence: &mut Fence) {
         for (mut semaphore, _) in fence.timepoints.drain(..) {
-            if self.free.len() < Self::CAPACITY
-                && Arc::strong_count(&semaphore) == 1
-                && Arc::get_mut(&mut semaphore).is_some()
-            {
-                semaphore.reset();
+            if self.free.len() >= Self::CAPACITY || Arc::strong_count(&semaphore) != 1 {
+                continue;
+            }
+            if let Some(unique) = Arc::get_mut(&mut semaphore) {
+                unique.reset();
                 self.free.push(semaphore);
             }
         }
