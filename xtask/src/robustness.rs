@@ -377,7 +377,14 @@ struct Result2 {
     mutant: Mutant,
     ours: iree_tooling::robustness::Run,
     upstream: Option<iree_tooling::robustness::Run>,
+    /// Upstream's rerun without the address-space limit, when it ran out
+    /// of memory where we ran.
+    upstream_unlimited: Option<iree_tooling::robustness::Run>,
 }
+
+/// The address-space limit of upstream's rerun after RESOURCE_EXHAUSTED
+/// (64 GiB: more than the campaign's 4 GiB, still a bound).
+const UNLIMITED_RERUN_KIB: u64 = 64 << 20;
 
 /// `CODE; message` of the first status line of `stderr`, without the
 /// `file:line: ` prefix and annotations, for grouping.
@@ -487,6 +494,25 @@ pub fn run(args: &[String]) -> Result<bool> {
         };
         let ours = run(&o.ours)?;
         let upstream = upstream_tool.as_deref().map(run).transpose()?;
+        // Upstream out of memory where we ran: again without the campaign's
+        // address-space limit, to tell a check from a resource failure.
+        let upstream_unlimited = match (&upstream, &upstream_tool) {
+            (Some(up), Some(tool))
+                if matches!(up.outcome, Outcome::Error(_))
+                    && matches!(ours.outcome, Outcome::Ok)
+                    && first_status(&up.stderr).starts_with("RESOURCE_EXHAUSTED") =>
+            {
+                let unlimited = Limits {
+                    memory_kib: UNLIMITED_RERUN_KIB,
+                    ..limits
+                };
+                Some(
+                    run_limited(tool, &mutant.args, &mutant.cwd, unlimited)
+                        .map_err(|e| format!("running {}: {e}", tool.display()))?,
+                )
+            }
+            _ => None,
+        };
         if let Some((path, _)) = &mutant.file {
             let _ = std::fs::remove_file(path);
         }
@@ -499,6 +525,7 @@ pub fn run(args: &[String]) -> Result<bool> {
             mutant,
             ours,
             upstream,
+            upstream_unlimited,
         })
     });
     let results: Vec<Result2> = results.into_iter().collect::<Result<_>>()?;
@@ -560,11 +587,20 @@ pub fn run(args: &[String]) -> Result<bool> {
 
     // Inputs upstream rejects and we run.
     let accepted_dir = out.join("upstream-rejects-we-run");
+    let rejected_dir = out.join("we-reject-upstream-runs");
     let mut accepted: BTreeMap<(Kind, String), Vec<usize>> = BTreeMap::new();
     let mut we_reject: BTreeMap<(Kind, String), usize> = BTreeMap::new();
+    let mut upstream_limit_only: Vec<usize> = Vec::new();
     for r in &results {
         let Some(up) = &r.upstream else { continue };
         match (&up.outcome, &r.ours.outcome) {
+            (Outcome::Error(_), Outcome::Ok)
+                if r.upstream_unlimited
+                    .as_ref()
+                    .is_some_and(|u| matches!(u.outcome, Outcome::Ok)) =>
+            {
+                upstream_limit_only.push(r.mutant.index);
+            }
             (Outcome::Error(_), Outcome::Ok) => {
                 accepted
                     .entry((r.mutant.kind, first_status(&up.stderr)))
@@ -576,6 +612,7 @@ pub fn run(args: &[String]) -> Result<bool> {
                 *we_reject
                     .entry((r.mutant.kind, first_status(&r.ours.stderr)))
                     .or_default() += 1;
+                save(r, &rejected_dir, "we reject, upstream runs")?;
             }
             _ => {}
         }
@@ -591,6 +628,13 @@ pub fn run(args: &[String]) -> Result<bool> {
                 indices.len(),
                 kind.name(),
                 indices[0]
+            );
+        }
+        if let Some(first) = upstream_limit_only.first() {
+            println!(
+                "  (not counted: {} where upstream ran out of memory under the 4 GiB \
+                 address-space limit and runs without it, e.g. mutant {first})",
+                upstream_limit_only.len()
             );
         }
         println!(

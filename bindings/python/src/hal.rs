@@ -701,6 +701,25 @@ pub struct HalBuffer {
 }
 
 impl HalBuffer {
+    /// A dense row-major view of the buffer; a failure is a ValueError
+    /// prefixed with `context` (upstream's wording differs between
+    /// `HalBuffer.create_view` and the `HalBufferView` constructor).
+    fn view_as(
+        &self,
+        shape: Vec<usize>,
+        element_type: u32,
+        context: &str,
+    ) -> PyResult<HalBufferView> {
+        let view = BufferView::new(
+            self.buffer().clone(),
+            shape,
+            ElementType(element_type),
+            EncodingType::DENSE_ROW_MAJOR,
+        )
+        .py_context(context)?;
+        Ok(HalBufferView::from_view(view))
+    }
+
     /// Wraps a buffer.
     pub fn wrap(buffer: Buffer) -> HalBuffer {
         HalBuffer {
@@ -737,14 +756,7 @@ impl HalBuffer {
 
     /// A view of the buffer as `shape` x `element_type`.
     fn create_view(&self, shape: Vec<usize>, element_type: u32) -> PyResult<HalBufferView> {
-        let view = BufferView::new(
-            self.buffer().clone(),
-            shape,
-            ElementType(element_type),
-            EncodingType::DENSE_ROW_MAJOR,
-        )
-        .py_context("Error creating buffer view")?;
-        Ok(HalBufferView::from_view(view))
+        self.view_as(shape, element_type, "Error creating buffer view")
     }
 
     /// The contents for the host (`MappedMemory.asarray`).
@@ -819,7 +831,7 @@ impl HalBufferView {
         shape: Vec<usize>,
         element_type: u32,
     ) -> PyResult<HalBufferView> {
-        buffer.create_view(shape, element_type)
+        buffer.view_as(shape, element_type, "creating buffer view")
     }
 
     /// The viewed buffer.

@@ -347,7 +347,7 @@ def test_bad_arguments_raise_python_exceptions():
     tiny = os.path.join(DATA, "tiny.vmfb")
     cases = [
         (IndexError, lambda: rt.DeviceArray(device, rt.HalBufferView(buf, [10**6], rt.HalElementType.FLOAT_32), implicit_host_transfer=True).to_host()),
-        (KeyError, lambda: rt.DeviceArray(device, rt.HalBufferView(buf, [4], 0), implicit_host_transfer=True).to_host()),
+        (ValueError, lambda: rt.HalBufferView(buf, [4], 0)),  # opaque elements: upstream 3.13 refuses the view
         (OverflowError, lambda: rt.VmVariantList(-1)),
         (IndexError, lambda: buf.fill_zero(8, 100)),
         (ValueError, lambda: rt.VmModule.mmap(instance, "/no/such/module.vmfb")),

@@ -14,8 +14,8 @@ use iree_base::{Result, Status, StatusCode};
 use iree_hal::device::match_pattern;
 use iree_hal::profiling::{EventKind, EventName, ProfileRecorder, Track};
 use iree_hal::{
-    Allocator, Buffer, BufferParams, CommandBuffer, Device, DeviceInfo, DispatchBinding, Driver,
-    Executable, Fence, HeapAllocator,
+    Allocator, Buffer, BufferParams, BufferUsage, CommandBuffer, Device, DeviceInfo,
+    DispatchBinding, Driver, Executable, Fence, HeapAllocator, MemoryType,
 };
 
 use crate::executable::{EmbeddedElfLoader, ExecutableLoader};
@@ -208,6 +208,12 @@ impl Device for LocalDevice {
         self.id
     }
 
+    fn defers_dispatch_checks(&self, one_shot: bool) -> bool {
+        // Upstream's local-sync records reusable command buffers deferred
+        // and validates each dispatch as it replays them.
+        self.id == "local-sync" && !one_shot
+    }
+
     /// An MPI channel under an MPI launcher (or with MPI initialised),
     /// rank 0 of 1 otherwise; see [`iree_hal::channel`].
     fn create_channel(
@@ -281,13 +287,19 @@ impl Device for LocalDevice {
         // As upstream: `local-task` takes queue allocations from pools its
         // allocator statistics do not count; `local-sync` from its allocator.
         let counted = self.id != "local-task";
-        let buffer = match self.allocator.allocate_transient(params, size, counted) {
-            Ok(buffer) => buffer,
-            Err(status) => {
-                signal.fail(status.clone());
-                return Err(status);
-            }
+        let pooled = if counted {
+            Ok(())
+        } else {
+            local_task_pool_accepts(params, size)
         };
+        let buffer =
+            match pooled.and_then(|()| self.allocator.allocate_transient(params, size, counted)) {
+                Ok(buffer) => buffer,
+                Err(status) => {
+                    signal.fail(status.clone());
+                    return Err(status);
+                }
+            };
         let profiler = self.runner.profiler();
         if profiler.records_queue() {
             let start = std::time::Instant::now();
@@ -369,4 +381,38 @@ impl Device for LocalDevice {
     fn profiler(&self) -> Option<&Arc<ProfileRecorder>> {
         Some(self.runner.profiler())
     }
+}
+
+/// Whether upstream's `local-task` finds a pool for a queue allocation.
+/// Its pools hold host memory (host-local, visible, coherent and cached)
+/// for transfers, dispatches, sharing and mapping; the device bits, which
+/// all CPU memory has, and `OPTIMAL` ask nothing of them. A memory type or
+/// usage beyond that finds no pool: NOT_FOUND, upstream's text.
+fn local_task_pool_accepts(params: BufferParams, size: u64) -> Result<()> {
+    let host = MemoryType::HOST_LOCAL.0 | MemoryType::HOST_CACHED.0;
+    let device = MemoryType::DEVICE_LOCAL.0 | MemoryType::DEVICE_VISIBLE.0;
+    let mut memory_type = params.memory_type.0 & !device;
+    if memory_type == 0 {
+        memory_type = MemoryType::HOST_VISIBLE.0;
+    }
+    let required = memory_type & !MemoryType::OPTIMAL.0;
+    let usage = params.canonicalize().usage.0;
+    let supported = BufferUsage::TRANSFER.0
+        | BufferUsage::DISPATCH.0
+        | BufferUsage::SHARING_EXPORT.0
+        | BufferUsage::SHARING_REPLICATE.0
+        | BufferUsage::SHARING_CONCURRENT.0
+        | BufferUsage::SHARING_IMMUTABLE.0
+        | BufferUsage::MAPPING_SCOPED.0
+        | BufferUsage::MAPPING_PERSISTENT.0
+        | BufferUsage::MAPPING_OPTIONAL.0
+        | BufferUsage::MAPPING_ACCESS_RANDOM.0
+        | BufferUsage::MAPPING_ACCESS_SEQUENTIAL_WRITE.0;
+    if required & !host != 0 || usage & !supported != 0 {
+        return Err(Status::new(
+            StatusCode::NotFound,
+            format!("no default local-task pool can satisfy queue_alloca of {size} bytes"),
+        ));
+    }
+    Ok(())
 }

@@ -535,20 +535,12 @@ pub fn export_at(exports: &[ExportInfo], ordinal: usize) -> Result<&ExportInfo> 
 
 impl ExportInfo {
     /// Checks a dispatch's constant and binding counts against the export's
-    /// (INVALID_ARGUMENT, as upstream's "constant/binding count mismatch"):
-    /// the check that keeps a kernel inside the arrays it is handed, made
-    /// here once for every dispatch path.
+    /// ([`iree_hal::FunctionInfo::check_dispatch_counts`], upstream's
+    /// "constant/binding count mismatch"): the check that keeps a kernel
+    /// inside the arrays it is handed, made here once for every dispatch path.
     pub fn check_dispatch_counts(&self, constants: usize, bindings: usize) -> Result<()> {
-        if constants != self.constant_count() || bindings != self.binding_count() {
-            bail!(
-                InvalidArgument,
-                "export '{}' takes {} constants and {} bindings; {constants} and {bindings} given",
-                self.name,
-                self.constant_count(),
-                self.binding_count()
-            );
-        }
-        Ok(())
+        self.function_info()
+            .check_dispatch_counts(constants, bindings)
     }
 
     /// An export described by `name` and `attrs`, for executables that are

@@ -939,3 +939,122 @@ fn executable_constants_reach_the_kernel_and_their_count_is_checked() {
     unpatched[1368..1372].copy_from_slice(&0u32.to_le_bytes());
     assert!(EmbeddedElfLibrary::load(&unpatched).is_ok());
 }
+
+/// A dispatch whose binding or constant count differs from what its export
+/// declares fails when it is recorded, with upstream's text (a mutated
+/// VMVX module whose export declared no bindings used to run).
+#[test]
+fn dispatch_counts_are_checked_when_recorded() {
+    use iree_hal::{BindingRef, BufferParams, CommandBuffer, Driver};
+    use iree_hal_local::device::host_embedded_elf_format;
+
+    let device = iree_hal_local::LocalSyncDriver.create_device("").unwrap();
+    let executable = device
+        .create_executable(host_embedded_elf_format(), &data("simple_mul_x86.so"), &[])
+        .unwrap();
+    let buffer = device
+        .allocator()
+        .allocate_buffer(BufferParams::default(), 16)
+        .unwrap();
+    let binding = || BindingRef::Direct {
+        buffer: buffer.clone(),
+        offset: 0,
+        length: 16,
+    };
+    let mut cb = CommandBuffer::new(0);
+    let error = cb
+        .dispatch(
+            executable.clone(),
+            0,
+            [1, 1, 1],
+            &[],
+            vec![binding(), binding()],
+        )
+        .unwrap_err();
+    assert_eq!(error.code(), StatusCode::InvalidArgument);
+    assert!(
+        error
+            .to_string()
+            .contains("binding count mismatch, expected 3 but was provided 2"),
+        "{error}"
+    );
+    let error = cb
+        .dispatch(
+            executable,
+            0,
+            [1, 1, 1],
+            &[7],
+            vec![binding(), binding(), binding()],
+        )
+        .unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .contains("constant count mismatch, expected 0 but was provided 1"),
+        "{error}"
+    );
+    // Upstream's local-sync records reusable command buffers deferred and
+    // checks their dispatches when it replays them: a mismatched dispatch
+    // records, and fails when executed.
+    assert!(device.defers_dispatch_checks(false));
+    assert!(!device.defers_dispatch_checks(true));
+    assert!(!iree_hal_local::LocalTaskDriver::default()
+        .create_device("")
+        .unwrap()
+        .defers_dispatch_checks(false));
+    let executable = device
+        .create_executable(host_embedded_elf_format(), &data("simple_mul_x86.so"), &[])
+        .unwrap();
+    let mut deferred = CommandBuffer::new(0).with_dispatch_checks_at_execution();
+    deferred
+        .dispatch(executable, 0, [1, 1, 1], &[], vec![binding(), binding()])
+        .unwrap();
+    deferred.finalize().unwrap();
+    let done = iree_hal::Fence::with_new_semaphore();
+    let error = device
+        .queue_execute(&iree_hal::Fence::new(), &done, Some(&deferred), &[])
+        .and_then(|()| done.wait(None))
+        .unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .contains("binding count mismatch, expected 3 but was provided 2"),
+        "{error}"
+    );
+}
+
+/// `local-task` queue allocations come from pools of host memory, as
+/// upstream's: a memory type or usage no pool offers is NOT_FOUND with
+/// upstream's text (a mutated module asked for an unknown memory type bit
+/// and ran); device bits and OPTIMAL are what every CPU buffer has.
+#[test]
+fn local_task_queue_allocations_need_a_pool() {
+    use iree_hal::{BufferParams, BufferUsage, Driver, Fence, MemoryType};
+
+    let device = iree_hal_local::LocalTaskDriver::default()
+        .create_device("")
+        .unwrap();
+    let alloca = |memory_type: u32, usage: u32| {
+        let params = BufferParams {
+            memory_type: MemoryType(memory_type),
+            usage: BufferUsage(usage),
+            ..Default::default()
+        };
+        device.queue_alloca(&Fence::new(), &Fence::with_new_semaphore(), params, 32)
+    };
+    let defaults = BufferUsage::DEFAULT.0;
+    for ok in [0, 0x1, 0x30, 0x31, 0x10, 0x4e, 0x7f] {
+        alloca(ok, defaults).unwrap();
+    }
+    alloca(0x30, 0).unwrap();
+    for (memory_type, usage) in [(0x230, defaults), (0x80, defaults), (0x30, 1 << 2)] {
+        let error = alloca(memory_type, usage).unwrap_err();
+        assert_eq!(error.code(), StatusCode::NotFound);
+        assert!(
+            error
+                .to_string()
+                .contains("no default local-task pool can satisfy queue_alloca of 32 bytes"),
+            "{error}"
+        );
+    }
+}

@@ -85,6 +85,35 @@ pub struct FunctionInfo {
     pub parameter_count: u16,
 }
 
+impl FunctionInfo {
+    /// Checks a dispatch's constant and binding counts against what the
+    /// export declares: INVALID_ARGUMENT with upstream's text otherwise.
+    /// Kernels index the arrays they are handed by these counts, so every
+    /// dispatch path makes this check (at record time for command buffers,
+    /// as upstream's local drivers do).
+    pub fn check_dispatch_counts(&self, constants: usize, bindings: usize) -> Result<()> {
+        if constants != usize::from(self.constant_count) {
+            return Err(Status::new(
+                StatusCode::InvalidArgument,
+                format!(
+                    "constant count mismatch, expected {} but was provided {constants}",
+                    self.constant_count
+                ),
+            ));
+        }
+        if bindings != usize::from(self.binding_count) {
+            return Err(Status::new(
+                StatusCode::InvalidArgument,
+                format!(
+                    "binding count mismatch, expected {} but was provided {bindings}",
+                    self.binding_count
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
+
 /// Loaded device code.
 pub trait Executable: Send + Sync {
     /// The number of exports.
@@ -308,6 +337,9 @@ pub struct CommandBuffer {
     allocator: Option<Arc<dyn Allocator>>,
     /// The kinds of commands it may record.
     categories: CommandCategory,
+    /// Whether dispatches are checked against their exports when recorded
+    /// (else when executed).
+    checks_dispatches_at_record: bool,
     finalized: bool,
     /// Unique per [`CommandBuffer::new`] (clones share it); 0 for a default one.
     identity: u64,
@@ -326,6 +358,7 @@ impl Default for CommandBuffer {
             slot_usage: Vec::new(),
             allocator: None,
             categories: CommandCategory::ANY,
+            checks_dispatches_at_record: true,
             finalized: false,
             identity: 0,
             prepared: OnceLock::new(),
@@ -346,6 +379,7 @@ impl CommandBuffer {
             slot_usage: Vec::new(),
             allocator: None,
             categories: CommandCategory::ANY,
+            checks_dispatches_at_record: true,
             finalized: false,
             identity: NEXT_IDENTITY.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
             prepared: OnceLock::new(),
@@ -357,6 +391,16 @@ impl CommandBuffer {
     /// of another category fails with FAILED_PRECONDITION.
     pub fn with_categories(mut self, categories: CommandCategory) -> CommandBuffer {
         self.categories = categories;
+        self
+    }
+
+    /// Leaves a dispatch's constant and binding counts to be checked when
+    /// it executes instead of when it is recorded, as upstream's
+    /// `local-sync` does for reusable command buffers (it records them
+    /// deferred and checks each dispatch as it replays it): see
+    /// [`crate::Device::defers_dispatch_checks`].
+    pub fn with_dispatch_checks_at_execution(mut self) -> CommandBuffer {
+        self.checks_dispatches_at_record = false;
         self
     }
 
@@ -558,6 +602,11 @@ impl CommandBuffer {
                     bindings.len()
                 ),
             ));
+        }
+        if self.checks_dispatches_at_record {
+            if let Some(info) = executable.function_info(ordinal) {
+                info.check_dispatch_counts(constants.len(), bindings.len())?;
+            }
         }
         for binding in &bindings {
             self.check_binding(binding, BufferUsage::DISPATCH_STORAGE)?;

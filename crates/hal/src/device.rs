@@ -28,6 +28,16 @@ pub trait Device: Send + Sync {
     /// The device's allocator.
     fn allocator(&self) -> Arc<dyn Allocator>;
 
+    /// Whether command buffers recorded for this device (reusable ones
+    /// unless `one_shot`) leave dispatch checks to execution, as upstream's
+    /// `local-sync` defers reusable command buffers
+    /// ([`crate::CommandBuffer::with_dispatch_checks_at_execution`]).
+    /// `false` by default: upstream's drivers check when recording.
+    fn defers_dispatch_checks(&self, one_shot: bool) -> bool {
+        let _ = one_shot;
+        false
+    }
+
     /// Answers `hal.device.query.i64`; NOT_FOUND for unknown keys.
     fn query_i64(&self, category: &str, key: &str) -> Result<i64>;
 

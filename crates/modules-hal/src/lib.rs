@@ -259,6 +259,9 @@ pub fn executable_constants_arg(value: &Option<Ref>) -> Result<Vec<u32>> {
     })
 }
 
+/// `IREE_HAL_COMMAND_BUFFER_MODE_ONE_SHOT`: recorded, executed once.
+const COMMAND_BUFFER_MODE_ONE_SHOT: i32 = 1;
+
 /// The device behind a `!hal.device` argument (INVALID_ARGUMENT if null or
 /// of another type).
 /// Borrowed, not cloned: HAL calls are hot and the ref outlives the call.
@@ -1144,12 +1147,15 @@ fn implemented(b: Builder) -> Result<Builder> {
             .map_err(|e| Status::new(e.code(), format!("{message} {}", e.message())))?;
         Ok(())
     })?
-    .export("command_buffer.create", "0riiIi_r", |_, (device, _modes, categories, _affinity, capacity): (Option<Ref>, i32, i32, i64, i32)| {
+    .export("command_buffer.create", "0riiIi_r", |_, (device, modes, categories, _affinity, capacity): (Option<Ref>, i32, i32, i64, i32)| {
         let _span = trace_scope!("hal.command_buffer.create");
         let device = device_arg(&device)?;
-        let cb = CommandBuffer::new(capacity as u32)
+        let mut cb = CommandBuffer::new(capacity as u32)
             .with_allocator(device.allocator())
             .with_categories(CommandCategory(categories as u32));
+        if device.defers_dispatch_checks(modes & COMMAND_BUFFER_MODE_ONE_SHOT != 0) {
+            cb = cb.with_dispatch_checks_at_execution();
+        }
         Ok(Ref::new(HalCommandBuffer(Mutex::new(cb))))
     })?
     .export("command_buffer.finalize", "0r_v", |_, (cb,): (Option<Ref>,)| {

@@ -40,8 +40,7 @@ use crate::op::*;
 /// where each call would take a stack frame: a long loop would overflow
 /// the stack). The `checked` build runs one handler at a time too, so
 /// that [`run`] checks every op fetched ([`checked::fetch`]).
-const THREADED: bool =
-    !cfg!(debug_assertions) && !cfg!(miri) && !cfg!(feature = "checked");
+const THREADED: bool = !cfg!(debug_assertions) && !cfg!(miri) && !cfg!(feature = "checked");
 
 /// What the handlers share besides the instruction pointer and the i32
 /// registers, which they are passed in registers (three arguments leave a
