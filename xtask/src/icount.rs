@@ -133,23 +133,22 @@ pub fn run(args: &[String]) -> Result<bool> {
             groups.push(vec![case]);
             continue;
         }
-        match groups
-            .iter_mut()
-            .find(|g| {
-                g[0].dispatch.is_none() && g[0].modules == case.modules && g[0].input == case.input
-            })
-        {
+        match groups.iter_mut().find(|g| {
+            g[0].dispatch.is_none() && g[0].modules == case.modules && g[0].input == case.input
+        }) {
             Some(group) => group.push(case),
             None => groups.push(vec![case]),
         }
     }
     let jobs = std::thread::available_parallelism().map_or(1, |n| n.get());
     let work = std::env::temp_dir().join(format!("xtask-icount-{}", std::process::id()));
-    let counted = proc::par_map(&groups, jobs, |group| match (group[0].dispatch, &dispatch_runner) {
-        (Some(args), Some(dispatch_runner)) => {
-            count_dispatch(&root, dispatch_runner, &work, &group[0].name, args).map(|n| vec![n])
+    let counted = proc::par_map(&groups, jobs, |group| {
+        match (group[0].dispatch, &dispatch_runner) {
+            (Some(args), Some(dispatch_runner)) => {
+                count_dispatch(&root, dispatch_runner, &work, &group[0].name, args).map(|n| vec![n])
+            }
+            _ => count_group(&runner, &bench, &work, group),
         }
-        _ => count_group(&runner, &bench, &work, group),
     });
     let _ = std::fs::remove_dir_all(&work);
     let counts = groups.iter().zip(counted).flat_map(|(group, counts)| {
@@ -301,7 +300,9 @@ fn build_dispatch_runner(root: &Path) -> Result<PathBuf> {
         .status()
         .map_err(|e| format!("cannot run cargo: {e}"))?;
     if !status.success() {
-        return Err(format!("building the dispatch_count example failed ({status})"));
+        return Err(format!(
+            "building the dispatch_count example failed ({status})"
+        ));
     }
     let runner = crate::conformance::target_dir(root)
         .join("release")

@@ -562,9 +562,7 @@ impl LoneDispatch {
         else {
             return None;
         };
-        let local = executable
-            .as_any()?
-            .downcast_ref::<LocalExecutable>()?;
+        let local = executable.as_any()?.downcast_ref::<LocalExecutable>()?;
         let export = crate::library::export_at(local.inner.exports(), *ordinal).ok()?;
         export
             .check_dispatch_counts(constants.len(), bindings.len())

@@ -303,7 +303,13 @@ fn prepared_command_buffers_resolve_slots_at_each_execution() {
             };
             run(&device, &cb, &[entry]).unwrap();
             let expected: Vec<u8> = (0..200)
-                .map(|b| if (50..87).contains(&b) { i as u8 + 1 } else { 0 })
+                .map(|b| {
+                    if (50..87).contains(&b) {
+                        i as u8 + 1
+                    } else {
+                        0
+                    }
+                })
                 .collect();
             assert_eq!(contents(&direct), expected, "{workers} workers, run {i}");
         }
