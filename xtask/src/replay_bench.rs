@@ -7,7 +7,8 @@
 //! * `iree-benchmark-replay --replay_scope=execute` times the captured call
 //!   per replay iteration: upstream's tool on upstream's capture against
 //!   ours on ours, and both tools on the same (upstream's) capture,
-//!   alternating runs, medians.
+//!   alternating runs, medians, fastest runs and the median of each
+//!   round's ours/upstream ratio.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -172,6 +173,12 @@ pub fn run_command(args: &[String]) -> Result<bool> {
                 up_same.push(bench(&upstream_bench, &theirs)?);
                 our_same.push(bench(&our_bench, &theirs)?);
             }
+            // Each round's four runs are back to back, so the ratio within
+            // a round cancels most of what other processes on the host do.
+            let mut own_ratios: Vec<f64> =
+                our_own.iter().zip(&up_own).map(|(o, u)| o / u).collect();
+            let mut same_ratios: Vec<f64> =
+                our_same.iter().zip(&up_same).map(|(o, u)| o / u).collect();
             let min = |v: &[f64]| v.iter().copied().fold(f64::INFINITY, f64::min);
             let fastest = [min(&up_own), min(&our_own), min(&up_same), min(&our_same)];
             let (a, b) = (
@@ -195,6 +202,11 @@ pub fn run_command(args: &[String]) -> Result<bool> {
                 fastest[2],
                 fastest[3],
                 fastest[3] / fastest[2]
+            );
+            println!(
+                "  median of the rounds' ratios (each round runs the four back to back): ours/upstream {:.2}x on own captures, {:.2}x on upstream's capture",
+                crate::tools::median(&mut own_ratios),
+                crate::tools::median(&mut same_ratios)
             );
         }
     }

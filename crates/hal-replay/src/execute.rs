@@ -20,7 +20,7 @@ use std::sync::Arc;
 use iree_base::{Result, ResultExt, Status, StatusCode};
 use iree_hal::{
     Allocator, BindingRef, Buffer, BufferParams, BufferUsage, CommandBuffer, Device,
-    DispatchBinding, Event, Executable, Fence, MemoryAccess, MemoryType, Semaphore,
+    DispatchBinding, Event, Executable, Fence, MemoryAccess, MemoryType, QueueTransfer, Semaphore,
 };
 use parking_lot::Mutex;
 
@@ -124,7 +124,15 @@ pub struct Plan<'a> {
     records: Vec<Record<'a>>,
     /// One more than the largest object id any record names.
     object_capacity: usize,
+    /// The contents of inline files.
+    inline_files: InlineFiles,
 }
+
+/// The contents of inline files, copied out of the capture by the first
+/// replay that imports them and shared by every later one (a replay that
+/// writes to one gets a copy of its own), keyed by the address of the
+/// importing record's payload.
+type InlineFiles = Mutex<Vec<(usize, Arc<Vec<u8>>)>>;
 
 impl<'a> Plan<'a> {
     /// Parses and checks every record of `bytes`.
@@ -146,6 +154,7 @@ impl<'a> Plan<'a> {
         Ok(Plan {
             records,
             object_capacity,
+            inline_files: Mutex::default(),
         })
     }
 
@@ -167,6 +176,7 @@ impl<'a> Plan<'a> {
             objects: (0..self.object_capacity).map(|_| None).collect(),
             options,
             unused_slot: None,
+            inline_files: &self.inline_files,
         };
         for record in &self.records {
             executor
@@ -191,45 +201,64 @@ impl<'a> Plan<'a> {
 enum FileSource {
     /// Read from a file on disk.
     External { file: std::fs::File, path: String },
-    /// The bytes the capture embedded.
-    Memory(Mutex<Vec<u8>>),
+    /// The bytes the capture embedded: the plan's copy, shared by every
+    /// replay until one writes to it (then that replay's own copy).
+    Memory(Mutex<Arc<Vec<u8>>>),
     /// Only the ranges read are in the capture (in each `queue_read`).
     CapturedRanges,
 }
 
+/// A replayed file: what queue reads and writes of the capture reach
+/// (through [`iree_hal::QueueTransfer`], as the capturing runtime's did).
 struct ReplayedFile {
     length: u64,
+    access: MemoryAccess,
     source: FileSource,
 }
 
 impl ReplayedFile {
-    fn read(&self, offset: u64, length: u64) -> Result<Vec<u8>> {
+    /// `[offset, offset + length)` as a range of the file's bytes, or
+    /// OUT_OF_RANGE.
+    fn range(&self, offset: u64, length: u64) -> Result<std::ops::Range<usize>> {
         let end = offset.checked_add(length).filter(|&end| end <= self.length);
-        if end.is_none() {
-            return Err(Status::new(
+        match end {
+            // The file's length is that of bytes in memory or of a file
+            // whose reads take a `usize` count, so both ends fit.
+            Some(end) => Ok(offset as usize..end as usize),
+            None => Err(Status::new(
                 StatusCode::OutOfRange,
                 format!(
                     "file range [{offset}, +{length}) is outside the {}-byte file",
                     self.length
                 ),
-            ));
+            )),
         }
-        let len = usize::try_from(length)
-            .map_err(|_| Status::new(StatusCode::OutOfRange, "file range too large"))?;
+    }
+}
+
+impl iree_hal::File for ReplayedFile {
+    fn length(&self) -> u64 {
+        self.length
+    }
+
+    fn access(&self) -> MemoryAccess {
+        self.access
+    }
+
+    fn read(&self, offset: u64, length: u64, f: &mut dyn FnMut(&[u8]) -> Result<()>) -> Result<()> {
+        let range = self.range(offset, length)?;
         match &self.source {
             FileSource::External { file, path } => {
-                let mut bytes = vec![0u8; len];
+                let mut bytes = vec![0u8; range.len()];
                 read_exact_at(file, &mut bytes, offset).map_err(|e| {
                     Status::new(
                         StatusCode::Unavailable,
                         format!("reading external replay file '{path}': {e}"),
                     )
                 })?;
-                Ok(bytes)
+                f(&bytes)
             }
-            FileSource::Memory(bytes) => {
-                Ok(bytes.lock()[offset as usize..offset as usize + len].to_vec())
-            }
+            FileSource::Memory(bytes) => f(&bytes.lock()[range]),
             FileSource::CapturedRanges => Err(Status::new(
                 StatusCode::FailedPrecondition,
                 "replay queue read requires an imported file or captured data",
@@ -238,19 +267,7 @@ impl ReplayedFile {
     }
 
     fn write(&self, offset: u64, data: &[u8]) -> Result<()> {
-        if offset
-            .checked_add(data.len() as u64)
-            .is_none_or(|end| end > self.length)
-        {
-            return Err(Status::new(
-                StatusCode::OutOfRange,
-                format!(
-                    "file range [{offset}, +{}) is outside the {}-byte file",
-                    data.len(),
-                    self.length
-                ),
-            ));
-        }
+        let range = self.range(offset, data.len() as u64)?;
         match &self.source {
             FileSource::External { file, path } => write_all_at(file, data, offset).map_err(|e| {
                 Status::new(
@@ -259,7 +276,7 @@ impl ReplayedFile {
                 )
             }),
             FileSource::Memory(bytes) => {
-                bytes.lock()[offset as usize..offset as usize + data.len()].copy_from_slice(data);
+                Arc::make_mut(&mut bytes.lock())[range].copy_from_slice(data);
                 Ok(())
             }
             FileSource::CapturedRanges => Err(Status::new(
@@ -352,6 +369,8 @@ struct Executor<'e, 'o> {
     options: &'e mut ExecuteOptions<'o>,
     /// The buffer given to binding table slots the capture left empty.
     unused_slot: Option<Buffer>,
+    /// [`Plan`]'s inline file contents.
+    inline_files: &'e InlineFiles,
 }
 
 fn data_loss(message: impl Into<String>) -> Status {
@@ -898,7 +917,7 @@ impl Executor<'_, '_> {
                         reference.len()
                     )));
                 }
-                FileSource::Memory(Mutex::new(reference.to_vec()))
+                FileSource::Memory(Mutex::new(self.inline_file(reference)))
             }
             FileReferenceType::CapturedRanges => FileSource::CapturedRanges,
             _ => {
@@ -912,9 +931,23 @@ impl Executor<'_, '_> {
             record.header.related_object_id,
             Object::File(Arc::new(ReplayedFile {
                 length: f.file_length,
+                access: MemoryAccess(f.access as u16),
                 source,
             })),
         )
+    }
+
+    /// The contents of the inline file whose bytes are `reference` (part
+    /// of a record's payload), copied once per plan.
+    fn inline_file(&self, reference: &[u8]) -> Arc<Vec<u8>> {
+        let key = reference.as_ptr() as usize;
+        let mut files = self.inline_files.lock();
+        if let Some((_, bytes)) = files.iter().find(|(k, _)| *k == key) {
+            return bytes.clone();
+        }
+        let bytes = Arc::new(reference.to_vec());
+        files.push((key, bytes.clone()));
+        bytes
     }
 
     /// `path` with the longest matching `--replay_file_remap` prefix replaced.
@@ -1103,8 +1136,20 @@ impl Executor<'_, '_> {
             }
             return self.submit_one(&device, &wait, &signal, |cb| cb.update(captured, target));
         }
-        let bytes = file.read(q.source_offset, q.target_ref.length)?;
-        self.submit_one(&device, &wait, &signal, |cb| cb.update(&bytes, target))
+        let BindingRef::Direct { buffer, offset, .. } = target else {
+            unreachable!("direct() returns direct references")
+        };
+        // Straight from the file into the buffer, as the capturing
+        // runtime's read did.
+        let read = QueueTransfer::Read {
+            file,
+            file_offset: q.source_offset,
+            target: buffer,
+            target_offset: offset,
+            length: q.target_ref.length,
+        };
+        device.queue_transfers(&wait, &signal, vec![read])?;
+        signal.wait(None)
     }
 
     fn queue_write(&mut self, record: &Record<'_>) -> Result<()> {
@@ -1125,15 +1170,14 @@ impl Executor<'_, '_> {
         }
         let source = self.buffer(q.source_ref.buffer_id)?;
         let file = lookup!(self, q.target_file_id, File).clone();
-        let (offset, length, target_offset) =
-            (q.source_ref.offset, q.source_ref.length, q.target_offset);
-        device.queue_host_call(
-            &wait,
-            &signal,
-            Box::new(move || {
-                source.map_read(offset, length, |bytes| file.write(target_offset, bytes))?
-            }),
-        )?;
+        let write = QueueTransfer::Write {
+            source,
+            source_offset: q.source_ref.offset,
+            file,
+            file_offset: q.target_offset,
+            length: q.source_ref.length,
+        };
+        device.queue_transfers(&wait, &signal, vec![write])?;
         signal.wait(None)
     }
 

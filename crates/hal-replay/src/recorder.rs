@@ -761,8 +761,20 @@ impl Recorder {
         id
     }
 
+    /// Records a command buffer finalized for device `device_id`, where the
+    /// program built it (a reusable one at module load, as upstream's
+    /// capture has it), unless its submission will be recorded as the
+    /// queue transfer it is.
+    fn command_buffer_finalized(self: &Arc<Self>, device_id: u64, cb: &CommandBuffer) {
+        if queue_transfer(cb).is_some() {
+            return;
+        }
+        let mut st = self.state.lock();
+        self.command_buffer(&mut st, device_id, cb);
+    }
+
     /// Records a command buffer's creation and commands the first time it
-    /// is submitted; returns its id.
+    /// is finalized or submitted; returns its id.
     fn command_buffer(self: &Arc<Self>, st: &mut State, device_id: u64, cb: &CommandBuffer) -> u64 {
         if let Some(&id) = st
             .command_buffers
@@ -972,13 +984,10 @@ impl Recorder {
         cb: &CommandBuffer,
         timepoints: &(Vec<u8>, u64, Vec<u8>, u64),
     ) -> Option<u64> {
-        let [command] = cb.commands() else {
-            return None;
-        };
-        let direct = |b: &BindingRef| matches!(b, BindingRef::Direct { .. });
+        let command = queue_transfer(cb)?;
         let (waits, wait_count, signals, signal_count) = timepoints;
         match command {
-            Command::Fill { target, pattern } if direct(target) => {
+            Command::Fill { target, pattern } => {
                 let payload = QueueFillPayload {
                     target_ref: self.binding_ref(st, device_id, target),
                     queue_affinity: QUEUE_AFFINITY_ANY,
@@ -995,7 +1004,7 @@ impl Recorder {
                     &[&payload.to_bytes(), waits, signals, pattern],
                 ))
             }
-            Command::Update { data, target } if direct(target) => {
+            Command::Update { data, target } => {
                 let mut target_ref = self.binding_ref(st, device_id, target);
                 target_ref.length = data.len() as u64;
                 let payload = QueueUpdatePayload {
@@ -1014,7 +1023,7 @@ impl Recorder {
                     &[&payload.to_bytes(), waits, signals, data],
                 ))
             }
-            Command::Copy { source, target } if direct(source) && direct(target) => {
+            Command::Copy { source, target } => {
                 let payload = QueueCopyPayload {
                     source_ref: self.binding_ref(st, device_id, source),
                     target_ref: self.binding_ref(st, device_id, target),
@@ -1347,6 +1356,22 @@ impl Drop for Recorder {
 }
 
 /// `length` bytes of `file` at `offset`.
+/// The one command of `cb` when it is a transfer on direct ranges (a fill,
+/// update or copy): its submission is recorded as that queue operation.
+fn queue_transfer(cb: &CommandBuffer) -> Option<&Command> {
+    let [command] = cb.commands() else {
+        return None;
+    };
+    let direct = |b: &BindingRef| matches!(b, BindingRef::Direct { .. });
+    match command {
+        Command::Fill { target, .. } | Command::Update { target, .. } if direct(target) => {
+            Some(command)
+        }
+        Command::Copy { source, target } if direct(source) && direct(target) => Some(command),
+        _ => None,
+    }
+}
+
 fn read_file(file: &dyn File, offset: u64, length: u64) -> Result<Vec<u8>> {
     let mut out = Vec::new();
     file.read(offset, length, &mut |bytes| {
@@ -1522,6 +1547,23 @@ impl Device for RecordingDevice {
 
     fn allocator(&self) -> Arc<dyn Allocator> {
         self.allocator.clone()
+    }
+
+    fn create_command_buffer(&self, binding_capacity: u32) -> CommandBuffer {
+        let recorder = Arc::downgrade(&self.recorder);
+        let device_id = self.id;
+        self.inner
+            .create_command_buffer(binding_capacity)
+            .with_allocator(self.allocator())
+            .with_finalize_observer(Arc::new(move |cb: &CommandBuffer| {
+                if let Some(recorder) = recorder.upgrade() {
+                    recorder.command_buffer_finalized(device_id, cb);
+                }
+            }))
+    }
+
+    fn defers_dispatch_checks(&self, one_shot: bool) -> bool {
+        self.inner.defers_dispatch_checks(one_shot)
     }
 
     fn query_i64(&self, category: &str, key: &str) -> Result<i64> {

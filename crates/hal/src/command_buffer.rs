@@ -346,7 +346,13 @@ pub struct CommandBuffer {
     /// What the driver that executes it derived once from the finalized
     /// commands ([`CommandBuffer::prepared`]); clones made after keep it.
     prepared: OnceLock<Arc<dyn Any + Send + Sync>>,
+    /// Told when the command buffer is finalized.
+    finalize_observer: Option<FinalizeObserver>,
 }
+
+/// Told of a command buffer when it is finalized (a HAL replay capture
+/// records it then, where the program built it).
+pub type FinalizeObserver = Arc<dyn Fn(&CommandBuffer) + Send + Sync>;
 
 impl Default for CommandBuffer {
     /// An empty command buffer with no binding table slots, allowing every
@@ -362,6 +368,7 @@ impl Default for CommandBuffer {
             finalized: false,
             identity: 0,
             prepared: OnceLock::new(),
+            finalize_observer: None,
         }
     }
 }
@@ -383,7 +390,14 @@ impl CommandBuffer {
             finalized: false,
             identity: NEXT_IDENTITY.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
             prepared: OnceLock::new(),
+            finalize_observer: None,
         }
+    }
+
+    /// Calls `observer` when the command buffer is finalized.
+    pub fn with_finalize_observer(mut self, observer: FinalizeObserver) -> CommandBuffer {
+        self.finalize_observer = Some(observer);
+        self
     }
 
     /// Allows only commands of `categories` (as created upstream with
@@ -756,6 +770,9 @@ impl CommandBuffer {
     pub fn finalize(&mut self) -> Result<()> {
         self.check_recording(CommandCategory::NONE)?;
         self.finalized = true;
+        if let Some(observer) = &self.finalize_observer {
+            observer(self);
+        }
         Ok(())
     }
 

@@ -38,6 +38,13 @@ pub trait Device: Send + Sync {
         false
     }
 
+    /// An empty command buffer for this device (`hal.command_buffer.create`)
+    /// whose indirect bindings may use up to `binding_capacity` table
+    /// slots, checking direct bindings against the device's allocator.
+    fn create_command_buffer(&self, binding_capacity: u32) -> CommandBuffer {
+        CommandBuffer::new(binding_capacity).with_allocator(self.allocator())
+    }
+
     /// Answers `hal.device.query.i64`; NOT_FOUND for unknown keys.
     fn query_i64(&self, category: &str, key: &str) -> Result<i64>;
 

@@ -45,7 +45,7 @@ pub use channel::{
 };
 pub use command_buffer::{
     BindingRef, BufferBinding, Command, CommandBuffer, CommandCategory, DispatchBinding,
-    Executable, FunctionInfo, WorkgroupCount,
+    Executable, FinalizeObserver, FunctionInfo, WorkgroupCount,
 };
 pub use device::{Device, DeviceInfo, Driver, DriverRegistry};
 pub use element_compare::{

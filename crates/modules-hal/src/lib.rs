@@ -1150,8 +1150,8 @@ fn implemented(b: Builder) -> Result<Builder> {
     .export("command_buffer.create", "0riiIi_r", |_, (device, modes, categories, _affinity, capacity): (Option<Ref>, i32, i32, i64, i32)| {
         let _span = trace_scope!("hal.command_buffer.create");
         let device = device_arg(&device)?;
-        let mut cb = CommandBuffer::new(capacity as u32)
-            .with_allocator(device.allocator())
+        let mut cb = device
+            .create_command_buffer(capacity as u32)
             .with_categories(CommandCategory(categories as u32));
         if device.defers_dispatch_checks(modes & COMMAND_BUFFER_MODE_ONE_SHOT != 0) {
             cb = cb.with_dispatch_checks_at_execution();

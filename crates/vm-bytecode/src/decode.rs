@@ -731,8 +731,10 @@ fn decode_inner(m: &ModuleView<'_>, file: &[u8], ordinal: usize) -> Result<Funct
             continue;
         }
         if !in_block {
-            // Trailing zero padding after the last instruction.
-            if opcode == 0 && !ops.is_empty() && code[start as usize..].iter().all(|&b| b == 0) {
+            // Upstream's verifier walks ops while `pc < length - 1`: a last
+            // byte alone is never an op. More than that after the last
+            // block's terminator is an op outside every block.
+            if start as usize + 1 == code.len() && !ops.is_empty() {
                 break;
             }
             return Err(err(format!("op at pc {start:08X} is not in a block")));

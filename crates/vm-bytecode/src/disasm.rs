@@ -188,6 +188,10 @@ pub fn instruction_offsets(code: &[u8]) -> Result<Vec<u32>> {
     let mut starts = Vec::new();
     while r.pc < code.len() {
         let pc = r.pc;
+        // As the verifier: a function's last byte alone is never an op.
+        if pc + 1 == code.len() && !starts.is_empty() {
+            break;
+        }
         let Some((set, byte)) = r.opcode()? else {
             continue;
         };

@@ -1101,6 +1101,19 @@ fn ops_lie_in_terminated_blocks() {
         load(&[ret[0]]),
         invalid("op at pc 00000000 is not in a block")
     );
+    // Upstream walks ops while `pc < length - 1`: one byte after the last
+    // terminator is never read, two are an op outside every block, zeros
+    // or not (the verify_bytecode fuzz target found zero padding accepted
+    // here while the disassembler walked it as ops).
+    assert_eq!(load(&[&[block][..], &ret, &[0]].concat()), Ok(()));
+    assert_eq!(
+        load(&[&[block][..], &ret, &[0, 0]].concat()),
+        invalid("op at pc 00000006 is not in a block")
+    );
+    assert_eq!(
+        load(&[&[block][..], &ret, &[0; 7]].concat()),
+        invalid("op at pc 00000006 is not in a block")
+    );
     // The descriptor's block count is the number of blocks (`block_list.c`).
     let blocks = |count: i16, bytecode: &[u8]| {
         let mut s = spec();
