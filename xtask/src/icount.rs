@@ -13,6 +13,15 @@
 //! rises more than [`TOLERANCE`] above `testdata/bench/instruction_counts.txt`;
 //! a fall of as much is reported, so the baseline can be lowered to keep
 //! the guard tight. `--update` rewrites the baseline from this run.
+//!
+//! The `dispatch_*` cases count the dispatch path the same way, in a
+//! release build of `crates/runtime/examples/dispatch_count.rs`: 100
+//! submissions of a command buffer of 64 one-workgroup dispatches on
+//! `local-sync`, and 1000 trips of `dispatch_loop.vmfb`'s `step_loop`
+//! (fences, queue allocations, an indirect execution and a dealloca per
+//! trip). These calls reach the C library (`malloc`, `memcpy`), whose
+//! instructions depend on the machine, so only the instructions outside
+//! the system's shared libraries are counted.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -48,12 +57,40 @@ const PROGRAMS: &[(&str, &[&str], &str, i32)] = &[
     ),
 ];
 
+/// The dispatch path's cases, run by a release build of
+/// `crates/runtime/examples/dispatch_count.rs` (its one counted call):
+/// a name and the runner's arguments (`{executable}`: the embedded-ELF
+/// executable of `testdata/llvm-cpu/expected_output.vmfb`, the one
+/// `cargo xtask bench` dispatches; `{llvm_cpu}`: that directory).
+const DISPATCH_CASES: &[(&str, &[&str])] = &[
+    (
+        "dispatch_1_workgroup_sync",
+        &[
+            "--device=local-sync",
+            "--executable={executable}",
+            "--submissions=100",
+        ],
+    ),
+    (
+        "dispatch_loop_sync",
+        &[
+            "--device=local-sync",
+            "--module={llvm_cpu}/dispatch_loop.vmfb",
+            "--function=step_loop",
+            "--iterations=1000",
+        ],
+    ),
+];
+
 /// One counted call.
 struct Case {
     name: String,
     modules: Vec<String>,
     function: String,
     input: i32,
+    /// Set for the dispatch path's cases: the `dispatch_count` arguments
+    /// (the other fields are unused).
+    dispatch: Option<&'static [&'static str]>,
 }
 
 const USAGE: &str = "usage: cargo xtask icount [--update] [--filter TEXT]";
@@ -83,14 +120,22 @@ pub fn run(args: &[String]) -> Result<bool> {
         .filter(|c| filter.as_deref().is_none_or(|f| c.name.contains(f)))
         .collect();
     let runner = build_runner(&root)?;
+    let dispatch_runner = if cases.iter().any(|c| c.dispatch.is_some()) {
+        Some(build_dispatch_runner(&root)?)
+    } else {
+        None
+    };
     // One valgrind process per set of modules and input, its calls counted
-    // one by one; the processes run in parallel.
+    // one by one; the processes run in parallel (a dispatch case alone).
     let mut groups: Vec<Vec<&Case>> = Vec::new();
     for case in &cases {
-        match groups
-            .iter_mut()
-            .find(|g| g[0].modules == case.modules && g[0].input == case.input)
-        {
+        if case.dispatch.is_some() {
+            groups.push(vec![case]);
+            continue;
+        }
+        match groups.iter_mut().find(|g| {
+            g[0].dispatch.is_none() && g[0].modules == case.modules && g[0].input == case.input
+        }) {
             Some(group) => group.push(case),
             None => groups.push(vec![case]),
         }
@@ -98,7 +143,12 @@ pub fn run(args: &[String]) -> Result<bool> {
     let jobs = std::thread::available_parallelism().map_or(1, |n| n.get());
     let work = std::env::temp_dir().join(format!("xtask-icount-{}", std::process::id()));
     let counted = proc::par_map(&groups, jobs, |group| {
-        count_group(&runner, &bench, &work, group)
+        match (group[0].dispatch, &dispatch_runner) {
+            (Some(args), Some(dispatch_runner)) => {
+                count_dispatch(&root, dispatch_runner, &work, &group[0].name, args).map(|n| vec![n])
+            }
+            _ => count_group(&runner, &bench, &work, group),
+        }
     });
     let _ = std::fs::remove_dir_all(&work);
     let counts = groups.iter().zip(counted).flat_map(|(group, counts)| {
@@ -183,6 +233,7 @@ fn cases(bench: &Path) -> Result<Vec<Case>> {
             modules: vec!["opbench.vmfb".to_string()],
             function: name.trim().to_string(),
             input: TRIPS,
+            dispatch: None,
         });
     let programs = PROGRAMS
         .iter()
@@ -191,8 +242,16 @@ fn cases(bench: &Path) -> Result<Vec<Case>> {
             modules: modules.iter().map(|m| m.to_string()).collect(),
             function: function.to_string(),
             input: *input,
+            dispatch: None,
         });
-    Ok(loops.chain(programs).collect())
+    let dispatches = DISPATCH_CASES.iter().map(|(name, args)| Case {
+        name: name.to_string(),
+        modules: Vec::new(),
+        function: String::new(),
+        input: 0,
+        dispatch: Some(*args),
+    });
+    Ok(loops.chain(programs).chain(dispatches).collect())
 }
 
 /// Builds the runner (release) and returns its path.
@@ -223,6 +282,128 @@ fn build_runner(root: &Path) -> Result<PathBuf> {
         .then_some(runner)
         .ok_or_else(|| "the vm_count example was not built".to_string())
 }
+
+/// Builds the dispatch path's runner (release) and returns its path.
+fn build_dispatch_runner(root: &Path) -> Result<PathBuf> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
+    let status = Command::new(cargo)
+        .args([
+            "build",
+            "--release",
+            "--quiet",
+            "-p",
+            "iree-runtime",
+            "--example",
+            "dispatch_count",
+        ])
+        .current_dir(root)
+        .status()
+        .map_err(|e| format!("cannot run cargo: {e}"))?;
+    if !status.success() {
+        return Err(format!(
+            "building the dispatch_count example failed ({status})"
+        ));
+    }
+    let runner = crate::conformance::target_dir(root)
+        .join("release")
+        .join("examples")
+        .join("dispatch_count");
+    runner
+        .exists()
+        .then_some(runner)
+        .ok_or_else(|| "the dispatch_count example was not built".to_string())
+}
+
+/// The instructions callgrind counts in the one counted call of the
+/// dispatch case `name`, run with `args` (placeholders filled in).
+fn count_dispatch(
+    root: &Path,
+    runner: &Path,
+    work: &Path,
+    name: &str,
+    args: &[&str],
+) -> Result<u64> {
+    let dir = work.join(name);
+    std::fs::create_dir_all(&dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
+    let llvm_cpu = root.join("testdata").join("llvm-cpu");
+    let executable = dir.join("expected_output_embedded_elf_x86_64.so");
+    crate::tools::extract_executable(
+        &llvm_cpu.join("expected_output.vmfb"),
+        "embedded-elf-x86_64",
+        &executable,
+    )?;
+    let out = dir.join("callgrind.out");
+    let mut valgrind_args = vec![
+        "--tool=callgrind".to_string(),
+        format!("--toggle-collect={DISPATCH_COUNTED}"),
+        format!("--callgrind-out-file={}", out.display()),
+        runner.display().to_string(),
+    ];
+    valgrind_args.extend(args.iter().map(|arg| {
+        arg.replace("{executable}", &executable.display().to_string())
+            .replace("{llvm_cpu}", &llvm_cpu.display().to_string())
+    }));
+    let run = proc::run(
+        Path::new("valgrind"),
+        &valgrind_args,
+        &dir,
+        Duration::from_secs(600),
+    )
+    .map_err(|e| format!("{e} (is valgrind installed?)"))?;
+    if run.exit_code != 0 {
+        return Err(format!("exit {}: {}", run.exit_code, run.stderr.trim()));
+    }
+    let text =
+        std::fs::read_to_string(&out).map_err(|e| format!("reading {}: {e}", out.display()))?;
+    Ok(count_outside_system_libraries(&text))
+}
+
+/// The instructions of a callgrind profile outside the system's shared
+/// libraries (`/usr/lib`, `/lib`): the C library's `malloc` and `memcpy`
+/// differ from one machine and glibc to the next (`memcpy` by CPU
+/// features), the runtime's own code and the kernels do not.
+fn count_outside_system_libraries(profile: &str) -> u64 {
+    let mut objects: Vec<(String, bool)> = Vec::new();
+    let (mut system, mut call_cost_next, mut total) = (false, false, 0u64);
+    // `(id) name` defines an object (in `ob=` or a call's `cob=`), `(id)`
+    // refers to one defined before; returns whether it is the system's.
+    let mut object = |text: &str| {
+        let (id, name) = text.split_once(") ").unwrap_or((text, ""));
+        let id = id.trim_start_matches('(').trim_end_matches(')').to_string();
+        match objects.iter().find(|(known, _)| *known == id) {
+            Some((_, known_system)) => *known_system,
+            None => {
+                let is_system = name.starts_with("/usr/lib") || name.starts_with("/lib");
+                objects.push((id, is_system));
+                is_system
+            }
+        }
+    };
+    for line in profile.lines() {
+        if let Some(text) = line.strip_prefix("ob=") {
+            system = object(text);
+        } else if let Some(text) = line.strip_prefix("cob=") {
+            object(text);
+        } else if line.starts_with("calls=") {
+            // The next cost line is the call's inclusive cost, counted
+            // where it was spent.
+            call_cost_next = true;
+        } else if line.starts_with(|c: char| c.is_ascii_digit() || "+-*".contains(c)) {
+            if std::mem::take(&mut call_cost_next) || system {
+                continue;
+            }
+            total += line
+                .split_whitespace()
+                .nth(1)
+                .and_then(|n| n.parse::<u64>().ok())
+                .unwrap_or(0);
+        }
+    }
+    total
+}
+
+/// The dispatch runner's function whose call is counted.
+const DISPATCH_COUNTED: &str = "dispatch_count::counted_call";
 
 /// The instructions callgrind counts in each call of `group` (cases of one
 /// set of modules and one input), run by one process: the calls are
@@ -313,7 +494,8 @@ fn write_baseline(
     );
     let mut text = format!(
         "# Instructions of each `cargo xtask icount` case: callgrind's count of\n\
-         # the call alone, in a release build of crates/vm-bytecode/examples/vm_count.rs.\n\
+         # the call alone, in a release build of crates/vm-bytecode/examples/vm_count.rs\n\
+         # (the dispatch_* cases: of crates/runtime/examples/dispatch_count.rs).\n\
          # `.ci/run` fails when one rises more than {}% above its line here.\n\
          # After a change meant to move them: `cargo xtask icount --update`, and\n\
          # say why in the commit.\n",

@@ -680,7 +680,7 @@ pub(crate) fn median(values: &mut [f64]) -> f64 {
 /// Writes the executable of `format` in the module at `vmfb` (the rodata
 /// segment after the one naming the format, as the compiler lays them
 /// out) to `out`.
-fn extract_executable(vmfb: &Path, format: &str, out: &Path) -> Result<()> {
+pub(crate) fn extract_executable(vmfb: &Path, format: &str, out: &Path) -> Result<()> {
     let file = std::fs::read(vmfb).map_err(|e| format!("reading {}: {e}", vmfb.display()))?;
     let module = iree_vm_bytecode::format::parse_module(&file).map_err(|e| e.to_string())?;
     let bytes = (0..module.rodata.len())

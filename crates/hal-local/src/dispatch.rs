@@ -176,6 +176,9 @@ pub struct DeviceBindings<'a> {
     guards: SmallVec<[(&'a Buffer, DeviceAccess<'a>); INLINE_BINDINGS]>,
     ptrs: SmallVec<[*mut c_void; INLINE_BINDINGS]>,
     lengths: SmallVec<[usize; INLINE_BINDINGS]>,
+    /// The base addresses of allocations a prepared command buffer numbered
+    /// (see [`DeviceBindings::numbered_base`]); null until guarded.
+    numbered: SmallVec<[*mut u8; INLINE_BINDINGS]>,
 }
 
 // SAFETY: the pointers are addresses inside allocations held under the
@@ -198,23 +201,55 @@ impl<'a> DeviceBindings<'a> {
     pub fn release(&mut self) {
         self.start_region();
         self.guards.clear();
+        self.numbered.clear();
+    }
+
+    /// The base address of the allocation of `buffer`, which a prepared
+    /// command buffer numbered `number` (its distinct allocations numbered
+    /// from 0), taking a guard over it unless one is held: after the first
+    /// lookup of an execution, one load.
+    #[inline]
+    pub fn numbered_base(&mut self, number: usize, buffer: &'a Buffer) -> Result<*mut u8> {
+        if let Some(&base) = self.numbered.get(number) {
+            if !base.is_null() {
+                return Ok(base);
+            }
+        }
+        self.numbered_base_slow(number, buffer)
+    }
+
+    #[inline(never)]
+    fn numbered_base_slow(&mut self, number: usize, buffer: &'a Buffer) -> Result<*mut u8> {
+        let index = self.guard(buffer)?;
+        let base = self.guards[index].1.base_ptr();
+        if self.numbered.len() <= number {
+            self.numbered.resize(number + 1, std::ptr::null_mut());
+        }
+        self.numbered[number] = base;
+        Ok(base)
+    }
+
+    /// The index in `guards` of the guard over `buffer`'s allocation,
+    /// taken unless one is held.
+    fn guard(&mut self, buffer: &'a Buffer) -> Result<usize> {
+        match self
+            .guards
+            .iter()
+            .position(|(b, _)| Buffer::same_allocation(b, buffer))
+        {
+            Some(index) => Ok(index),
+            None => {
+                self.guards.push((buffer, buffer.begin_device_access()?));
+                Ok(self.guards.len() - 1)
+            }
+        }
     }
 
     /// The device address of byte `offset` of `buffer` (an offset within the
     /// buffer, already checked against its length), taking a guard over its
     /// allocation unless one is held.
     pub fn address(&mut self, buffer: &'a Buffer, offset: u64) -> Result<*mut u8> {
-        let index = match self
-            .guards
-            .iter()
-            .position(|(b, _)| Buffer::same_allocation(b, buffer))
-        {
-            Some(index) => index,
-            None => {
-                self.guards.push((buffer, buffer.begin_device_access()?));
-                self.guards.len() - 1
-            }
-        };
+        let index = self.guard(buffer)?;
         let start = buffer.byte_offset() + offset;
         // In bounds: callers checked `offset` against the buffer, which lies
         // inside its allocation.
@@ -229,6 +264,19 @@ impl<'a> DeviceBindings<'a> {
         self.lengths.push(length as usize);
         Ok(self.ptrs.len() - 1)
     }
+}
+
+/// Checks that a dispatch asking for `size` bytes of workgroup-local memory
+/// fits a worker's `limit` (0: any), as upstream's task executor checks.
+#[inline]
+pub(crate) fn check_local_memory(size: usize, limit: usize) -> Result<()> {
+    if limit != 0 && size > limit {
+        bail!(
+            ResourceExhausted,
+            "dispatch requires {size}b of local memory but only {limit}b is available per-worker"
+        );
+    }
+    Ok(())
 }
 
 /// Bindings most dispatches fit without a heap allocation.
@@ -302,12 +350,7 @@ impl<'a> PreparedGrid<'a> {
     ) -> Result<PreparedGrid<'a>> {
         let export = crate::library::export_at(library.exports(), ordinal)?;
         let local_memory_size = export.local_memory_size();
-        if local_memory_limit != 0 && local_memory_size > local_memory_limit {
-            bail!(
-                ResourceExhausted,
-                "dispatch requires {local_memory_size}b of local memory but only {local_memory_limit}b is available per-worker"
-            );
-        }
+        check_local_memory(local_memory_size, local_memory_limit)?;
         export.check_dispatch_counts(constants.len(), binding_count)?;
         let Ok(count_z) = u16::try_from(workgroup_count[2]) else {
             bail!(
@@ -385,10 +428,91 @@ impl<'a> PreparedGrid<'a> {
         local_memory: &mut [u8],
         bindings: &DeviceBindings<'_>,
     ) -> Result<()> {
+        self.run_state(&self.state(bindings), indices, processor_id, local_memory)
+    }
+
+    /// A dispatch that [`PreparedGrid::new`]'s checks passed for when its
+    /// command buffer was prepared (export `ordinal` of `library` exists,
+    /// takes `constants` and the bindings given to
+    /// [`PreparedGrid::run_prepared`], and `workgroup_count` has a z that
+    /// fits 16 bits and at most 2^64 workgroups), to run on one worker.
+    pub(crate) fn prepared(
+        library: &'a dyn WorkgroupExecutable,
+        ordinal: usize,
+        export: &'a ExportInfo,
+        constants: &'a [u32],
+        workgroup_count: [u32; 3],
+        total: u64,
+        max_concurrency: usize,
+    ) -> PreparedGrid<'a> {
+        PreparedGrid {
+            library,
+            ordinal,
+            export,
+            constants,
+            bindings: 0..0,
+            workgroup_count: [workgroup_count[0], workgroup_count[1]],
+            workgroup_count_z: workgroup_count[2] as u16,
+            max_concurrency: max_concurrency.clamp(1, usize::from(u8::MAX)) as u8,
+            total,
+            local_memory_size: export.local_memory_size(),
+        }
+    }
+
+    /// Runs every workgroup in order on the calling thread, as processor 0,
+    /// with the bindings at `ptrs` (`lengths` bytes each):
+    /// [`PreparedGrid::run_alone`] for a dispatch made by
+    /// [`PreparedGrid::prepared`], under the caller's [`FlushDenormals`].
+    ///
+    /// # Safety
+    ///
+    /// `ptrs` and `lengths` hold as many entries as the export takes
+    /// bindings, and the constants as many as it takes constants; each
+    /// `(ptr, length)` lies inside an allocation held under a device-access
+    /// guard until this returns.
+    pub(crate) unsafe fn run_prepared(
+        &self,
+        ptrs: &[*mut c_void],
+        lengths: &[usize],
+    ) -> Result<()> {
+        debug_assert!(self
+            .export
+            .check_dispatch_counts(self.constants.len(), ptrs.len())
+            .is_ok());
+        debug_assert_eq!(lengths.len(), ptrs.len());
+        if self.total == 0 {
+            return Ok(());
+        }
+        let state = DispatchStateV0::new(
+            self.export,
+            self.workgroup_count,
+            self.workgroup_count_z,
+            self.max_concurrency,
+            self.constants,
+            ptrs,
+            lengths,
+        );
+        if self.local_memory_size == 0 {
+            return self.run_state(&state, 0..self.total, 0, &mut []);
+        }
+        let mut local_memory = take_local_memory(self.local_memory_size);
+        let result = self.run_state(&state, 0..self.total, 0, as_bytes(&mut local_memory));
+        return_local_memory(local_memory);
+        result
+    }
+
+    /// Runs linear workgroups `indices` of the dispatch `state` describes.
+    #[inline(always)]
+    fn run_state(
+        &self,
+        state: &DispatchStateV0,
+        indices: std::ops::Range<u64>,
+        processor_id: u32,
+        local_memory: &mut [u8],
+    ) -> Result<()> {
         let local_memory = &mut local_memory[..self.local_memory_size];
-        let state = self.state(bindings);
         // SAFETY: constant and binding counts match the export (checked in
-        // `new`); every binding pointer/length pair lies inside an allocation
+        // `new`, or by `run_prepared`'s caller); every binding pointer/length pair lies inside an allocation
         // held under a device-access guard for as long as the region runs (or,
         // for `dispatch_grid_host`, is vouched for by its caller), so no Rust
         // code reads or writes it concurrently; constants and this
@@ -397,12 +521,12 @@ impl<'a> PreparedGrid<'a> {
         // documented in the crate.
         let failed = unsafe {
             self.library
-                .run_workgroups(self.ordinal, &state, indices, processor_id, local_memory)
+                .run_workgroups(self.ordinal, state, indices, processor_id, local_memory)
         }?;
         match failed {
             None => Ok(()),
             Some((index, code)) => {
-                let (_, [x, y], z) = WorkgroupIds::new(&state, index..index + 1)
+                let (_, [x, y], z) = WorkgroupIds::new(state, index..index + 1)
                     .next()
                     .expect("one workgroup");
                 Err(Status::new(
@@ -562,6 +686,21 @@ impl Work<'_> {
             Work::Grid(grid) => grid.local_memory_size,
             _ => 0,
         }
+    }
+
+    /// Runs every tile of a transfer in order on the calling thread, as a
+    /// region of it alone on one worker would, without the region;
+    /// `None` for a grid (which needs the region's local memory).
+    pub fn run_transfer_alone(&self) -> Option<Result<()>> {
+        if matches!(self, Work::Grid(_)) {
+            return None;
+        }
+        Some((0..self.tiles()).try_for_each(|tile| self.run_transfer_tile(tile)))
+    }
+
+    /// The tiles this item is cut into.
+    pub fn tile_count(&self) -> u64 {
+        self.tiles()
     }
 
     /// Runs tiles `tiles` of this item in order; stops at the first

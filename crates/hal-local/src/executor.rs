@@ -18,7 +18,7 @@
 use std::sync::Arc;
 
 use iree_base::{Result, Status, StatusCode};
-use iree_hal::buffer::validate_access;
+use iree_hal::buffer::{calculate_range, validate_access};
 use iree_hal::command_buffer::{
     resolve, BindingRef, Command, CommandBuffer, DispatchBinding, WorkgroupCount,
 };
@@ -29,7 +29,8 @@ use iree_hal::{Buffer, BufferBinding, Executable, MemoryAccess};
 use smallvec::SmallVec;
 
 use crate::dispatch::{
-    DeviceBindings, FlushDenormals, PreparedGrid, RawRange, Region, Work, WorkerSlice, Workers,
+    check_local_memory, DeviceBindings, FlushDenormals, PreparedGrid, RawRange, Region, Work,
+    WorkerSlice, Workers,
 };
 use crate::executable::WorkgroupExecutable;
 use crate::pool::WorkerPool;
@@ -82,39 +83,123 @@ impl Runner {
         let _span = tracing::enabled!(tracing::Level::DEBUG).then(|| {
             tracing::debug_span!("hal.command_buffer.execute", commands = commands.len()).entered()
         });
+        // What does not change from one execution to the next was worked
+        // out when the command buffer first ran here (see `Plan`).
+        let unshared;
+        let plan = match command_buffer.prepared(Plan::new) {
+            Some(plan) => plan,
+            None => {
+                unshared = Plan::new(command_buffer);
+                &unshared
+            }
+        };
         // Device access to each allocation is taken once, by the first
         // region that touches it, and held until the execution ends.
         let mut bindings = DeviceBindings::default();
         // Kernels run with denormals flushed; setting the control register
         // once here makes each region's own (nested) setting nearly free.
         let _flush = FlushDenormals::enter();
-        let mut start = 0;
-        while start < commands.len() {
-            match &commands[start] {
-                Command::Barrier => {}
-                // Collectives run on their own, in order: everything before
-                // them has finished, nothing after has started.
-                Command::Collective { .. } => commands[start].run_collective(table)?,
-                Command::SignalEvent(event) => event.signal(),
-                Command::ResetEvent(event) => event.reset(),
-                Command::WaitEvents(events) => {
-                    for event in events {
-                        event.check_signaled()?;
+        // Whether dispatches may skip the region machinery: not while
+        // profiling or dispatch tracing watches (asked once per execution).
+        let watched =
+            self.profiler.records_dispatches() || tracing::enabled!(tracing::Level::TRACE);
+        for step in &plan.steps {
+            match step {
+                Step::Lone(lone) if watched || (self.pool.is_some() && lone.total > 1) => {
+                    let command = lone.command;
+                    self.run_region(&commands[command..command + 1], table, &mut bindings)?
+                }
+                Step::Lone(lone) => self.run_lone(lone, plan, commands, table, &mut bindings)?,
+                Step::Region(range) => {
+                    self.run_region(&commands[range.clone()], table, &mut bindings)?
+                }
+                Step::Single(index) => match &commands[*index] {
+                    Command::Barrier => {}
+                    // Collectives run on their own, in order: everything
+                    // before them has finished, nothing after has started.
+                    command @ Command::Collective { .. } => command.run_collective(table)?,
+                    Command::SignalEvent(event) => event.signal(),
+                    Command::ResetEvent(event) => event.reset(),
+                    Command::WaitEvents(events) => {
+                        for event in events {
+                            event.check_signaled()?;
+                        }
                     }
-                }
-                _ => {
-                    let end = commands[start..]
-                        .iter()
-                        .position(ends_region)
-                        .map_or(commands.len(), |n| start + n);
-                    self.run_region(&commands[start..end], table, &mut bindings)?;
-                    start = end;
-                    continue;
-                }
+                    _ => unreachable!("only region-ending commands are single steps"),
+                },
             }
-            start += 1;
         }
         Ok(())
+    }
+
+    /// Runs a region of one dispatch as `plan` prepared it, on the calling
+    /// thread alone (one worker, `local-sync`, or one workgroup, and neither
+    /// profiling nor dispatch tracing watching), its direct bindings'
+    /// addresses one load each.
+    fn run_lone<'c>(
+        &self,
+        lone: &'c LoneDispatch,
+        plan: &'c Plan,
+        commands: &'c [Command],
+        table: &'c [DispatchBinding],
+        guards: &mut DeviceBindings<'c>,
+    ) -> Result<()> {
+        let mut inline = [std::ptr::null_mut(); 8];
+        let mut spilled = Vec::new();
+        let ptrs: &mut [*mut std::ffi::c_void] = match lone.bindings.len() {
+            n if n <= inline.len() => &mut inline[..n],
+            n => {
+                spilled.resize(n, std::ptr::null_mut());
+                &mut spilled
+            }
+        };
+        let mut slot_lengths = SmallVec::<[usize; 8]>::new();
+        for (out, binding) in ptrs.iter_mut().zip(&lone.bindings) {
+            let ptr = match *binding {
+                PlannedBinding::Direct { allocation, offset } => guards
+                    .numbered_base(allocation, &plan.allocations[allocation])?
+                    .wrapping_add(offset),
+                PlannedBinding::Slot(index) => {
+                    let Command::Dispatch { bindings, .. } = &commands[lone.command] else {
+                        unreachable!("a lone step is a dispatch");
+                    };
+                    let binding = resolve(&bindings[index], table)?;
+                    let length = calculate_range(
+                        binding.buffer.byte_length(),
+                        binding.offset,
+                        binding.length,
+                    )?;
+                    if slot_lengths.is_empty() {
+                        slot_lengths.extend_from_slice(&lone.lengths);
+                    }
+                    slot_lengths[index] = length as usize;
+                    guards.address(binding.buffer, binding.offset)?
+                }
+            };
+            *out = ptr.cast();
+        }
+        check_local_memory(lone.local_memory_size, self.local_memory_limit)?;
+        let export = crate::library::export_at(lone.library.exports(), lone.ordinal)?;
+        let grid = PreparedGrid::prepared(
+            &*lone.library,
+            lone.ordinal,
+            export,
+            &lone.constants,
+            lone.count,
+            lone.total,
+            self.workers().count(),
+        );
+        let lengths = if slot_lengths.is_empty() {
+            &lone.lengths[..]
+        } else {
+            &slot_lengths[..]
+        };
+        // SAFETY: `LoneDispatch::new` checked the constant and binding
+        // counts against this export; each pointer is its binding's range
+        // (checked against its buffer when prepared, or just now for slots)
+        // inside an allocation `guards` holds under device access until the
+        // execution ends.
+        unsafe { grid.run_prepared(ptrs, lengths) }
     }
 
     /// Runs commands that have no barrier between them, taking device
@@ -127,20 +212,6 @@ impl Runner {
     ) -> Result<()> {
         // Everything is resolved and checked before anything runs, and
         // indirect workgroup counts are read before any guard is taken.
-        if let [Command::Dispatch {
-            executable,
-            ordinal,
-            workgroup_count: WorkgroupCount::Direct(count),
-            constants,
-            bindings: refs,
-        }] = commands
-        {
-            let workgroups = count.iter().map(|&c| u64::from(c)).product::<u64>();
-            if let Some(local) = self.runs_alone(executable, workgroups) {
-                return self
-                    .run_lone_grid(local, *ordinal, *count, constants, refs, table, bindings);
-            }
-        }
         if let [command] = commands {
             return self.run(
                 &[Resolved::new(command, table)?],
@@ -158,59 +229,6 @@ impl Runner {
             });
         };
         self.run(&resolved, bindings, shared)
-    }
-
-    /// `executable` as this driver loaded it, when a dispatch of it over
-    /// `workgroups` workgroups may skip the region machinery: one worker
-    /// (`local-sync`) or one workgroup, and neither profiling nor dispatch
-    /// tracing watching.
-    fn runs_alone<'c>(
-        &self,
-        executable: &'c Arc<dyn Executable>,
-        workgroups: u64,
-    ) -> Option<&'c LocalExecutable> {
-        if (self.pool.is_some() && workgroups > 1)
-            || self.profiler.records_dispatches()
-            || tracing::enabled!(tracing::Level::TRACE)
-        {
-            return None;
-        }
-        executable
-            .as_any()
-            .and_then(|any| any.downcast_ref::<LocalExecutable>())
-    }
-
-    /// A region of one direct dispatch run by the calling thread alone: its bindings resolved
-    /// straight into `guards` and its workgroups run in order, with the
-    /// checks [`Resolved::new`] and [`PreparedGrid::new`] make.
-    #[allow(clippy::too_many_arguments)]
-    fn run_lone_grid<'c>(
-        &self,
-        local: &'c LocalExecutable,
-        ordinal: usize,
-        count: [u32; 3],
-        constants: &'c [u32],
-        refs: &'c [BindingRef],
-        table: &'c [DispatchBinding],
-        guards: &mut DeviceBindings<'c>,
-    ) -> Result<()> {
-        // Pushed in place: collecting would move the whole inline array.
-        let mut resolved = SmallVec::<[_; 8]>::new();
-        for binding in refs {
-            resolved.push(resolve(binding, table)?);
-        }
-        guards.start_region();
-        let grid = PreparedGrid::new(
-            &*local.inner,
-            ordinal,
-            constants,
-            &resolved,
-            count,
-            self.workers().count(),
-            self.local_memory_limit,
-            guards,
-        )?;
-        grid.run_alone(guards)
     }
 
     /// Runs `commands` as one region. A lone command may be one that never
@@ -289,6 +307,15 @@ impl Runner {
                     target: raw(guards, target)?,
                 },
             });
+        }
+        // A transfer alone that one worker runs (small, or `local-sync`)
+        // needs no region: profiles and traces show dispatches only.
+        if let [item] = &items[..] {
+            if workers.count() == 1 || item.tile_count() <= 1 {
+                if let Some(result) = item.run_transfer_alone() {
+                    return result;
+                }
+            }
         }
         let region = Region::new(&items, guards)?;
         if self.profiler.records_dispatches() {
@@ -434,6 +461,163 @@ fn trace_dispatch(executable: &LocalExecutable, ordinal: usize, count: [u32; 3])
         workgroup_count = ?count,
         "dispatch"
     );
+}
+
+/// What the runner works out once from a finalized command buffer
+/// ([`CommandBuffer::prepared`]) and reuses on every execution: where its
+/// regions start and end, and for each region of one dispatch (what
+/// `local-sync` runs, and one-workgroup dispatches on `local-task`), the
+/// dispatch already checked against its export (the checks
+/// [`PreparedGrid::new`] makes), its executable as this driver loaded it, and
+/// its direct bindings resolved to an allocation number, an offset within
+/// that allocation and a length.
+struct Plan {
+    steps: Vec<Step>,
+    /// The distinct allocations of the lone dispatches' direct bindings,
+    /// numbered by their index here ([`DeviceBindings::numbered_base`]).
+    allocations: Vec<Buffer>,
+}
+
+/// One step of a [`Plan`].
+enum Step {
+    /// The region-ending command at this index (barrier, event, collective).
+    Single(usize),
+    /// A region of these commands.
+    Region(std::ops::Range<usize>),
+    /// A region of one prepared dispatch.
+    Lone(Box<LoneDispatch>),
+}
+
+/// A dispatch of a local executable prepared to run alone.
+struct LoneDispatch {
+    /// Its index among the command buffer's commands.
+    command: usize,
+    library: Arc<dyn WorkgroupExecutable>,
+    ordinal: usize,
+    constants: SmallVec<[u32; 8]>,
+    count: [u32; 3],
+    /// The workgroups (non-zero).
+    total: u64,
+    local_memory_size: usize,
+    bindings: SmallVec<[PlannedBinding; 4]>,
+    /// Each binding's length (a slot's is looked up at execution).
+    lengths: SmallVec<[usize; 4]>,
+}
+
+/// Where a prepared dispatch's binding is.
+#[derive(Clone, Copy)]
+enum PlannedBinding {
+    /// Byte `offset` of allocation number `allocation` of the plan.
+    Direct { allocation: usize, offset: usize },
+    /// The dispatch's binding at this index is a binding-table slot.
+    Slot(usize),
+}
+
+impl Plan {
+    fn new(command_buffer: &CommandBuffer) -> Plan {
+        let commands = command_buffer.commands();
+        let mut plan = Plan {
+            steps: Vec::new(),
+            allocations: Vec::new(),
+        };
+        let mut start = 0;
+        while start < commands.len() {
+            if ends_region(&commands[start]) {
+                plan.steps.push(Step::Single(start));
+                start += 1;
+                continue;
+            }
+            let end = commands[start..]
+                .iter()
+                .position(ends_region)
+                .map_or(commands.len(), |n| start + n);
+            let lone = (end == start + 1)
+                .then(|| LoneDispatch::new(start, &commands[start], &mut plan.allocations))
+                .flatten();
+            plan.steps.push(match lone {
+                Some(lone) => Step::Lone(Box::new(lone)),
+                None => Step::Region(start..end),
+            });
+            start = end;
+        }
+        plan
+    }
+}
+
+impl LoneDispatch {
+    /// `command` (at `index`) prepared, numbering the allocations of its
+    /// direct bindings in `allocations`; `None` for anything but a direct
+    /// dispatch of this driver's executable that passes every check a
+    /// dispatch's execution makes before taking device access (those that
+    /// fail run as regions, which report the failure when executed) and
+    /// has workgroups to run.
+    fn new(index: usize, command: &Command, allocations: &mut Vec<Buffer>) -> Option<LoneDispatch> {
+        let Command::Dispatch {
+            executable,
+            ordinal,
+            workgroup_count: WorkgroupCount::Direct(count),
+            constants,
+            bindings,
+        } = command
+        else {
+            return None;
+        };
+        let local = executable.as_any()?.downcast_ref::<LocalExecutable>()?;
+        let export = crate::library::export_at(local.inner.exports(), *ordinal).ok()?;
+        export
+            .check_dispatch_counts(constants.len(), bindings.len())
+            .ok()?;
+        u16::try_from(count[2]).ok()?;
+        let total = u64::from(count[0])
+            .checked_mul(u64::from(count[1]))?
+            .checked_mul(u64::from(count[2]))?;
+        if total == 0 {
+            return None;
+        }
+        let mut planned = SmallVec::with_capacity(bindings.len());
+        let mut lengths = SmallVec::with_capacity(bindings.len());
+        for (i, binding) in bindings.iter().enumerate() {
+            match binding {
+                BindingRef::Direct {
+                    buffer,
+                    offset,
+                    length,
+                } => {
+                    let length = calculate_range(buffer.byte_length(), *offset, *length).ok()?;
+                    let allocation = match allocations
+                        .iter()
+                        .position(|b| Buffer::same_allocation(b, buffer))
+                    {
+                        Some(number) => number,
+                        None => {
+                            allocations.push(buffer.clone());
+                            allocations.len() - 1
+                        }
+                    };
+                    planned.push(PlannedBinding::Direct {
+                        allocation,
+                        offset: usize::try_from(buffer.byte_offset() + offset).ok()?,
+                    });
+                    lengths.push(usize::try_from(length).ok()?);
+                }
+                BindingRef::Slot { .. } => {
+                    planned.push(PlannedBinding::Slot(i));
+                    lengths.push(0);
+                }
+            }
+        }
+        Some(LoneDispatch {
+            command: index,
+            library: local.inner.clone(),
+            ordinal: *ordinal,
+            constants: constants.iter().copied().collect(),
+            count: *count,
+            total,
+            local_memory_size: export.local_memory_size(),
+            bindings: planned,
+            lengths,
+        })
+    }
 }
 
 /// Commands that separate regions.

@@ -241,14 +241,21 @@ impl WorkgroupIds {
         ];
         let plane = u64::from(count[0]) * u64::from(count[1]);
         let first = indices.start;
-        WorkgroupIds {
-            next: first,
-            end: indices.end,
-            id: [
+        // A run from the grid's start (every run of one worker) divides
+        // nothing.
+        let id = if first == 0 {
+            [0; 3]
+        } else {
+            [
                 (first % u64::from(count[0])) as u32,
                 ((first / u64::from(count[0])) % u64::from(count[1])) as u32,
                 (first / plane) as u32,
-            ],
+            ]
+        };
+        WorkgroupIds {
+            next: first,
+            end: indices.end,
+            id,
             count,
         }
     }

@@ -267,6 +267,66 @@ fn noise(len: usize, seed: u64) -> Vec<u8> {
 }
 
 // ---------------------------------------------------------------------------
+// Prepared command buffers.
+// ---------------------------------------------------------------------------
+
+/// A command buffer runs from what its first execution prepared: direct
+/// bindings (here into a subspan, at an offset) resolved once, binding
+/// table slots resolved at each execution against that execution's table,
+/// on `local-sync` and `local-task` alike.
+#[test]
+fn prepared_command_buffers_resolve_slots_at_each_execution() {
+    for workers in [1, 2] {
+        let Setup { device, probe, .. } = setup(workers, 0, 0);
+        let direct = buffer(&device, 200);
+        let subspan = direct.subspan(40, 100).unwrap();
+        let tables: Vec<Buffer> = (0..3).map(|_| buffer(&device, 64)).collect();
+        let cb = finalized(|cb| {
+            for binding in [
+                range(&subspan, 10, INCREMENT_CHUNK),
+                BindingRef::Slot {
+                    slot: 0,
+                    offset: 5,
+                    length: INCREMENT_CHUNK as u64,
+                },
+            ] {
+                cb.dispatch(probe.clone(), INCREMENT, [1, 1, 1], &[], vec![binding])
+                    .unwrap();
+                cb.barrier().unwrap();
+            }
+        });
+        for (i, table) in tables.iter().enumerate() {
+            let entry = DispatchBinding {
+                buffer: table.clone(),
+                offset: 8,
+                length: 56,
+            };
+            run(&device, &cb, &[entry]).unwrap();
+            let expected: Vec<u8> = (0..200)
+                .map(|b| {
+                    if (50..87).contains(&b) {
+                        i as u8 + 1
+                    } else {
+                        0
+                    }
+                })
+                .collect();
+            assert_eq!(contents(&direct), expected, "{workers} workers, run {i}");
+        }
+        for table in &tables {
+            let expected: Vec<u8> = (0..64).map(|b| (13..50).contains(&b) as u8).collect();
+            assert_eq!(contents(table), expected, "{workers} workers");
+        }
+        // A missing slot fails at submission, before anything runs.
+        let err = device
+            .queue_execute(&Fence::new(), &Fence::with_new_semaphore(), Some(&cb), &[])
+            .unwrap_err();
+        assert_eq!(err.code(), StatusCode::InvalidArgument, "{err}");
+        assert_eq!(contents(&direct)[50], 3);
+    }
+}
+
+// ---------------------------------------------------------------------------
 // Transfers against a plain byte model.
 // ---------------------------------------------------------------------------
 

@@ -10,7 +10,7 @@ use iree_base::{Result, Status, StatusCode};
 use parking_lot::Mutex;
 
 use crate::buffer::{
-    Buffer, BufferUsage, ExternalHostMemory, HostMemory, MemoryAccess, MemoryType,
+    AllocationPool, Buffer, BufferUsage, ExternalHostMemory, HostMemory, MemoryAccess, MemoryType,
     HOST_ALLOCATION_ALIGNMENT,
 };
 
@@ -258,6 +258,8 @@ pub struct HeapAllocator {
     statistics: SharedStatistics,
     /// Memory of dropped transient buffers, for the next queue allocations.
     transients: Arc<TransientCache>,
+    /// Small transient buffers' allocations, whole, for reuse.
+    small_transients: Arc<AllocationPool>,
 }
 
 /// Host memory that transient buffers (queue allocations) gave back when
@@ -268,6 +270,10 @@ pub struct HeapAllocator {
 struct TransientCache {
     blocks: Mutex<BTreeMap<usize, Vec<HostMemory>>>,
 }
+
+/// Transients of at most this many bytes keep their whole allocation for
+/// reuse by one of the same size and properties ([`AllocationPool`]).
+const SMALL_TRANSIENT_MAX: usize = 4 << 10;
 
 /// A reused block may be up to this many times larger than the request.
 const TRANSIENT_SLACK: usize = 2;
@@ -319,6 +325,13 @@ impl Drop for CachedBlock {
         if let (Some(block), Some(cache)) = (self.block.take(), self.cache.upgrade()) {
             cache.put(block);
         }
+    }
+}
+
+impl Drop for HeapAllocator {
+    fn drop(&mut self) {
+        // Pooled allocations refer to their pool: freed here, not leaked.
+        self.small_transients.close();
     }
 }
 
@@ -387,6 +400,25 @@ impl HeapAllocator {
                 format!("cannot allocate {allocation_size} bytes"),
             )
         })?;
+        if size <= SMALL_TRANSIENT_MAX {
+            if let Some(buffer) = self.small_transients.take(
+                size,
+                params.memory_type,
+                params.usage,
+                params.access,
+                counted,
+            ) {
+                return Ok(buffer);
+            }
+            return Buffer::allocate_pooled(
+                allocation_size,
+                params.memory_type,
+                params.usage,
+                params.access,
+                counted.then(|| self.statistics.clone()),
+                &self.small_transients,
+            );
+        }
         if size < TRANSIENT_CACHE_MIN {
             return self.heap_buffer_counted(params, allocation_size, counted);
         }
@@ -505,6 +537,7 @@ impl Allocator for HeapAllocator {
 
     fn trim(&self) {
         self.transients.clear();
+        self.small_transients.clear();
     }
 }
 
@@ -635,6 +668,45 @@ mod tests {
             1_000_000 + 900_000 + 1_000_000 + 300_000
         );
         assert_eq!(stats.device_bytes_freed, stats.device_bytes_allocated);
+    }
+
+    /// Small transients keep their whole allocation for reuse by one of the
+    /// same size and properties once every buffer of it (subspans too)
+    /// dropped; the statistics count each use as an allocation and a free,
+    /// as fresh allocations would be counted.
+    #[test]
+    fn small_transient_allocations_are_reused_whole() {
+        let allocator = HeapAllocator::new();
+        let params = BufferParams {
+            memory_type: MemoryType::DEVICE_LOCAL,
+            ..Default::default()
+        };
+        let address = |b: &Buffer| b.begin_device_access().unwrap().base_ptr() as usize;
+        let first = allocator.allocate_transient(params, 64, true).unwrap();
+        let held = first.subspan(16, 16).unwrap();
+        let a = address(&first);
+        drop(first);
+        let second = allocator.allocate_transient(params, 64, true).unwrap();
+        assert_ne!(address(&second), a, "still held by a subspan");
+        drop(held);
+        let third = allocator.allocate_transient(params, 64, true).unwrap();
+        assert_eq!(address(&third), a);
+        assert_eq!(third.byte_length(), 64);
+        // Another size, or uncounted, is another allocation.
+        let other = allocator.allocate_transient(params, 16, true).unwrap();
+        assert!(address(&other) != a && address(&other) != address(&second));
+        let uncounted = allocator.allocate_transient(params, 64, false).unwrap();
+        assert!(address(&uncounted) != a && address(&uncounted) != address(&second));
+        let stats = allocator.statistics();
+        assert_eq!(stats.device_bytes_allocated, 64 * 3 + 16);
+        assert_eq!(stats.device_bytes_freed, 64);
+        drop((second, third, other, uncounted));
+        let stats = allocator.statistics();
+        assert_eq!(stats.device_bytes_freed, stats.device_bytes_allocated);
+        assert_eq!(allocator.small_transients.free.lock().len(), 4);
+        // Trimming frees them without counting the frees again.
+        allocator.trim();
+        assert_eq!(allocator.statistics().device_bytes_freed, 64 * 3 + 16);
     }
 
     #[test]

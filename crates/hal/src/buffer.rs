@@ -11,7 +11,8 @@
 
 use std::cell::Cell;
 use std::fmt;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::mem::ManuallyDrop;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use iree_base::bytes::fill_pattern;
@@ -920,10 +921,108 @@ pub struct Allocation {
     statistics: Option<SharedStatistics>,
     /// Told of host reads and writes, once one is attached.
     observer: OnceLock<Arc<dyn HostAccessObserver>>,
+    /// Where the allocation goes for reuse when its last buffer drops
+    /// (a heap allocator's small queue allocations).
+    pool: Option<Arc<AllocationPool>>,
+    /// Set while it waits in `pool` (its free already recorded).
+    pooled: AtomicBool,
+}
+
+/// Allocations whose buffers all dropped, kept for reuse by the allocator
+/// that made them (its small queue allocations: upstream serves those from
+/// pools too), so a steady-state program allocates nothing for them. The
+/// statistics see each reuse as an allocation and each return as a free,
+/// exactly when a fresh allocation and its free would be recorded.
+#[derive(Default)]
+pub(crate) struct AllocationPool {
+    pub(crate) free: parking_lot::Mutex<Vec<Arc<Allocation>>>,
+    /// Set when the allocator is gone: allocations are freed, not kept.
+    closed: AtomicBool,
+}
+
+impl AllocationPool {
+    /// The most allocations kept.
+    const CAPACITY: usize = 16;
+
+    /// A pooled allocation of exactly `len` bytes with these properties,
+    /// counted in its statistics or not, as a whole-allocation buffer; its
+    /// contents are what its last user left.
+    pub(crate) fn take(
+        &self,
+        len: usize,
+        memory_type: MemoryType,
+        allowed_usage: BufferUsage,
+        allowed_access: MemoryAccess,
+        counted: bool,
+    ) -> Option<Buffer> {
+        let mut free = self.free.lock();
+        let index = free.iter().position(|a| {
+            a.memory.len() == len as u64
+                && a.memory_type == memory_type
+                && a.allowed_usage == allowed_usage
+                && a.allowed_access == allowed_access
+                && a.statistics.is_some() == counted
+        })?;
+        let allocation = free.swap_remove(index);
+        drop(free);
+        allocation.pooled.store(false, Ordering::Relaxed);
+        if let Some(statistics) = &allocation.statistics {
+            statistics.lock().record_alloc(memory_type, len as u64);
+        }
+        Some(Buffer {
+            allocation: ManuallyDrop::new(allocation),
+            offset: 0,
+            length: len as u64,
+        })
+    }
+
+    /// Takes back `allocation`, whose last buffer is dropping (so nobody
+    /// else holds it: allocations have no weak references), recording its
+    /// free; gives it back, for the caller to drop, when the pool is full
+    /// or closed, or when an observer (a replay capture's) watches it.
+    #[must_use]
+    fn put(&self, allocation: Arc<Allocation>) -> Option<Arc<Allocation>> {
+        if allocation.observer.get().is_some() {
+            return Some(allocation);
+        }
+        let mut free = self.free.lock();
+        // Checked under the lock that `close` empties the list under.
+        if free.len() >= Self::CAPACITY || self.closed.load(Ordering::Relaxed) {
+            return Some(allocation);
+        }
+        if let Some(statistics) = &allocation.statistics {
+            statistics
+                .lock()
+                .record_free(allocation.memory_type, allocation.memory.len());
+        }
+        allocation.pooled.store(true, Ordering::Relaxed);
+        free.push(allocation);
+        None
+    }
+
+    /// Frees every pooled allocation.
+    pub(crate) fn clear(&self) {
+        let released = std::mem::take(&mut *self.free.lock());
+        drop(released);
+    }
+
+    /// Frees every pooled allocation and keeps none from now on (the
+    /// allocator is dropping; the pooled allocations refer to the pool).
+    pub(crate) fn close(&self) {
+        let released = {
+            let mut free = self.free.lock();
+            self.closed.store(true, Ordering::Relaxed);
+            std::mem::take(&mut *free)
+        };
+        drop(released);
+    }
 }
 
 impl Drop for Allocation {
     fn drop(&mut self) {
+        if *self.pooled.get_mut() {
+            return;
+        }
         if let Some(statistics) = &self.statistics {
             statistics
                 .lock()
@@ -934,11 +1033,39 @@ impl Drop for Allocation {
 
 /// A HAL buffer: a byte range of an allocation, with the allocation's
 /// memory type, usage and access.
-#[derive(Clone)]
 pub struct Buffer {
-    allocation: Arc<Allocation>,
+    /// Dropped by `Buffer`'s `Drop`, which may hand it to its pool.
+    allocation: ManuallyDrop<Arc<Allocation>>,
     offset: u64,
     length: u64,
+}
+
+impl Clone for Buffer {
+    fn clone(&self) -> Buffer {
+        Buffer {
+            allocation: ManuallyDrop::new(Arc::clone(&self.allocation)),
+            offset: self.offset,
+            length: self.length,
+        }
+    }
+}
+
+impl Drop for Buffer {
+    fn drop(&mut self) {
+        // SAFETY: taken once, here; `self.allocation` is not used again.
+        let allocation = unsafe { ManuallyDrop::take(&mut self.allocation) };
+        if let Some(pool) = &allocation.pool {
+            if Arc::strong_count(&allocation) == 1 {
+                let pool = Arc::as_ptr(pool);
+                // SAFETY: the pool lives as long as the call: `allocation`
+                // holds a strong reference to it, which `put` either keeps
+                // in the pool itself or hands back to be dropped here,
+                // after the call.
+                let rejected = unsafe { (*pool).put(allocation) };
+                drop(rejected);
+            }
+        }
+    }
 }
 
 impl Buffer {
@@ -1105,7 +1232,7 @@ impl Buffer {
     pub fn subspan(&self, offset: u64, length: u64) -> Result<Buffer> {
         let length = calculate_range(self.length, offset, length)?;
         Ok(Buffer {
-            allocation: self.allocation.clone(),
+            allocation: ManuallyDrop::new(Arc::clone(&self.allocation)),
             offset: self.offset + offset,
             length,
         })
@@ -1313,17 +1440,43 @@ impl Buffer {
             statistics.lock().record_alloc(memory_type, length);
         }
         Buffer {
-            allocation: Arc::new(Allocation {
+            allocation: ManuallyDrop::new(Arc::new(Allocation {
                 memory,
                 memory_type,
                 allowed_usage,
                 allowed_access,
                 statistics,
                 observer: OnceLock::new(),
-            }),
+                pool: None,
+                pooled: AtomicBool::new(false),
+            })),
             offset: 0,
             length,
         }
+    }
+
+    /// As [`Buffer::allocate_host_tracked`], for an allocation that goes
+    /// back to `pool` when its last buffer drops ([`AllocationPool::take`]
+    /// hands it out again).
+    pub(crate) fn allocate_pooled(
+        length: u64,
+        memory_type: MemoryType,
+        allowed_usage: BufferUsage,
+        allowed_access: MemoryAccess,
+        statistics: Option<SharedStatistics>,
+        pool: &Arc<AllocationPool>,
+    ) -> Result<Buffer> {
+        let mut buffer = Self::allocate_host_tracked(
+            length,
+            memory_type,
+            allowed_usage,
+            allowed_access,
+            statistics,
+        )?;
+        Arc::get_mut(&mut buffer.allocation)
+            .expect("a new allocation is unshared")
+            .pool = Some(pool.clone());
+        Ok(buffer)
     }
 
     /// The device-only memory behind this buffer, if that is where it lives.

@@ -8,7 +8,8 @@
 //! Bindings are either direct buffer ranges or slots of a binding table
 //! supplied at execution (`queue.execute.indirect`).
 
-use std::sync::Arc;
+use std::any::Any;
+use std::sync::{Arc, OnceLock};
 
 use crate::channel::{run_collective, Channel, Collective};
 use crate::event::Event;
@@ -342,6 +343,9 @@ pub struct CommandBuffer {
     finalized: bool,
     /// Unique per [`CommandBuffer::new`] (clones share it); 0 for a default one.
     identity: u64,
+    /// What the driver that executes it derived once from the finalized
+    /// commands ([`CommandBuffer::prepared`]); clones made after keep it.
+    prepared: OnceLock<Arc<dyn Any + Send + Sync>>,
     /// Told when the command buffer is finalized.
     finalize_observer: Option<FinalizeObserver>,
 }
@@ -363,6 +367,7 @@ impl Default for CommandBuffer {
             checks_dispatches_at_record: true,
             finalized: false,
             identity: 0,
+            prepared: OnceLock::new(),
             finalize_observer: None,
         }
     }
@@ -384,6 +389,7 @@ impl CommandBuffer {
             checks_dispatches_at_record: true,
             finalized: false,
             identity: NEXT_IDENTITY.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+            prepared: OnceLock::new(),
             finalize_observer: None,
         }
     }
@@ -738,6 +744,26 @@ impl CommandBuffer {
     /// The recorded commands, in order.
     pub fn commands(&self) -> &[Command] {
         &self.commands
+    }
+
+    /// What a driver derives once from this finalized command buffer to
+    /// execute it again and again without redoing per-execution work
+    /// (resolving its executables and direct bindings): `prepare`'s result,
+    /// made at the first call and kept (by clones made later too) for every later
+    /// one. `None` before [`CommandBuffer::finalize`] (the commands may
+    /// still change) or when another type was prepared first (a command
+    /// buffer executed by two kinds of driver), where the caller executes
+    /// without it.
+    pub fn prepared<T: Any + Send + Sync>(
+        &self,
+        prepare: impl FnOnce(&CommandBuffer) -> T,
+    ) -> Option<&T> {
+        if !self.finalized {
+            return None;
+        }
+        self.prepared
+            .get_or_init(|| Arc::new(prepare(self)))
+            .downcast_ref::<T>()
     }
 
     /// Ends recording.

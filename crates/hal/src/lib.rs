@@ -60,4 +60,4 @@ pub use profiling::{
     ProfileExport, ProfileRecorder, ProfilingMode, Track,
 };
 pub use queue::{DeferredExecution, Queue, QueueOp};
-pub use semaphore::{Deadline, Fence, Semaphore};
+pub use semaphore::{Deadline, Fence, Semaphore, SemaphorePool};

@@ -62,6 +62,20 @@ impl Semaphore {
         })
     }
 
+    /// Back to payload 0 with no failure (nobody else holds it, so nothing
+    /// waits on it and no callback is registered).
+    fn reset(&mut self) {
+        let state = self
+            .state
+            .get_mut()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        state.failure = None;
+        state.callbacks.clear();
+        // Plain stores: the `&mut` excludes every other access.
+        self.failed.store(false, Ordering::Relaxed);
+        self.value.store(0, Ordering::Relaxed);
+    }
+
     /// The current payload, or the failure.
     pub fn query(&self) -> Result<u64> {
         if !self.failed.load(Ordering::Acquire) {
@@ -183,6 +197,37 @@ impl Semaphore {
     }
 }
 
+/// Semaphores kept for reuse (upstream pools its semaphores too): a fence
+/// that is recycled gives back the semaphores nobody else holds, reset to
+/// payload 0, and new fences take them instead of allocating.
+#[derive(Default)]
+pub struct SemaphorePool {
+    free: Vec<Arc<Semaphore>>,
+}
+
+impl SemaphorePool {
+    /// The most semaphores kept.
+    const CAPACITY: usize = 64;
+
+    /// A semaphore at payload 0 that nobody else holds.
+    pub fn take(&mut self) -> Arc<Semaphore> {
+        self.free.pop().unwrap_or_else(|| Semaphore::new(0))
+    }
+
+    /// Empties `fence`, keeping for reuse the semaphores only it held.
+    pub fn recycle(&mut self, fence: &mut Fence) {
+        for (mut semaphore, _) in fence.timepoints.drain(..) {
+            if self.free.len() >= Self::CAPACITY || Arc::strong_count(&semaphore) != 1 {
+                continue;
+            }
+            if let Some(unique) = Arc::get_mut(&mut semaphore) {
+                unique.reset();
+                self.free.push(semaphore);
+            }
+        }
+    }
+}
+
 /// The shared countdown of one [`Fence::notify`]: the callback runs once,
 /// when the last timepoint arrives or at the first failure.
 struct FenceJoin {
@@ -247,12 +292,17 @@ impl Fence {
     /// The union of `fences` (`hal.fence.join`).
     pub fn join<'a>(fences: impl IntoIterator<Item = &'a Fence>) -> Fence {
         let mut joined = Fence::new();
+        joined.insert_all(fences);
+        joined
+    }
+
+    /// Adds every timepoint of `fences` ([`Fence::insert`] each).
+    pub fn insert_all<'a>(&mut self, fences: impl IntoIterator<Item = &'a Fence>) {
         for fence in fences {
             for (semaphore, value) in &fence.timepoints {
-                joined.insert(semaphore.clone(), *value);
+                self.insert(semaphore.clone(), *value);
             }
         }
-        joined
     }
 
     /// The timepoints.
@@ -394,6 +444,32 @@ mod tests {
         let c = Fence::with_new_semaphore();
         c.fail(Status::new(StatusCode::Internal, "boom"));
         assert_eq!(c.wait(None).unwrap_err().code(), StatusCode::Internal);
+    }
+
+    /// Recycled semaphores come back at payload 0 without their failure;
+    /// one that someone else still holds is not taken back.
+    #[test]
+    fn pooled_semaphores_are_reset_and_never_shared() {
+        let mut pool = SemaphorePool::default();
+        let mut fence = Fence::new();
+        fence.insert(pool.take(), 1);
+        fence.signal().unwrap();
+        let mut failed = Fence::new();
+        failed.insert(pool.take(), 1);
+        failed.fail(Status::new(StatusCode::Internal, "boom"));
+        let held = Fence::with_new_semaphore();
+        let mut holder = held.clone();
+        pool.recycle(&mut fence);
+        pool.recycle(&mut failed);
+        pool.recycle(&mut holder);
+        assert!(fence.timepoints().is_empty() && holder.timepoints().is_empty());
+        assert_eq!(pool.free.len(), 2);
+        for _ in 0..2 {
+            let semaphore = pool.take();
+            assert_eq!(semaphore.query().unwrap(), 0);
+            assert!(!Arc::ptr_eq(&semaphore, &held.timepoints()[0].0));
+            semaphore.signal(1).unwrap();
+        }
     }
 
     #[test]

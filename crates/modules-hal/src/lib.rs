@@ -339,10 +339,51 @@ pub fn stderr_debug_sink() -> DebugSink {
     })
 }
 
-/// Per-context state: the devices the module serves and its debug sink.
+/// Per-context state: the devices the module serves, its debug sink and
+/// the fences it reuses.
 pub struct HalModuleState {
     devices: Vec<Arc<dyn Device>>,
     debug_sink: Option<DebugSink>,
+    fences: Mutex<FencePool>,
+}
+
+/// The fences `fence.create` and `fence.join` hand out, kept for reuse as
+/// upstream pools its fences and semaphores: a fence object the program
+/// has let go of (only the pool holds it) is emptied and refilled instead
+/// of allocating a new object and a new semaphore.
+#[derive(Default)]
+struct FencePool {
+    /// Fence objects handed out (at most [`FencePool::CAPACITY`]).
+    objects: Vec<Arc<HalFence>>,
+    /// Semaphores of emptied fences that nobody else held.
+    semaphores: iree_hal::SemaphorePool,
+}
+
+impl FencePool {
+    /// The most fence objects kept.
+    const CAPACITY: usize = 32;
+
+    /// A fence object, reused or new, filled by `fill` (given the fence,
+    /// empty, and the semaphores to take new ones from).
+    fn fence(&mut self, fill: impl FnOnce(&mut Fence, &mut iree_hal::SemaphorePool)) -> Ref {
+        for object in &mut self.objects {
+            if Arc::strong_count(object) != 1 {
+                continue;
+            }
+            if let Some(HalFence(fence)) = Arc::get_mut(object) {
+                self.semaphores.recycle(fence);
+                fill(fence, &mut self.semaphores);
+                return Ref::from_arc(object.clone());
+            }
+        }
+        let mut fence = Fence::new();
+        fill(&mut fence, &mut self.semaphores);
+        let object = Arc::new(HalFence(fence));
+        if self.objects.len() < Self::CAPACITY {
+            self.objects.push(object.clone());
+        }
+        Ref::from_arc(object)
+    }
 }
 
 /// Every export with its cconv, sorted by name (as upstream requires).
@@ -441,6 +482,7 @@ pub fn create_hal_module_with_debug_sink(
         Ok(HalModuleState {
             devices: devices.clone(),
             debug_sink: debug_sink.clone(),
+            fences: Mutex::new(FencePool::default()),
         })
     });
     Ok(module)
@@ -1069,13 +1111,13 @@ fn more(b: Builder) -> Result<Builder> {
         device.queue_transfers(fence_or_empty(&wait)?, fence_or_empty(&signal)?, vec![transfer])
     })?
     .export("device.queue.flush", "0rI_v", |_, (device, _affinity): (Option<Ref>, i64)| device_arg(&device).map(|_| ()))?
-    .export("fence.join", "0ICrD_r", |_, (_flags, fences): (i64, Variadic<(Option<Ref>,)>)| {
+    .export("fence.join", "0ICrD_r", |state: &HalModuleState, (_flags, fences): (i64, Variadic<(Option<Ref>,)>)| {
         let fences = fences.0.iter().filter(|(f,)| f.is_some()).map(|(f,)| Ok(&deref::<HalFence>(f, fence_type(), "fence")?.0)).collect::<Result<SmallVec<[&Fence; 4]>>>()?;
         // Joining nothing gives a null fence, as upstream's join does.
         if fences.is_empty() {
             return Ok(None);
         }
-        Ok(Some(Ref::new(HalFence(Fence::join(fences)))))
+        Ok(Some(state.fences.lock().fence(|joined, _| joined.insert_all(fences))))
     })?
     .export("fence.fail", "0ri_v", |_, (fence, code): (Option<Ref>, i32)| {
         let fence = &deref::<HalFence>(&fence, fence_type(), "fence")?.0;
@@ -1272,9 +1314,9 @@ fn implemented(b: Builder) -> Result<Builder> {
     .export("executable.lookup.function", "0rr_I", |_, (executable, name): (Option<Ref>, Option<Ref>)| {
         lookup_function(&executable, &name)
     })?
-    .export("fence.create", "0rI_r", |_, (device, _flags): (Option<Ref>, i64)| {
+    .export("fence.create", "0rI_r", |state: &HalModuleState, (device, _flags): (Option<Ref>, i64)| {
         device_arg(&device)?;
-        Ok(Ref::new(HalFence(Fence::with_new_semaphore())))
+        Ok(state.fences.lock().fence(|fence, semaphores| fence.insert(semaphores.take(), 1)))
     })?
     .export("fence.query", "0r_i", |_, (fence,): (Option<Ref>,)| {
         let fence = &deref::<HalFence>(&fence, fence_type(), "fence")?.0;
