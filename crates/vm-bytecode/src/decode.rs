@@ -974,7 +974,7 @@ fn starts_block(blocks: &[(u32, u32)], index: usize) -> bool {
 
 macro_rules! define_fusions {
     (()
-     compare_branches { $( $cmp:ident => $fused:ident ($w:ident) $(latch $add:ident => $latch:ident)? ; )* }
+     compare_branches { $( $cmp:ident => $fused:ident, $remap:ident ($w:ident) $(latch $add:ident => $latch:ident)? ; )* }
      add_chains { $( $add2:ident => $chain:ident ($w2:ident) ; )* }
      indexed_loads { $add3:ident => $load3:ident ($w3:ident) ; chain $chain4:ident ($add4:ident) => $load4:ident ($w4:ident) ; }) => {
         /// The indexed load for the add (or fused add chain) at `ops[i]`
@@ -1002,6 +1002,15 @@ macro_rules! define_fusions {
         fn compare_branch(op: Op, cond: Reg, t: u32, f: u32) -> Option<Op> {
             match op {
                 $( Op::$cmp { a, b, r } if r == cond => Some(Op::$fused { a, b, r, t, f }), )*
+                _ => None,
+            }
+        }
+
+        /// As [`compare_branch`], for a `cond_br` whose edges `t` and `f`
+        /// (branch-table indices) pass block arguments.
+        fn compare_branch_remap(op: Op, cond: Reg, t: u32, f: u32) -> Option<Op> {
+            match op {
+                $( Op::$cmp { a, b, r } if r == cond => Some(Op::$remap { a, b, r, t, f }), )*
                 _ => None,
             }
         }
@@ -1048,10 +1057,12 @@ crate::isa::for_each_fused_op!(define_fusions! {});
 /// stays in place (unreached) so op indices and branch targets are unchanged.
 fn fuse_compare_branches(ops: &mut [Op], blocks: &[(u32, u32)]) {
     for i in 0..ops.len().saturating_sub(1) {
-        let Op::CondBr { cond, t, f } = ops[i + 1] else {
-            continue;
+        let fused = match ops[i + 1] {
+            Op::CondBr { cond, t, f } => compare_branch(ops[i], cond, t, f),
+            Op::CondBrRemap { cond, t, f } => compare_branch_remap(ops[i], cond, t, f),
+            _ => continue,
         };
-        if let Some(fused) = compare_branch(ops[i], cond, t, f) {
+        if let Some(fused) = fused {
             if !starts_block(blocks, i + 1) {
                 ops[i] = fused;
             }

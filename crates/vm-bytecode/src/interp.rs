@@ -13,7 +13,7 @@ use iree_vm::list::{List, ListElementType};
 use iree_vm::{CallStatus, CconvType, Ref, Stack, TypeDef, Value};
 
 use crate::checked;
-use crate::decode::{CallTarget, FunctionCode, ImportArg, Slot, MOVE_BIT, REF_BIT, REF_MASK};
+use crate::decode::{CallTarget, FunctionCode, ImportArg, MOVE_BIT, REF_BIT, REF_MASK};
 use crate::module::BytecodeInstance;
 use crate::op::*;
 
@@ -698,34 +698,13 @@ impl BytecodeInstance {
                 Op::Call { call } => {
                     let info = checked::entry(&code.calls, call as usize);
                     match &info.target {
-                        CallTarget::Internal { function, args } => {
-                            let callee = &module.functions[*function as usize];
-                            // The caller resumes after the call, or at the
-                            // resume block of a yieldable call.
-                            frame.pc = match info.resume {
-                                Some(b) => checked::entry(&code.branches, b as usize).target,
-                                None => pc as u32,
-                            };
-                            frame.call = call;
-                            tri!(stack.enter_frame(callee.frame_bytes));
-                            let (i32_base, ref_base) = stack.push_registers(
-                                callee.i32_count as usize,
-                                callee.ref_count as usize,
-                            );
-                            for m in args.iter() {
-                                move_into_callee(stack, &frame, i32_base, ref_base, m);
-                            }
-                            cont.frames.push(frame);
-                            frame = Frame {
-                                function: *function,
-                                pc: 0,
-                                i32_base,
-                                ref_base,
-                                call: u32::MAX,
-                            };
-                            code = callee;
-                            pc = 0;
-                            reload!();
+                        // Calls of this module's functions switch frames in
+                        // their handler (`dispatch::call_internal`).
+                        CallTarget::Internal { .. } => {
+                            return Err(Status::new(
+                                StatusCode::Internal,
+                                "an internal call reached the slow path",
+                            ))
                         }
                         CallTarget::Import { import, args } => {
                             let resolved = tri!(self.import(*import));
@@ -779,41 +758,18 @@ impl BytecodeInstance {
                 }
                 Op::Return { list } => {
                     let operands = checked::entry(&code.lists, list as usize);
-                    let Some(caller) = cont.frames.pop() else {
-                        // Returning from the activation's entry frame.
-                        for (ty, &raw) in code.result_types.iter().zip(operands.iter()) {
-                            results.push(read_value(regs, refs, ty, raw));
-                        }
-                        stack.leave_frame(code.frame_bytes);
-                        stack.i32_arena.truncate(frame.i32_base);
-                        stack.ref_arena.truncate(frame.ref_base);
-                        cont.current = frame;
-                        return Ok(Flow::Exit(Exit::Returned));
-                    };
-                    let caller_code = &module.functions[caller.function as usize];
-                    let info = checked::entry(&caller_code.calls, caller.call as usize);
-                    for ((ty, dst), &src) in info.results.iter().zip(operands.iter()) {
-                        let cregs = stack.i32_arena.as_mut_ptr().add(caller.i32_base);
-                        let crefs = stack.ref_arena.as_mut_ptr().add(caller.ref_base);
-                        match ty {
-                            CconvType::I32 | CconvType::F32 => w32(cregs, *dst, r32(regs, src)),
-                            CconvType::I64 | CconvType::F64 => w64(cregs, *dst, r64(regs, src)),
-                            _ => {
-                                let value = take_ref(
-                                    refs,
-                                    RefReg::new(src & REF_MASK, src & MOVE_BIT != 0),
-                                );
-                                *rref(crefs, RefReg(*dst & REF_MASK)) = value;
-                            }
-                        }
+                    // Returns to a caller frame switch frames in their
+                    // handler (`dispatch::return_to_caller`); only the
+                    // activation's entry frame returns here.
+                    debug_assert!(cont.frames.is_empty());
+                    for (ty, &raw) in code.result_types.iter().zip(operands.iter()) {
+                        results.push(read_value(regs, refs, ty, raw));
                     }
                     stack.leave_frame(code.frame_bytes);
                     stack.i32_arena.truncate(frame.i32_base);
                     stack.ref_arena.truncate(frame.ref_base);
-                    frame = caller;
-                    code = caller_code;
-                    pc = frame.pc as usize;
-                    reload!();
+                    cont.current = frame;
+                    return Ok(Flow::Exit(Exit::Returned));
                 }
 
                 _ => {
@@ -928,36 +884,6 @@ unsafe fn read_value(regs: *mut u32, refs: *mut Option<Ref>, ty: &CconvType, raw
                 refs,
                 RefReg::new(raw & REF_MASK, raw & MOVE_BIT != 0),
             )),
-        }
-    }
-}
-
-fn move_into_callee(
-    stack: &mut Stack,
-    caller: &Frame,
-    i32_base: usize,
-    ref_base: usize,
-    m: &crate::decode::Move,
-) {
-    match m.slot {
-        Slot::I32 => {
-            let v = stack.i32_arena[caller.i32_base + m.src as usize];
-            stack.i32_arena[i32_base + m.dst as usize] = v;
-        }
-        Slot::I64 => {
-            let s = caller.i32_base + m.src as usize;
-            let (lo, hi) = (stack.i32_arena[s], stack.i32_arena[s + 1]);
-            stack.i32_arena[i32_base + m.dst as usize] = lo;
-            stack.i32_arena[i32_base + m.dst as usize + 1] = hi;
-        }
-        Slot::Ref => {
-            let slot = &mut stack.ref_arena[caller.ref_base + (m.src & REF_MASK) as usize];
-            let value = if m.src & MOVE_BIT != 0 {
-                slot.take()
-            } else {
-                slot.clone()
-            };
-            stack.ref_arena[ref_base + m.dst as usize] = value;
         }
     }
 }

@@ -132,7 +132,7 @@ impl Op {
 /// `Op` variants, then defines `Op` with [`define_op!`].
 macro_rules! define_op_with_fused {
     (($($special:tt)*)
-     compare_branches { $( $cmp:ident => $fused:ident ($w:ident) $(latch $add:ident => $latch:ident)? ; )* }
+     compare_branches { $( $cmp:ident => $fused:ident, $remap:ident ($w:ident) $(latch $add:ident => $latch:ident)? ; )* }
      add_chains { $( $add2:ident => $chain:ident ($w2:ident) ; )* }
      indexed_loads { $add3:ident => $load3:ident ($w3:ident) ; chain $chain4:ident ($add4:ident) => $load4:ident ($w4:ident) ; }) => {
         crate::isa::for_each_alu_op!(define_op! {
@@ -140,6 +140,9 @@ macro_rules! define_op_with_fused {
                 #[doc = concat!("[`Op::", stringify!($cmp), "`] and the `cond_br` testing its result ",
                                 "(the result is still written).")]
                 $fused { a: Reg, b: Reg, r: Reg, t: u32, f: u32 },
+                #[doc = concat!("[`Op::", stringify!($cmp), "`] and the `cond_br` testing its result ",
+                                "whose edges pass block arguments: `t` and `f` index the branch table.")]
+                $remap { a: Reg, b: Reg, r: Reg, t: u32, f: u32 },
             )*
             $($(
                 #[doc = concat!("Loop latch: `r = ", stringify!($add), "(a, b)`, `c = ", stringify!($cmp),

@@ -13,9 +13,13 @@
 //! * conditional branches are real branches (predicted), so the next op's
 //!   address never waits for the data a compare reads.
 //!
-//! Ops that are rare, fallible in unusual ways, or change frames (calls,
-//! returns, yields) go through [`slow`], which runs
-//! [`BytecodeInstance::slow_op`] and continues, or stops the chain.
+//! Calls between functions of the module and their returns switch frames
+//! in their handlers and go on in the chain ([`call_internal`],
+//! [`return_to_caller`]), so a call costs what its own work costs, not a
+//! trip out of the chain. Ops that are rare, fallible in unusual ways, or
+//! leave the activation (import calls, the entry frame's return, yields)
+//! go through [`slow`], which runs [`BytecodeInstance::slow_op`] and
+//! continues, or stops the chain.
 //!
 //! Unoptimized builds do not turn tail calls into jumps: there every
 //! handler returns the next op to [`run`]'s loop instead (see
@@ -26,11 +30,11 @@ use std::ptr;
 use iree_base::Status;
 use iree_vm::buffer::Buffer;
 use iree_vm::list::List;
-use iree_vm::{Ref, Stack, Value};
+use iree_vm::{CconvType, Ref, Stack, Value};
 
-use super::{remap, BytecodeInstance, Continuation, Exit, Flow};
+use super::{remap, rref, take_ref, BytecodeInstance, Continuation, Exit, Flow, Frame};
 use crate::checked;
-use crate::decode::{Branch, FunctionCode};
+use crate::decode::{Branch, CallTarget, FunctionCode, Move, Slot, MOVE_BIT, REF_MASK};
 use crate::math::DivisionError;
 use crate::op::*;
 
@@ -366,7 +370,7 @@ macro_rules! add_chain {
 /// fuses.
 macro_rules! fused_handlers {
     (()
-     compare_branches { $( $cmp:ident => $fused:ident ($w:ident) $(latch $add:ident => $latch:ident)? ; )* }
+     compare_branches { $( $cmp:ident => $fused:ident, $remap:ident ($w:ident) $(latch $add:ident => $latch:ident)? ; )* }
      add_chains { $( $add2:ident => $chain:ident ($w2:ident) ; )* }
      indexed_loads { $add3:ident => $load3:ident ($w3:ident) ; chain $chain4:ident ($add4:ident) => $load4:ident ($w4:ident) ; }) => {
         /// Handlers of the superinstructions.
@@ -391,6 +395,27 @@ macro_rules! fused_handlers {
                             next(m.base.add(t as usize), regs, m, table)
                         } else {
                             next(m.base.add(f as usize), regs, m, table)
+                        }
+                    }
+                }
+                /// A compare and the `cond_br` on its result, whose edges
+                /// pass block arguments.
+                pub(super) unsafe fn $remap(
+                    ip: *const Op,
+                    regs: *mut u32,
+                    m: &mut Machine<'_>,
+                    table: &'static Table,
+                ) -> *const Op {
+                    // SAFETY: as for `Handler`: verified ordinals and edges.
+                    unsafe {
+                        fields!(ip, $remap { a, b, r, t, f });
+                        let taken =
+                            crate::isa::eval::$cmp(alu_read!($w, regs, a), alu_read!($w, regs, b)) != 0;
+                        w32(regs, r, u32::from(taken));
+                        if predicted(taken) {
+                            take_branch(t, regs, m, table)
+                        } else {
+                            take_branch(f, regs, m, table)
                         }
                     }
                 }
@@ -485,6 +510,7 @@ macro_rules! fused_handlers {
             /// Puts these handlers into `table`.
             pub(super) const fn install(table: &mut [Handler; Op::TAG_COUNT]) {
                 $( table[OpTag::$fused as usize] = $fused; )*
+                $( table[OpTag::$remap as usize] = $remap; )*
                 $($( table[OpTag::$latch as usize] = $latch; )?)*
                 $( table[OpTag::$chain as usize] = $chain; )*
                 table[OpTag::$load3 as usize] = $load3;
@@ -651,6 +677,185 @@ hot_handlers! { (ip, regs, m, table)
     };
     BufferLoad { } => buffer_access(ip, regs, m, table);
     BufferStore { } => buffer_access(ip, regs, m, table);
+    // Calls between functions of this module, and their returns, switch
+    // frames here and go on in the chain; imports and the entry frame's
+    // return take the slow path.
+    Call { call } => call_internal(ip, regs, m, table, call);
+    Return { list } => return_to_caller(ip, regs, m, table, list);
+}
+
+/// `vm.call` of call site `call` when it calls a function of this module:
+/// pushes the caller's frame (to resume after the call, or at the resume
+/// block of a yieldable call), moves the arguments into a new frame and
+/// continues at the callee's first op. An import goes to [`slow`].
+///
+/// # Safety
+/// As for [`Handler`]; `ip` is a `Call` op and `call` its call site.
+#[inline(always)]
+unsafe fn call_internal(
+    ip: *const Op,
+    regs: *mut u32,
+    m: &mut Machine<'_>,
+    table: &'static Table,
+    call: u32,
+) -> *const Op {
+    // SAFETY: the verifier checked the call site, the callee ordinal, the
+    // resume branch and every argument move against both frames.
+    unsafe {
+        let info = checked::entry(&m.code.calls, call as usize);
+        let CallTarget::Internal { function, args } = &info.target else {
+            return slow(ip, regs, m, table);
+        };
+        let instance = m.instance;
+        let callee = checked::entry(&instance.module().functions, *function as usize);
+        let pc = ip.offset_from(m.base) as u32;
+        if let Err(error) = m.stack.enter_frame(callee.frame_bytes) {
+            m.cont.current.pc = pc;
+            return stop(m, Stop::Error(error));
+        }
+        let mut caller = m.cont.current;
+        caller.pc = match info.resume {
+            Some(branch) => checked::entry(&m.code.branches, branch as usize).target,
+            None => pc + 1,
+        };
+        caller.call = call;
+        let (i32_base, ref_base) = m
+            .stack
+            .push_registers(callee.i32_count as usize, callee.ref_count as usize);
+        let (i32s, refs) = (
+            m.stack.i32_arena.as_mut_ptr(),
+            m.stack.ref_arena.as_mut_ptr(),
+        );
+        let from = (i32s.add(caller.i32_base), refs.add(caller.ref_base));
+        // The arenas may have moved: the checked build's view of the
+        // caller's frame follows them.
+        checked::enter_frame(
+            from.0,
+            m.code.i32_count,
+            from.1,
+            m.code.ref_count,
+            &m.stack.i32_arena,
+            &m.stack.ref_arena,
+            &m.code.ops,
+        );
+        let to = (i32s.add(i32_base), refs.add(ref_base));
+        for arg in args.iter() {
+            move_into_callee(from, to, arg);
+        }
+        m.cont.frames.push(caller);
+        m.cont.current = Frame {
+            function: *function,
+            pc: 0,
+            i32_base,
+            ref_base,
+            call: u32::MAX,
+        };
+        switch_frame(m, table, callee)
+    }
+}
+
+/// Moves one argument of an internal call from the caller's registers
+/// (`from`: its i32 and ref registers) into the callee's (`to`).
+///
+/// # Safety
+/// The verifier checked `arg`'s source against the caller's register
+/// counts and its destination against the callee's; both frames' registers
+/// are in the arenas the pointers point into.
+#[inline(always)]
+unsafe fn move_into_callee(
+    from: (*mut u32, *mut Option<Ref>),
+    to: (*mut u32, *mut Option<Ref>),
+    arg: &Move,
+) {
+    // SAFETY: the caller's contract.
+    unsafe {
+        match arg.slot {
+            Slot::I32 => w32(to.0, arg.dst, r32(from.0, arg.src)),
+            Slot::I64 => w64(to.0, arg.dst, r64(from.0, arg.src)),
+            Slot::Ref => {
+                let source = RefReg::new(arg.src & REF_MASK, arg.src & MOVE_BIT != 0);
+                *rref(to.1, RefReg(arg.dst)) = take_ref(from.1, source);
+            }
+        }
+    }
+}
+
+/// `vm.return` of operand list `list` from a frame this activation called
+/// (the entry frame's return goes to [`slow`]): writes the results into
+/// the caller's registers, drops the frame and continues in the caller.
+///
+/// # Safety
+/// As for [`Handler`]; `ip` is a `Return` op and `list` its operands.
+#[inline(always)]
+unsafe fn return_to_caller(
+    ip: *const Op,
+    regs: *mut u32,
+    m: &mut Machine<'_>,
+    table: &'static Table,
+    list: u32,
+) -> *const Op {
+    let Some(caller) = m.cont.frames.pop() else {
+        // SAFETY: the caller's contract.
+        return unsafe { slow(ip, regs, m, table) };
+    };
+    // SAFETY: the verifier checked the operand list against this frame,
+    // the caller's call site and its result registers against the caller's
+    // frame, and that the result types match the operands'.
+    unsafe {
+        let instance = m.instance;
+        let caller_code = checked::entry(&instance.module().functions, caller.function as usize);
+        let info = checked::entry(&caller_code.calls, caller.call as usize);
+        let operands = checked::entry(&m.code.lists, list as usize);
+        let caller_regs = m.stack.i32_arena.as_mut_ptr().add(caller.i32_base);
+        let caller_refs = m.stack.ref_arena.as_mut_ptr().add(caller.ref_base);
+        for ((ty, dst), &src) in info.results.iter().zip(operands.iter()) {
+            let dst = *dst;
+            match ty {
+                CconvType::I32 | CconvType::F32 => w32(caller_regs, dst, r32(regs, src)),
+                CconvType::I64 | CconvType::F64 => w64(caller_regs, dst, r64(regs, src)),
+                _ => {
+                    let value = take_ref(m.refs, RefReg::new(src & REF_MASK, src & MOVE_BIT != 0));
+                    *rref(caller_refs, RefReg(dst & REF_MASK)) = value;
+                }
+            }
+        }
+        let frame = m.cont.current;
+        m.stack.leave_frame(m.code.frame_bytes);
+        m.stack.i32_arena.truncate(frame.i32_base);
+        m.stack.ref_arena.truncate(frame.ref_base);
+        m.cont.current = caller;
+        switch_frame(m, table, caller_code)
+    }
+}
+
+/// Continues in the frame `m.cont.current` names, whose function is
+/// `code`, at its `pc`: re-derives the machine's view of the frame (the
+/// arenas may have moved). Unoptimized builds stop the chain instead
+/// ([`Stop::Reload`]), and [`run`]'s caller re-derives the same.
+///
+/// # Safety
+/// `m.cont.current` is a frame of this activation whose registers the
+/// arenas hold, running `code` at a verified op index.
+#[inline(always)]
+unsafe fn switch_frame<'a>(
+    m: &mut Machine<'a>,
+    table: &'static Table,
+    code: &'a FunctionCode,
+) -> *const Op {
+    if !THREADED {
+        return stop(m, Stop::Reload);
+    }
+    let frame = m.cont.current;
+    // SAFETY: the caller's contract: the frame's registers start at its
+    // bases, and its `pc` is a verified op index of `code`.
+    unsafe {
+        let regs = m.stack.i32_arena.as_mut_ptr().add(frame.i32_base);
+        m.refs = m.stack.ref_arena.as_mut_ptr().add(frame.ref_base);
+        m.code = code;
+        m.base = code.ops.as_ptr();
+        m.branches = code.branches.as_ptr();
+        next(m.base.add(frame.pc as usize), regs, m, table)
+    }
 }
 
 /// A `buffer.load.*` / `buffer.store.*` the handlers above do not finish:
