@@ -785,7 +785,7 @@ pub struct Region<'r, 'a> {
     bindings: &'r DeviceBindings<'a>,
     /// `starts[i]` is the first tile of item `i`; one more entry holds the
     /// total.
-    starts: SmallVec<[u64; 2]>,
+    starts: SmallVec<[u64; 9]>,
     local_memory_size: usize,
     /// The next unclaimed tile.
     next: AtomicU64,

@@ -35,6 +35,10 @@ use crate::dispatch::{
 use crate::executable::WorkgroupExecutable;
 use crate::pool::WorkerPool;
 
+/// Commands of a region that its per-execution arrays hold without a heap
+/// allocation (models' regions hold a few dispatches and fills).
+const REGION_INLINE: usize = 8;
+
 /// What a local device runs its work with: its worker pool (none for
 /// `local-sync`) and the workgroup-local memory each worker offers.
 #[derive(Clone, Default)]
@@ -222,7 +226,7 @@ impl Runner {
         let resolved = commands
             .iter()
             .map(|command| Resolved::new(command, table))
-            .collect::<Result<SmallVec<[_; 1]>>>()?;
+            .collect::<Result<SmallVec<[_; REGION_INLINE]>>>()?;
         let Some(shared) = may_run_together(&resolved) else {
             return resolved.iter().try_for_each(|command| {
                 self.run(std::slice::from_ref(command), bindings, SharedFills::NONE)
@@ -267,7 +271,7 @@ impl Runner {
         }
         let workers = self.workers();
         guards.start_region();
-        let mut items = SmallVec::<[_; 1]>::with_capacity(commands.len());
+        let mut items = SmallVec::<[_; REGION_INLINE]>::with_capacity(commands.len());
         for (index, command) in commands.iter().enumerate() {
             items.push(match command {
                 Resolved::Dispatch {
@@ -293,10 +297,13 @@ impl Runner {
                         "an executable of another driver was grouped with other commands",
                     ))
                 }
+                // One worker runs the region's tiles one after another: a
+                // fill then never runs beside a kernel, and needs no atomic
+                // stores (it becomes a `memset`).
                 Resolved::Fill { target, pattern } => Work::Fill {
                     target: raw(guards, target)?,
                     pattern,
-                    shared: shared.contains(index),
+                    shared: shared.contains(index) && workers.count() > 1,
                 },
                 Resolved::Copy { source, target } => Work::Copy {
                     source: raw(guards, source)?,
@@ -794,7 +801,8 @@ fn may_run_together(commands: &[Resolved<'_>]) -> Option<SharedFills> {
         OtherTransfer,
     }
     // (command, range, what touches it)
-    let mut ranges: Vec<(usize, &BufferBinding<'_>, By)> = Vec::new();
+    let mut ranges: SmallVec<[(usize, &BufferBinding<'_>, By); 2 * REGION_INLINE]> =
+        SmallVec::new();
     for (index, command) in commands.iter().enumerate() {
         match command {
             Resolved::Dispatch { local: None, .. } => return None,

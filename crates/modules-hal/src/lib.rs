@@ -227,6 +227,25 @@ fn element_types_compatible(actual: ElementType, expected: ElementType) -> bool 
         || actual == expected
 }
 
+/// A `!vm.buffer` string argument that only an error message shows (the
+/// `message` of `hal.buffer.assert` and `hal.buffer_view.assert`): checked
+/// to be a buffer now, decoded (lossy UTF-8) only when displayed, so a
+/// passing assertion allocates nothing.
+pub struct MessageArg<'a>(&'a VmBuffer);
+
+impl std::fmt::Display for MessageArg<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0
+            .with_bytes(|bytes| f.write_str(&String::from_utf8_lossy(bytes)))
+    }
+}
+
+/// [`MessageArg`] of a string argument (INVALID_ARGUMENT when it is not a
+/// `!vm.buffer`, as [`string_arg`]).
+pub fn message_arg<'a>(value: &'a Option<Ref>, what: &str) -> Result<MessageArg<'a>> {
+    deref(value, iree_vm::buffer::buffer_type(), what).map(MessageArg)
+}
+
 /// The text of a `!vm.buffer` argument (rodata strings); `what` names it
 /// in the error for a null or mistyped ref.
 pub fn string_arg(value: &Option<Ref>, what: &str) -> Result<String> {
@@ -897,7 +916,7 @@ pub fn buffer_view_exports<S: Send + Sync + 'static>(
         Ok(Ref::new(HalBufferView(view)))
     })?
     .export("buffer_view.assert", "0rriiCID_v", |_, (view, message, element_type, encoding, shape): (Option<Ref>, Option<Ref>, i32, i32, Variadic<(i64,)>)| {
-        let message = string_arg(&message, "message")?;
+        let message = message_arg(&message, "message")?;
         let view = &deref::<HalBufferView>(&view, buffer_view_type(), &message)?.0;
         if !element_types_compatible(view.element_type(), ElementType(element_type as u32)) {
             return Err(Status::new(
@@ -1132,7 +1151,7 @@ fn implemented(b: Builder) -> Result<Builder> {
     let b = buffer_view_exports(b, |state: &HalModuleState| state.debug_sink.as_ref())?;
     b.export("buffer.assert", "0rrrIii_v", |_, (buffer, message, allocator, min_len, memory_types, usage): (Option<Ref>, Option<Ref>, Option<Ref>, i64, i32, i32)| {
         let buffer = &deref::<HalBuffer>(&buffer, buffer_type(), "buffer")?.0;
-        let message = string_arg(&message, "message")?;
+        let message = message_arg(&message, "message")?;
         deref::<HalAllocator>(&allocator, allocator_type(), "allocator")?;
         let minimum = size_arg(min_len, "minimum length")?;
         if buffer.byte_length() < minimum {
