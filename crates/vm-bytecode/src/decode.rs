@@ -865,6 +865,20 @@ fn decode_inner(m: &ModuleView<'_>, file: &[u8], ordinal: usize) -> Result<Funct
                     f: d.branches[f as usize].target,
                 };
             }
+            Op::CondBrRemap { cond, t, f } => {
+                let (taken, other) = (&d.branches[t as usize], &d.branches[f as usize]);
+                if let ([(src, dst)], [], false) =
+                    (&taken.remap[..], &other.remap[..], taken.remaps_refs)
+                {
+                    *op = Op::CondBrMove {
+                        cond,
+                        src: *src,
+                        dst: *dst,
+                        t: taken.target,
+                        f: other.target,
+                    };
+                }
+            }
             _ => {}
         }
     }
@@ -974,7 +988,7 @@ fn starts_block(blocks: &[(u32, u32)], index: usize) -> bool {
 
 macro_rules! define_fusions {
     (()
-     compare_branches { $( $cmp:ident => $fused:ident, $remap:ident ($w:ident) $(latch $add:ident => $latch:ident)? ; )* }
+     compare_branches { $( $cmp:ident => $fused:ident, $moved:ident ($w:ident) $(latch $add:ident => $latch:ident)? ; )* }
      add_chains { $( $add2:ident => $chain:ident ($w2:ident) ; )* }
      indexed_loads { $add3:ident => $load3:ident ($w3:ident) ; chain $chain4:ident ($add4:ident) => $load4:ident ($w4:ident) ; }) => {
         /// The indexed load for the add (or fused add chain) at `ops[i]`
@@ -1006,11 +1020,12 @@ macro_rules! define_fusions {
             }
         }
 
-        /// As [`compare_branch`], for a `cond_br` whose edges `t` and `f`
-        /// (branch-table indices) pass block arguments.
-        fn compare_branch_remap(op: Op, cond: Reg, t: u32, f: u32) -> Option<Op> {
+        /// As [`compare_branch`], for a [`Op::CondBrMove`] whose targets
+        /// fit in 16 bits.
+        fn compare_branch_move(op: Op, cond: Reg, src: Reg, dst: Reg, t: u32, f: u32) -> Option<Op> {
+            let (t, f) = (u16::try_from(t).ok()?, u16::try_from(f).ok()?);
             match op {
-                $( Op::$cmp { a, b, r } if r == cond => Some(Op::$remap { a, b, r, t, f }), )*
+                $( Op::$cmp { a, b, r } if r == cond => Some(Op::$moved { a, b, r, src, dst, t, f }), )*
                 _ => None,
             }
         }
@@ -1059,7 +1074,13 @@ fn fuse_compare_branches(ops: &mut [Op], blocks: &[(u32, u32)]) {
     for i in 0..ops.len().saturating_sub(1) {
         let fused = match ops[i + 1] {
             Op::CondBr { cond, t, f } => compare_branch(ops[i], cond, t, f),
-            Op::CondBrRemap { cond, t, f } => compare_branch_remap(ops[i], cond, t, f),
+            Op::CondBrMove {
+                cond,
+                src,
+                dst,
+                t,
+                f,
+            } => compare_branch_move(ops[i], cond, src, dst, t, f),
             _ => continue,
         };
         if let Some(fused) = fused {

@@ -216,11 +216,11 @@ pub(crate) use for_each_alu_op;
 /// executable op the decoder forms from adjacent instructions, and runs as
 /// the rows of [`for_each_alu_op!`] it is made of (through [`eval`]).
 ///
-/// `compare_branches` rows, `Compare => Fused, FusedRemap (Width)`: the
+/// `compare_branches` rows, `Compare => Fused, FusedMove (Width)`: the
 /// compare and the `cond_br` right after it that tests the compare's result
-/// run as `Fused` (which still writes the result), or as `FusedRemap` when
-/// the `cond_br` passes block arguments (its edges then index the branch
-/// table, whose register moves the taken edge applies). `latch Add => Latch` adds a
+/// run as `Fused` (which still writes the result), or as `FusedMove` when
+/// the `cond_br` is a `CondBrMove` (a loop latch passing one value around;
+/// its targets below 2^16). `latch Add => Latch` adds a
 /// loop latch: `Add` of the same width right before `Fused`, whose sum it
 /// tests, runs as `Latch` (both results written; its branch targets are
 /// below 2^16). Latch compares (`ne`, `lt`) are true while a counted loop
@@ -243,14 +243,14 @@ macro_rules! for_each_fused_op {
         $m! {
             ($($args)*)
             compare_branches {
-                CmpEqI32 => CmpBrEqI32, CmpBrRemapEqI32 (I32);
-                CmpNeI32 => CmpBrNeI32, CmpBrRemapNeI32 (I32) latch AddI32 => AddCmpBrNeI32;
-                CmpLtSI32 => CmpBrLtSI32, CmpBrRemapLtSI32 (I32) latch AddI32 => AddCmpBrLtSI32;
-                CmpLtUI32 => CmpBrLtUI32, CmpBrRemapLtUI32 (I32);
-                CmpEqI64 => CmpBrEqI64, CmpBrRemapEqI64 (I64);
-                CmpNeI64 => CmpBrNeI64, CmpBrRemapNeI64 (I64) latch AddI64 => AddCmpBrNeI64;
-                CmpLtSI64 => CmpBrLtSI64, CmpBrRemapLtSI64 (I64) latch AddI64 => AddCmpBrLtSI64;
-                CmpLtUI64 => CmpBrLtUI64, CmpBrRemapLtUI64 (I64);
+                CmpEqI32 => CmpBrEqI32, CmpBrMoveEqI32 (I32);
+                CmpNeI32 => CmpBrNeI32, CmpBrMoveNeI32 (I32) latch AddI32 => AddCmpBrNeI32;
+                CmpLtSI32 => CmpBrLtSI32, CmpBrMoveLtSI32 (I32) latch AddI32 => AddCmpBrLtSI32;
+                CmpLtUI32 => CmpBrLtUI32, CmpBrMoveLtUI32 (I32);
+                CmpEqI64 => CmpBrEqI64, CmpBrMoveEqI64 (I64);
+                CmpNeI64 => CmpBrNeI64, CmpBrMoveNeI64 (I64) latch AddI64 => AddCmpBrNeI64;
+                CmpLtSI64 => CmpBrLtSI64, CmpBrMoveLtSI64 (I64) latch AddI64 => AddCmpBrLtSI64;
+                CmpLtUI64 => CmpBrLtUI64, CmpBrMoveLtUI64 (I64);
             }
             add_chains {
                 AddI32 => AddAddI32 (I32);

@@ -132,7 +132,7 @@ impl Op {
 /// `Op` variants, then defines `Op` with [`define_op!`].
 macro_rules! define_op_with_fused {
     (($($special:tt)*)
-     compare_branches { $( $cmp:ident => $fused:ident, $remap:ident ($w:ident) $(latch $add:ident => $latch:ident)? ; )* }
+     compare_branches { $( $cmp:ident => $fused:ident, $moved:ident ($w:ident) $(latch $add:ident => $latch:ident)? ; )* }
      add_chains { $( $add2:ident => $chain:ident ($w2:ident) ; )* }
      indexed_loads { $add3:ident => $load3:ident ($w3:ident) ; chain $chain4:ident ($add4:ident) => $load4:ident ($w4:ident) ; }) => {
         crate::isa::for_each_alu_op!(define_op! {
@@ -140,9 +140,10 @@ macro_rules! define_op_with_fused {
                 #[doc = concat!("[`Op::", stringify!($cmp), "`] and the `cond_br` testing its result ",
                                 "(the result is still written).")]
                 $fused { a: Reg, b: Reg, r: Reg, t: u32, f: u32 },
-                #[doc = concat!("[`Op::", stringify!($cmp), "`] and the `cond_br` testing its result ",
-                                "whose edges pass block arguments: `t` and `f` index the branch table.")]
-                $remap { a: Reg, b: Reg, r: Reg, t: u32, f: u32 },
+                #[doc = concat!("[`Op::", stringify!($cmp), "`] and the [`Op::CondBrMove`] testing its ",
+                                "result: when taken, copies `src` to `dst` and continues at op `t`, ",
+                                "else at op `f`.")]
+                $moved { a: Reg, b: Reg, r: Reg, src: Reg, dst: Reg, t: u16, f: u16 },
             )*
             $($(
                 #[doc = concat!("Loop latch: `r = ", stringify!($add), "(a, b)`, `c = ", stringify!($cmp),
@@ -383,6 +384,17 @@ crate::isa::for_each_fused_op!(define_op_with_fused! {
     CondBr { cond: Reg, t: u32, f: u32 },
     /// Conditional branch whose edges remap registers.
     CondBrRemap { cond: Reg, t: u32, f: u32 },
+    /// Conditional branch whose taken edge copies one i32 word, `src` to
+    /// `dst` (after the condition is read), and whose other edge copies
+    /// nothing: a loop latch passing one value around, with its edge and
+    /// targets (op indices) in the op instead of the branch table.
+    CondBrMove {
+        cond: Reg,
+        src: Reg,
+        dst: Reg,
+        t: u32,
+        f: u32,
+    },
     /// `br_table`; `table` indexes the branch-table side table.
     BrTable { index: Reg, table: u32 },
     /// `call` / `call.yieldable` / `call.variadic(.yieldable)`.

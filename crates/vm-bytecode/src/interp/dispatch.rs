@@ -370,7 +370,7 @@ macro_rules! add_chain {
 /// fuses.
 macro_rules! fused_handlers {
     (()
-     compare_branches { $( $cmp:ident => $fused:ident, $remap:ident ($w:ident) $(latch $add:ident => $latch:ident)? ; )* }
+     compare_branches { $( $cmp:ident => $fused:ident, $moved:ident ($w:ident) $(latch $add:ident => $latch:ident)? ; )* }
      add_chains { $( $add2:ident => $chain:ident ($w2:ident) ; )* }
      indexed_loads { $add3:ident => $load3:ident ($w3:ident) ; chain $chain4:ident ($add4:ident) => $load4:ident ($w4:ident) ; }) => {
         /// Handlers of the superinstructions.
@@ -398,24 +398,25 @@ macro_rules! fused_handlers {
                         }
                     }
                 }
-                /// A compare and the `cond_br` on its result, whose edges
-                /// pass block arguments.
-                pub(super) unsafe fn $remap(
+                /// A compare and the `cond_br` on its result whose taken
+                /// edge copies one word.
+                pub(super) unsafe fn $moved(
                     ip: *const Op,
                     regs: *mut u32,
                     m: &mut Machine<'_>,
                     table: &'static Table,
                 ) -> *const Op {
-                    // SAFETY: as for `Handler`: verified ordinals and edges.
+                    // SAFETY: as for `Handler`: verified ordinals and targets.
                     unsafe {
-                        fields!(ip, $remap { a, b, r, t, f });
+                        fields!(ip, $moved { a, b, r, src, dst, t, f });
                         let taken =
                             crate::isa::eval::$cmp(alu_read!($w, regs, a), alu_read!($w, regs, b)) != 0;
                         w32(regs, r, u32::from(taken));
                         if predicted(taken) {
-                            take_branch(t, regs, m, table)
+                            w32(regs, dst, r32(regs, src));
+                            next(m.base.add(usize::from(t)), regs, m, table)
                         } else {
-                            take_branch(f, regs, m, table)
+                            next(m.base.add(usize::from(f)), regs, m, table)
                         }
                     }
                 }
@@ -510,7 +511,7 @@ macro_rules! fused_handlers {
             /// Puts these handlers into `table`.
             pub(super) const fn install(table: &mut [Handler; Op::TAG_COUNT]) {
                 $( table[OpTag::$fused as usize] = $fused; )*
-                $( table[OpTag::$remap as usize] = $remap; )*
+                $( table[OpTag::$moved as usize] = $moved; )*
                 $($( table[OpTag::$latch as usize] = $latch; )?)*
                 $( table[OpTag::$chain as usize] = $chain; )*
                 table[OpTag::$load3 as usize] = $load3;
@@ -610,6 +611,14 @@ hot_handlers! { (ip, regs, m, table)
         next(m.base.add(target as usize), regs, m, table)
     };
     BrRemap { branch } => take_branch(branch, regs, m, table);
+    CondBrMove { cond, src, dst, t, f } => {
+        if predicted(r32(regs, cond) != 0) {
+            w32(regs, dst, r32(regs, src));
+            next(m.base.add(t as usize), regs, m, table)
+        } else {
+            next(m.base.add(f as usize), regs, m, table)
+        }
+    };
     CondBrRemap { cond, t, f } => {
         if predicted(r32(regs, cond) != 0) {
             take_branch(t, regs, m, table)
