@@ -91,4 +91,67 @@ vm.module @fused {
   ^exit:
     vm.return %acc, %last : i32, i64
   }
+
+  // Loops passing one value around their back edge (one register move on
+  // the taken edge: `CondBrMove`, fused with the compare before it when
+  // there is one). The moved value lands in the condition's register (the
+  // condition is read before the move) or in the compare's result register.
+  vm.export @carried_nz
+  vm.func @carried_nz(%n: i32) -> i32 {
+    %c0 = vm.const.i32 0
+    %c1 = vm.const.i32 1
+    %c3 = vm.const.i32 3
+    vm.br ^loop(%n, %c0 : i32, i32)
+  ^loop(%i: i32, %acc: i32):
+    %m = vm.mul.i32 %i, %c3 : i32
+    %x = vm.xor.i32 %acc, %m : i32
+    %next = vm.sub.i32 %i, %c1 : i32
+    %more = vm.cmp.nz.i32 %next : i32
+    vm.cond_br %more, ^loop(%next, %x : i32, i32), ^exit(%x : i32)
+  ^exit(%r: i32):
+    vm.return %r : i32
+  }
+
+  vm.export @carried_lt_i32
+  vm.func @carried_lt_i32(%n: i32) -> i32 {
+    %c0 = vm.const.i32 0
+    %c1 = vm.const.i32 1
+    %c3 = vm.const.i32 3
+    vm.br ^loop(%c0, %c0 : i32, i32)
+  ^loop(%i: i32, %acc: i32):
+    %odd = vm.and.i32 %i, %c1 : i32
+    %nz = vm.cmp.nz.i32 %odd : i32
+    vm.cond_br %nz, ^a, ^b
+  ^a:
+    %p = vm.mul.i32 %i, %c3 : i32
+    vm.br ^join(%p : i32)
+  ^b:
+    %q = vm.add.i32 %i, %c3 : i32
+    vm.br ^join(%q : i32)
+  ^join(%v: i32):
+    %x = vm.xor.i32 %acc, %v : i32
+    %next = vm.add.i32 %i, %c1 : i32
+    %more = vm.cmp.lt.i32.s %next, %n : i32
+    vm.cond_br %more, ^loop(%next, %x : i32, i32), ^exit(%x : i32)
+  ^exit(%r: i32):
+    vm.return %r : i32
+  }
+
+  vm.export @carried_lt_i64
+  vm.func @carried_lt_i64(%n: i64) -> i32 {
+    %c0 = vm.const.i64 0
+    %c1 = vm.const.i64 1
+    %z = vm.const.i32 0
+    %c5 = vm.const.i32 5
+    vm.br ^loop(%c0, %z : i64, i32)
+  ^loop(%i: i64, %acc: i32):
+    %t = vm.trunc.i64.i32 %i : i64 -> i32
+    %m = vm.mul.i32 %t, %c5 : i32
+    %x = vm.xor.i32 %acc, %m : i32
+    %next = vm.add.i64 %i, %c1 : i64
+    %more = vm.cmp.lt.i64.s %next, %n : i64
+    vm.cond_br %more, ^loop(%next, %x : i64, i32), ^exit(%x : i32)
+  ^exit(%r: i32):
+    vm.return %r : i32
+  }
 }
