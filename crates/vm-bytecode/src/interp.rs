@@ -244,43 +244,91 @@ impl BytecodeInstance {
         }
     }
 
+    /// Calls import call site `call` of the running frame, whose `pc` is
+    /// the call's op index: the arguments go out as values, the results
+    /// come back into the frame's registers. Returns the op index to go on
+    /// at (after the call, or at the resume block of a yieldable call), or
+    /// the activation's exit when the import deferred. The arenas may have
+    /// moved when this returns. On `Err` the frame's `pc` is still the call's.
+    fn call_import(
+        &self,
+        stack: &mut Stack,
+        cont: &mut Continuation,
+        call: u32,
+    ) -> Result<ImportReturn> {
+        let frame = cont.current;
+        let code: &FunctionCode = &self.module().functions[frame.function as usize];
+        let info = &code.calls[call as usize];
+        let CallTarget::Import { import, args } = &info.target else {
+            return Err(Status::new(
+                StatusCode::Internal,
+                "an internal call reached the import path",
+            ));
+        };
+        let resolved = self.import(*import)?;
+        let mut values = stack.take_args();
+        // SAFETY: the verifier checked every argument register against the
+        // frame's register counts; the frame's registers are in the arenas.
+        unsafe {
+            let regs: *mut u32 = stack.i32_arena.as_mut_ptr().add(frame.i32_base);
+            let refs: *mut Option<Ref> = stack.ref_arena.as_mut_ptr().add(frame.ref_base);
+            // Extended, not pushed one by one: each value is written
+            // straight into the vector, not built in a temporary and then
+            // reloaded whole (a store-forwarding stall per argument).
+            values.extend(args.iter().map(|arg| match *arg {
+                ImportArg::I32(r) => Value::I32(r32(regs, r) as i32),
+                ImportArg::I64(r) => Value::I64(r64(regs, r) as i64),
+                ImportArg::F32(r) => Value::F32(rf32(regs, r)),
+                ImportArg::F64(r) => Value::F64(rf64(regs, r)),
+                ImportArg::Ref(raw) => Value::Ref(take_ref(
+                    refs,
+                    RefReg::new(raw & REF_MASK, raw & MOVE_BIT != 0),
+                )),
+                ImportArg::Count(n) => Value::I32(i32::from(n)),
+            }));
+        }
+        let mut import_results = stack.take_args();
+        let status = resolved.instance.call_verified(
+            stack,
+            resolved.export_ordinal,
+            &mut values,
+            &mut import_results,
+        );
+        stack.return_args(values);
+        match status? {
+            CallStatus::Done => {
+                store_results(stack, &frame, info, &mut import_results)?;
+                stack.return_args(import_results);
+                Ok(ImportReturn::Continue(match info.resume {
+                    Some(b) => apply_branch(stack, &frame, code, b),
+                    None => frame.pc + 1,
+                }))
+            }
+            CallStatus::Deferred => {
+                if info.resume.is_none() {
+                    return Err(Status::new(
+                        StatusCode::FailedPrecondition,
+                        "import returned DEFERRED from a non-yieldable call",
+                    ));
+                }
+                Ok(ImportReturn::Exit(Exit::Deferred(Some(call))))
+            }
+        }
+    }
+
     /// Executes one op that is not on the hot path. `cont.current.pc` is the
     /// index after `op`. Returns how the dispatch loop continues.
     #[inline(never)]
     #[allow(clippy::too_many_lines, reason = "one arm per instruction")]
-    fn slow_op(
-        &self,
-        stack: &mut Stack,
-        cont: &mut Continuation,
-        results: &mut Vec<Value>,
-        op: Op,
-    ) -> Result<Flow> {
+    fn slow_op(&self, stack: &mut Stack, cont: &mut Continuation, op: Op) -> Result<Flow> {
         let module = self.module();
         let mut frame = cont.current;
         let entry_pc = frame.pc as usize;
-        let mut code: &FunctionCode = &module.functions[frame.function as usize];
+        let code: &FunctionCode = &module.functions[frame.function as usize];
         let mut pc = entry_pc;
-        let mut reloaded = false;
-        let mut regs: *mut u32 = stack.i32_arena[frame.i32_base..].as_mut_ptr();
-        let mut refs: *mut Option<Ref> = stack.ref_arena[frame.ref_base..].as_mut_ptr();
+        let regs: *mut u32 = stack.i32_arena[frame.i32_base..].as_mut_ptr();
+        let refs: *mut Option<Ref> = stack.ref_arena[frame.ref_base..].as_mut_ptr();
 
-        // Re-derives register pointers after the arenas may have moved.
-        macro_rules! reload {
-            () => {{
-                regs = stack.i32_arena[frame.i32_base..].as_mut_ptr();
-                refs = stack.ref_arena[frame.ref_base..].as_mut_ptr();
-                checked::enter_frame(
-                    regs,
-                    code.i32_count,
-                    refs,
-                    code.ref_count,
-                    &stack.i32_arena,
-                    &stack.ref_arena,
-                    &code.ops,
-                );
-                reloaded = true;
-            }};
-        }
         // Runs a fallible expression, recording the failing pc on error.
         macro_rules! tri {
             ($e:expr) => {
@@ -695,83 +743,6 @@ impl BytecodeInstance {
                     cont.current = frame;
                     return Ok(Flow::Exit(Exit::Deferred(None)));
                 }
-                Op::Call { call } => {
-                    let info = checked::entry(&code.calls, call as usize);
-                    match &info.target {
-                        // Calls of this module's functions switch frames in
-                        // their handler (`dispatch::call_internal`).
-                        CallTarget::Internal { .. } => {
-                            return Err(Status::new(
-                                StatusCode::Internal,
-                                "an internal call reached the slow path",
-                            ))
-                        }
-                        CallTarget::Import { import, args } => {
-                            let resolved = tri!(self.import(*import));
-                            let mut values = stack.take_args();
-                            // Extended, not pushed one by one: each value
-                            // is written straight into the vector, not built
-                            // in a temporary and then reloaded whole (a
-                            // store-forwarding stall per argument).
-                            values.extend(args.iter().map(|arg| match *arg {
-                                ImportArg::I32(r) => Value::I32(r32(regs, r) as i32),
-                                ImportArg::I64(r) => Value::I64(r64(regs, r) as i64),
-                                ImportArg::F32(r) => Value::F32(rf32(regs, r)),
-                                ImportArg::F64(r) => Value::F64(rf64(regs, r)),
-                                ImportArg::Ref(raw) => Value::Ref(take_ref(
-                                    refs,
-                                    RefReg::new(raw & REF_MASK, raw & MOVE_BIT != 0),
-                                )),
-                                ImportArg::Count(n) => Value::I32(i32::from(n)),
-                            }));
-                            let mut import_results = stack.take_args();
-                            frame.pc = (pc - 1) as u32;
-                            cont.current = frame;
-                            let status = resolved.instance.call_verified(
-                                stack,
-                                resolved.export_ordinal,
-                                &mut values,
-                                &mut import_results,
-                            );
-                            stack.return_args(values);
-                            reload!();
-                            match tri!(status) {
-                                CallStatus::Done => {
-                                    tri!(store_results(stack, &frame, info, &mut import_results));
-                                    stack.return_args(import_results);
-                                    if let Some(b) = info.resume {
-                                        pc = apply_branch(stack, &frame, code, b) as usize;
-                                    }
-                                }
-                                CallStatus::Deferred => {
-                                    if info.resume.is_none() {
-                                        return Err(Status::new(
-                                            StatusCode::FailedPrecondition,
-                                            "import returned DEFERRED from a non-yieldable call",
-                                        ));
-                                    }
-                                    return Ok(Flow::Exit(Exit::Deferred(Some(call))));
-                                }
-                            }
-                        }
-                    }
-                }
-                Op::Return { list } => {
-                    let operands = checked::entry(&code.lists, list as usize);
-                    // Returns to a caller frame switch frames in their
-                    // handler (`dispatch::return_to_caller`); only the
-                    // activation's entry frame returns here.
-                    debug_assert!(cont.frames.is_empty());
-                    for (ty, &raw) in code.result_types.iter().zip(operands.iter()) {
-                        results.push(read_value(regs, refs, ty, raw));
-                    }
-                    stack.leave_frame(code.frame_bytes);
-                    stack.i32_arena.truncate(frame.i32_base);
-                    stack.ref_arena.truncate(frame.ref_base);
-                    cont.current = frame;
-                    return Ok(Flow::Exit(Exit::Returned));
-                }
-
                 _ => {
                     return Err(Status::new(
                         StatusCode::Internal,
@@ -780,19 +751,22 @@ impl BytecodeInstance {
                 }
             }
         }
-        let _ = (&mut code, &mut regs, &mut refs);
         frame.pc = pc as u32;
-        let same_frame =
-            frame.function == cont.current.function && frame.i32_base == cont.current.i32_base;
         cont.current = frame;
-        Ok(if reloaded || !same_frame {
-            Flow::Reload
-        } else if pc != entry_pc {
+        Ok(if pc != entry_pc {
             Flow::Jump(pc as u32)
         } else {
             Flow::Next
         })
     }
+}
+
+/// How an import call ([`BytecodeInstance::call_import`]) continues.
+enum ImportReturn {
+    /// At this op index of the calling frame.
+    Continue(u32),
+    /// The activation stops (the import deferred).
+    Exit(Exit),
 }
 
 /// How the dispatch loop continues after a slow-path op.
@@ -801,8 +775,6 @@ enum Flow {
     Next,
     /// Continue at this op index of the same frame.
     Jump(u32),
-    /// The frame or register arenas changed: re-derive from `cont.current`.
-    Reload,
     /// Leave the dispatch loop.
     Exit(Exit),
 }

@@ -16,10 +16,10 @@
 //! Calls between functions of the module and their returns switch frames
 //! in their handlers and go on in the chain ([`call_internal`],
 //! [`return_to_caller`]), so a call costs what its own work costs, not a
-//! trip out of the chain. Ops that are rare, fallible in unusual ways, or
-//! leave the activation (import calls, the entry frame's return, yields)
-//! go through [`slow`], which runs [`BytecodeInstance::slow_op`] and
-//! continues, or stops the chain.
+//! trip out of the chain; so do import calls ([`call_import`]) and the
+//! entry frame's return ([`return_from_activation`]). Ops that are rare or
+//! fallible in unusual ways go through [`slow`], which runs
+//! [`BytecodeInstance::slow_op`] and continues, or stops the chain.
 //!
 //! Unoptimized builds do not turn tail calls into jumps: there every
 //! handler returns the next op to [`run`]'s loop instead (see
@@ -32,7 +32,10 @@ use iree_vm::buffer::Buffer;
 use iree_vm::list::List;
 use iree_vm::{CconvType, Ref, Stack, Value};
 
-use super::{remap, rref, take_ref, BytecodeInstance, Continuation, Exit, Flow, Frame};
+use super::{
+    read_value, remap, rref, take_ref, BytecodeInstance, Continuation, Exit, Flow, Frame,
+    ImportReturn,
+};
 use crate::checked;
 use crate::decode::{Branch, CallTarget, FunctionCode, Move, Slot, MOVE_BIT, REF_MASK};
 use crate::math::DivisionError;
@@ -234,13 +237,9 @@ enum Step {
 unsafe fn slow_step(m: &mut Machine<'_>, ip: *const Op) -> Step {
     // SAFETY: the caller's contract.
     let op = unsafe { *ip };
-    match m.instance.slow_op(m.stack, m.cont, m.results, op) {
+    match m.instance.slow_op(m.stack, m.cont, op) {
         Ok(Flow::Next) => Step::Next,
         Ok(Flow::Jump(target)) => Step::Jump(target),
-        Ok(Flow::Reload) => {
-            stop(m, Stop::Reload);
-            Step::Stop
-        }
         Ok(Flow::Exit(exit)) => {
             stop(m, Stop::Exit(exit));
             Step::Stop
@@ -689,8 +688,8 @@ hot_handlers! { (ip, regs, m, table)
     // Calls between functions of this module, and their returns, switch
     // frames here and go on in the chain; imports and the entry frame's
     // return take the slow path.
-    Call { call } => call_internal(ip, regs, m, table, call);
-    Return { list } => return_to_caller(ip, regs, m, table, list);
+    Call { call } => call_internal(ip, m, table, call);
+    Return { list } => return_to_caller(regs, m, table, list);
 }
 
 /// `vm.call` of call site `call` when it calls a function of this module:
@@ -703,7 +702,6 @@ hot_handlers! { (ip, regs, m, table)
 #[inline(always)]
 unsafe fn call_internal(
     ip: *const Op,
-    regs: *mut u32,
     m: &mut Machine<'_>,
     table: &'static Table,
     call: u32,
@@ -713,7 +711,12 @@ unsafe fn call_internal(
     unsafe {
         let info = checked::entry(&m.code.calls, call as usize);
         let CallTarget::Internal { function, args } = &info.target else {
-            return slow(ip, regs, m, table);
+            let (ip, regs) = call_import(ip, m, call);
+            return if ip.is_null() {
+                ip
+            } else {
+                continue_in(m, table, ip, regs)
+            };
         };
         let instance = m.instance;
         let callee = checked::entry(&instance.module().functions, *function as usize);
@@ -797,7 +800,6 @@ unsafe fn move_into_callee(
 /// As for [`Handler`]; `ip` is a `Return` op and `list` its operands.
 #[inline(always)]
 unsafe fn return_to_caller(
-    ip: *const Op,
     regs: *mut u32,
     m: &mut Machine<'_>,
     table: &'static Table,
@@ -805,7 +807,7 @@ unsafe fn return_to_caller(
 ) -> *const Op {
     let Some(caller) = m.cont.frames.pop() else {
         // SAFETY: the caller's contract.
-        return unsafe { slow(ip, regs, m, table) };
+        return unsafe { return_from_activation(regs, m, list) };
     };
     // SAFETY: the verifier checked the operand list against this frame,
     // the caller's call site and its result registers against the caller's
@@ -837,14 +839,68 @@ unsafe fn return_to_caller(
     }
 }
 
-/// Continues in the frame `m.cont.current` names, whose function is
-/// `code`, at its `pc`: re-derives the machine's view of the frame (the
-/// arenas may have moved). Unoptimized builds stop the chain instead
-/// ([`Stop::Reload`]), and [`run`]'s caller re-derives the same.
+/// `vm.call` of import call site `call`
+/// ([`BytecodeInstance::call_import`]). Returns where the calling frame
+/// goes on, its op and i32 registers re-derived (the callee may have grown
+/// the arenas), or a null op when the chain stops (the import deferred or
+/// failed). It returns rather than continuing itself: its frame holds the
+/// call's result, so a call of the next handler from here could not be a
+/// jump, and a loop of import calls would grow the native stack. (Two
+/// pointers come back in registers; an `Option` of them would come back
+/// through the caller's stack frame, and then the caller's own call of the
+/// next handler could not be a jump either.)
 ///
 /// # Safety
-/// `m.cont.current` is a frame of this activation whose registers the
-/// arenas hold, running `code` at a verified op index.
+/// As for [`Handler`]; `ip` is a `Call` op and `call` its call site.
+#[inline(never)]
+unsafe fn call_import(ip: *const Op, m: &mut Machine<'_>, call: u32) -> (*const Op, *mut u32) {
+    // SAFETY: `ip` and `m.base` point into one function's ops.
+    m.cont.current.pc = unsafe { ip.offset_from(m.base) } as u32;
+    let instance = m.instance;
+    match instance.call_import(m.stack, m.cont, call) {
+        Ok(ImportReturn::Continue(pc)) => {
+            m.cont.current.pc = pc;
+            let code = m.code;
+            // SAFETY: the frame is still this activation's, and `pc` a
+            // verified op index of its function (after the call, or a
+            // resume branch's target).
+            unsafe { enter_current_frame(m, code) }
+        }
+        Ok(ImportReturn::Exit(exit)) => (stop(m, Stop::Exit(exit)), ptr::null_mut()),
+        // The frame's `pc` still names the call.
+        Err(error) => (stop(m, Stop::Error(error)), ptr::null_mut()),
+    }
+}
+
+/// `vm.return` of operand list `list` from the activation's entry frame:
+/// the results go out as values, the frame's registers are dropped, and the
+/// chain stops.
+///
+/// # Safety
+/// As for [`Handler`]; `list` is the `Return` op's operand list.
+#[inline(never)]
+unsafe fn return_from_activation(regs: *mut u32, m: &mut Machine<'_>, list: u32) -> *const Op {
+    let code = m.code;
+    // SAFETY: the verifier checked the operands against the function's
+    // result types and this frame's registers.
+    unsafe {
+        let operands = checked::entry(&code.lists, list as usize);
+        for (ty, &raw) in code.result_types.iter().zip(operands.iter()) {
+            m.results.push(read_value(regs, m.refs, ty, raw));
+        }
+    }
+    let frame = m.cont.current;
+    m.stack.leave_frame(code.frame_bytes);
+    m.stack.i32_arena.truncate(frame.i32_base);
+    m.stack.ref_arena.truncate(frame.ref_base);
+    stop(m, Stop::Exit(Exit::Returned))
+}
+
+/// Continues in the frame `m.cont.current` names, whose function is
+/// `code`, at its `pc` ([`enter_current_frame`], then [`continue_in`]).
+///
+/// # Safety
+/// As for [`enter_current_frame`].
 #[inline(always)]
 unsafe fn switch_frame<'a>(
     m: &mut Machine<'a>,
@@ -854,6 +910,25 @@ unsafe fn switch_frame<'a>(
     if !THREADED {
         return stop(m, Stop::Reload);
     }
+    // SAFETY: the caller's contract.
+    unsafe {
+        let (ip, regs) = enter_current_frame(m, code);
+        continue_in(m, table, ip, regs)
+    }
+}
+
+/// Points the machine at the frame `m.cont.current` names, whose function
+/// is `code` (the arenas may have moved since the frame last ran), and
+/// returns its op at `pc` and its i32 registers.
+///
+/// # Safety
+/// `m.cont.current` is a frame of this activation whose registers the
+/// arenas hold, running `code` at a verified op index.
+#[inline(always)]
+unsafe fn enter_current_frame<'a>(
+    m: &mut Machine<'a>,
+    code: &'a FunctionCode,
+) -> (*const Op, *mut u32) {
     let frame = m.cont.current;
     // SAFETY: the caller's contract: the frame's registers start at its
     // bases, and its `pc` is a verified op index of `code`.
@@ -863,7 +938,29 @@ unsafe fn switch_frame<'a>(
         m.code = code;
         m.base = code.ops.as_ptr();
         m.branches = code.branches.as_ptr();
-        next(m.base.add(frame.pc as usize), regs, m, table)
+        (m.base.add(frame.pc as usize), regs)
+    }
+}
+
+/// Goes on at `ip` after a frame switch: threaded builds chain into it;
+/// unoptimized builds stop the chain instead ([`Stop::Reload`]), since
+/// [`run`]'s loop holds the old frame's registers, and `dispatch`
+/// re-derives the frame.
+///
+/// # Safety
+/// As for [`Handler`], for `ip` and `regs` of the machine's frame.
+#[inline(always)]
+unsafe fn continue_in(
+    m: &mut Machine<'_>,
+    table: &'static Table,
+    ip: *const Op,
+    regs: *mut u32,
+) -> *const Op {
+    if THREADED {
+        // SAFETY: the caller's contract.
+        unsafe { next(ip, regs, m, table) }
+    } else {
+        stop(m, Stop::Reload)
     }
 }
 
