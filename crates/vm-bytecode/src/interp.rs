@@ -2,10 +2,11 @@
 //! kept in the invocation's [`Stack`] arenas.
 //!
 //! Internal calls push frames onto this activation's frame list without
-//! recursion; import calls go through the [`ModuleInstance`] trait (and may
-//! re-enter another module's interpreter on the same stack). `vm.yield` and
-//! deferred yieldable calls save the activation as a continuation on the
-//! stack and return [`CallStatus::Deferred`].
+//! recursion (in the call and return handlers of [`dispatch`]); import
+//! calls go through the [`ModuleInstance`](iree_vm::ModuleInstance) trait
+//! (and may re-enter another module's interpreter on the same stack).
+//! `vm.yield` and deferred yieldable calls save the activation as a
+//! continuation on the stack and return [`CallStatus::Deferred`].
 
 use iree_base::{Result, Status, StatusCode};
 use iree_vm::buffer::Buffer;
@@ -206,9 +207,10 @@ impl BytecodeInstance {
             // function ends in a terminator, so the handlers' `ip` stays
             // inside `code.ops` and register accesses inside the frame's
             // registers, which the arenas hold from `frame.i32_base` and
-            // `frame.ref_base`. A handler stops the chain (`Stop::Reload`)
-            // whenever the arenas or the frame may have changed, and this
-            // loop then re-derives `base`, `ip` and the register pointers.
+            // `frame.ref_base`. Handlers that switch frames (calls, returns,
+            // import calls, after which the arenas may have moved) re-derive
+            // these themselves in optimized builds; in unoptimized builds
+            // they stop the chain (`Stop::Reload`) and this loop does.
             let stop = unsafe {
                 let regs: *mut u32 = stack.i32_arena.as_mut_ptr().add(frame.i32_base);
                 let refs: *mut Option<Ref> = stack.ref_arena.as_mut_ptr().add(frame.ref_base);

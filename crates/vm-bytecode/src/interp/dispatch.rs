@@ -364,6 +364,16 @@ macro_rules! add_chain {
     };
 }
 
+/// A fused compare: `r = cmp(a, b)` written as the compare would, and
+/// whether it holds (the branch after it is taken).
+macro_rules! fused_compare {
+    ($cmp:ident, $w:ident, $regs:ident, $a:ident, $b:ident, $r:ident) => {{
+        let taken = crate::isa::eval::$cmp(alu_read!($w, $regs, $a), alu_read!($w, $regs, $b)) != 0;
+        w32($regs, $r, u32::from(taken));
+        taken
+    }};
+}
+
 /// One handler per superinstruction of [`for_each_fused_op!`](crate::isa),
 /// computing with the [`eval`](crate::isa::eval) functions of the rows it
 /// fuses.
@@ -387,9 +397,7 @@ macro_rules! fused_handlers {
                     // SAFETY: as for `Handler`: verified ordinals and targets.
                     unsafe {
                         fields!(ip, $fused { a, b, r, t, f });
-                        let taken =
-                            crate::isa::eval::$cmp(alu_read!($w, regs, a), alu_read!($w, regs, b)) != 0;
-                        w32(regs, r, u32::from(taken));
+                        let taken = fused_compare!($cmp, $w, regs, a, b, r);
                         if predicted(taken) {
                             next(m.base.add(t as usize), regs, m, table)
                         } else {
@@ -408,9 +416,7 @@ macro_rules! fused_handlers {
                     // SAFETY: as for `Handler`: verified ordinals and targets.
                     unsafe {
                         fields!(ip, $moved { a, b, r, src, dst, t, f });
-                        let taken =
-                            crate::isa::eval::$cmp(alu_read!($w, regs, a), alu_read!($w, regs, b)) != 0;
-                        w32(regs, r, u32::from(taken));
+                        let taken = fused_compare!($cmp, $w, regs, a, b, r);
                         if predicted(taken) {
                             w32(regs, dst, r32(regs, src));
                             next(m.base.add(usize::from(t)), regs, m, table)
@@ -793,11 +799,12 @@ unsafe fn move_into_callee(
 }
 
 /// `vm.return` of operand list `list` from a frame this activation called
-/// (the entry frame's return goes to [`slow`]): writes the results into
-/// the caller's registers, drops the frame and continues in the caller.
+/// (the entry frame's return is [`return_from_activation`]): writes the
+/// results into the caller's registers, drops the frame and continues in
+/// the caller.
 ///
 /// # Safety
-/// As for [`Handler`]; `ip` is a `Return` op and `list` its operands.
+/// As for [`Handler`]; `list` is the running `Return` op's operands.
 #[inline(always)]
 unsafe fn return_to_caller(
     regs: *mut u32,
