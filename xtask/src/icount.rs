@@ -150,7 +150,9 @@ pub fn run(args: &[String]) -> Result<bool> {
             _ => count_group(&runner, &bench, &work, group),
         }
     });
-    let _ = std::fs::remove_dir_all(&work);
+    if std::env::var_os("ICOUNT_KEEP").is_none() {
+        let _ = std::fs::remove_dir_all(&work);
+    }
     let counts = groups.iter().zip(counted).flat_map(|(group, counts)| {
         group.iter().enumerate().map(move |(i, case)| {
             let count = match &counts {

@@ -23,6 +23,7 @@ use iree_base::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use iree_base::sync::{self, Mutex};
 use iree_base::{bail, Result, Status, StatusCode};
 use iree_hal::buffer::{calculate_range, DeviceAccess};
+use iree_hal::command_buffer::DispatchBinding;
 use iree_hal::Buffer;
 pub use iree_hal::BufferBinding;
 
@@ -171,7 +172,6 @@ impl Workers<'_> {
 /// each allocation it touches (one per distinct allocation, held until this
 /// drops), and the binding address and length arrays its dispatches' states
 /// point into.
-#[derive(Default)]
 pub struct DeviceBindings<'a> {
     guards: SmallVec<[(&'a Buffer, DeviceAccess<'a>); INLINE_BINDINGS]>,
     ptrs: SmallVec<[*mut c_void; INLINE_BINDINGS]>,
@@ -179,6 +179,21 @@ pub struct DeviceBindings<'a> {
     /// The base addresses of allocations a prepared command buffer numbered
     /// (see [`DeviceBindings::numbered_base`]); null until guarded.
     numbered: SmallVec<[*mut u8; INLINE_BINDINGS]>,
+    /// The device address of each of the first binding-table slots' ranges
+    /// (see [`DeviceBindings::slot_base`]); null until looked up.
+    slots: [*mut u8; CACHED_SLOTS],
+}
+
+impl Default for DeviceBindings<'_> {
+    fn default() -> Self {
+        DeviceBindings {
+            guards: SmallVec::new(),
+            ptrs: SmallVec::new(),
+            lengths: SmallVec::new(),
+            numbered: SmallVec::new(),
+            slots: [std::ptr::null_mut(); CACHED_SLOTS],
+        }
+    }
 }
 
 // SAFETY: the pointers are addresses inside allocations held under the
@@ -202,6 +217,31 @@ impl<'a> DeviceBindings<'a> {
         self.start_region();
         self.guards.clear();
         self.numbered.clear();
+        self.slots = [std::ptr::null_mut(); CACHED_SLOTS];
+    }
+
+    /// The device address where binding-table slot `slot`'s range
+    /// (`entry`) starts, checking the range against its buffer and taking a
+    /// guard over its allocation at the first lookup of an execution; after
+    /// that, one load.
+    #[inline]
+    pub fn slot_base(&mut self, slot: usize, entry: &'a DispatchBinding) -> Result<*mut u8> {
+        if let Some(&base) = self.slots.get(slot) {
+            if !base.is_null() {
+                return Ok(base);
+            }
+        }
+        self.slot_base_slow(slot, entry)
+    }
+
+    #[inline(never)]
+    fn slot_base_slow(&mut self, slot: usize, entry: &'a DispatchBinding) -> Result<*mut u8> {
+        calculate_range(entry.buffer.byte_length(), entry.offset, entry.length)?;
+        let base = self.address(&entry.buffer, entry.offset)?;
+        if let Some(cached) = self.slots.get_mut(slot) {
+            *cached = base;
+        }
+        Ok(base)
     }
 
     /// The base address of the allocation of `buffer`, which a prepared
@@ -278,6 +318,10 @@ pub(crate) fn check_local_memory(size: usize, limit: usize) -> Result<()> {
     }
     Ok(())
 }
+
+/// Binding-table slots whose addresses an execution caches (models' tables
+/// hold a few entries; later slots are looked up at each use).
+const CACHED_SLOTS: usize = 8;
 
 /// Bindings most dispatches fit without a heap allocation.
 const INLINE_BINDINGS: usize = 8;

@@ -14,8 +14,15 @@
 //! The exception is a fill inside a dispatch's binding range: it runs with
 //! the dispatch, writing through atomic stores (see `may_run_together`).
 //! Dispatches overlapping each other are trusted, as upstream trusts them.
+//!
+//! A runner of one worker (`local-sync`) would run a region's commands one
+//! after another anyway, so it skips the region machinery: it takes each
+//! command as its own step, dispatches prepared once per command buffer
+//! (see `Plan`). A region's bad transfer still fails before anything of the
+//! region runs (its commands are checked first), and a short binding table
+//! entry fails at submission.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use iree_base::{Result, Status, StatusCode};
 use iree_hal::buffer::{calculate_range, validate_access};
@@ -107,15 +114,24 @@ impl Runner {
         // profiling or dispatch tracing watches (asked once per execution).
         let watched =
             self.profiler.records_dispatches() || tracing::enabled!(tracing::Level::TRACE);
+        // One worker runs a region's commands one after another in any
+        // case: it takes the plan's steps of one command each, its
+        // dispatches prepared (no per-execution region planning).
+        let plan = plan.steps(commands, !watched && self.workers().count() == 1);
         for step in &plan.steps {
             match step {
                 Step::Lone(lone) if watched || (self.pool.is_some() && lone.total > 1) => {
                     let command = lone.command;
                     self.run_region(&commands[command..command + 1], table, &mut bindings)?
                 }
-                Step::Lone(lone) => self.run_lone(lone, plan, commands, table, &mut bindings)?,
+                Step::Lone(lone) => self.run_lone(lone, plan, table, &mut bindings)?,
                 Step::Region(range) => {
                     self.run_region(&commands[range.clone()], table, &mut bindings)?
+                }
+                Step::Check(indices) => {
+                    for &index in indices.iter() {
+                        Resolved::new(&commands[index], table)?;
+                    }
                 }
                 Step::Single(index) => match &commands[*index] {
                     Command::Barrier => {}
@@ -143,45 +159,53 @@ impl Runner {
     fn run_lone<'c>(
         &self,
         lone: &'c LoneDispatch,
-        plan: &'c Plan,
-        commands: &'c [Command],
+        plan: &'c Steps,
         table: &'c [DispatchBinding],
         guards: &mut DeviceBindings<'c>,
     ) -> Result<()> {
-        let mut inline = [std::ptr::null_mut(); 8];
-        let mut spilled = Vec::new();
-        let ptrs: &mut [*mut std::ffi::c_void] = match lone.bindings.len() {
-            n if n <= inline.len() => &mut inline[..n],
-            n => {
-                spilled.resize(n, std::ptr::null_mut());
-                &mut spilled
-            }
+        const INLINE: usize = 8;
+        let mut inline_ptrs = [std::ptr::null_mut(); INLINE];
+        let mut spilled_ptrs = Vec::new();
+        let n = lone.bindings.len();
+        let ptrs: &mut [*mut std::ffi::c_void] = if n <= INLINE {
+            &mut inline_ptrs[..n]
+        } else {
+            spilled_ptrs.resize(n, std::ptr::null_mut());
+            &mut spilled_ptrs
         };
-        let mut slot_lengths = SmallVec::<[usize; 8]>::new();
-        for (out, binding) in ptrs.iter_mut().zip(&lone.bindings) {
-            let ptr = match *binding {
+        // Direct bindings' lengths were worked out when prepared; slots'
+        // are looked up now, in a copy.
+        let mut slot_lengths = SmallVec::<[usize; INLINE]>::new();
+        if lone.has_slots {
+            slot_lengths.extend_from_slice(&lone.lengths);
+        }
+        for (index, (ptr, binding)) in ptrs.iter_mut().zip(&lone.bindings).enumerate() {
+            let address = match *binding {
                 PlannedBinding::Direct { allocation, offset } => guards
                     .numbered_base(allocation, &plan.allocations[allocation])?
                     .wrapping_add(offset),
-                PlannedBinding::Slot(index) => {
-                    let Command::Dispatch { bindings, .. } = &commands[lone.command] else {
-                        unreachable!("a lone step is a dispatch");
-                    };
-                    let binding = resolve(&bindings[index], table)?;
-                    let length = calculate_range(
-                        binding.buffer.byte_length(),
-                        binding.offset,
-                        binding.length,
-                    )?;
-                    if slot_lengths.is_empty() {
-                        slot_lengths.extend_from_slice(&lone.lengths);
-                    }
-                    slot_lengths[index] = length as usize;
-                    guards.address(binding.buffer, binding.offset)?
+                PlannedBinding::Slot {
+                    slot,
+                    offset,
+                    length,
+                } => {
+                    let entry = table_entry(table, slot)?;
+                    slot_lengths[index] = calculate_range(entry.length, offset, length)? as usize;
+                    // In bounds: the entry's range lies inside its buffer
+                    // (checked once per execution by `slot_base`), and
+                    // `offset..offset + length` inside the entry's range.
+                    guards
+                        .slot_base(slot as usize, entry)?
+                        .wrapping_add(offset as usize)
                 }
             };
-            *out = ptr.cast();
+            *ptr = address.cast();
         }
+        let lengths = if lone.has_slots {
+            &slot_lengths[..]
+        } else {
+            &lone.lengths[..]
+        };
         check_local_memory(lone.local_memory_size, self.local_memory_limit)?;
         let export = crate::library::export_at(lone.library.exports(), lone.ordinal)?;
         let grid = PreparedGrid::prepared(
@@ -193,11 +217,6 @@ impl Runner {
             lone.total,
             self.workers().count(),
         );
-        let lengths = if slot_lengths.is_empty() {
-            &lone.lengths[..]
-        } else {
-            &slot_lengths[..]
-        };
         // SAFETY: `LoneDispatch::new` checked the constant and binding
         // counts against this export; each pointer is its binding's range
         // (checked against its buffer when prepared, or just now for slots)
@@ -472,16 +491,31 @@ fn trace_dispatch(executable: &LocalExecutable, ordinal: usize, count: [u32; 3])
 
 /// What the runner works out once from a finalized command buffer
 /// ([`CommandBuffer::prepared`]) and reuses on every execution: where its
-/// regions start and end, and for each region of one dispatch (what
-/// `local-sync` runs, and one-workgroup dispatches on `local-task`), the
-/// dispatch already checked against its export (the checks
-/// [`PreparedGrid::new`] makes), its executable as this driver loaded it, and
+/// regions start and end, and each dispatch that runs alone (every one on a
+/// runner of one worker, `local-sync`; a region's only command on
+/// `local-task`) already checked against its export (the checks
+/// [`PreparedGrid::new`] makes), its executable as this driver loaded it,
 /// its direct bindings resolved to an allocation number, an offset within
-/// that allocation and a length.
+/// that allocation and a length, and its slot bindings to a slot, offset
+/// and length (the slot's address is looked up once per execution, see
+/// [`DeviceBindings::slot_base`]).
 struct Plan {
+    /// The steps of a runner of several workers: a region's commands run
+    /// together.
+    regions: OnceLock<Steps>,
+    /// The steps of a runner of one worker, which runs a region's commands
+    /// one after another anyway: each command its own step, every dispatch
+    /// of this driver's that passes the checks prepared.
+    in_order: OnceLock<Steps>,
+}
+
+/// The steps of a [`Plan`] for one kind of runner, each list worked out
+/// at the first execution that takes it.
+struct Steps {
     steps: Vec<Step>,
-    /// The distinct allocations of the lone dispatches' direct bindings,
-    /// numbered by their index here ([`DeviceBindings::numbered_base`]).
+    /// The distinct allocations of the prepared dispatches' direct
+    /// bindings, numbered by their index here
+    /// ([`DeviceBindings::numbered_base`]).
     allocations: Vec<Buffer>,
 }
 
@@ -491,6 +525,9 @@ enum Step {
     Single(usize),
     /// A region of these commands.
     Region(std::ops::Range<usize>),
+    /// Resolves and checks these commands (transfers of a region run in
+    /// order), so that a bad one fails before anything of its region runs.
+    Check(Box<[usize]>),
     /// A region of one prepared dispatch.
     Lone(Box<LoneDispatch>),
 }
@@ -509,6 +546,8 @@ struct LoneDispatch {
     bindings: SmallVec<[PlannedBinding; 4]>,
     /// Each binding's length (a slot's is looked up at execution).
     lengths: SmallVec<[usize; 4]>,
+    /// Whether any binding is a binding-table slot.
+    has_slots: bool,
 }
 
 /// Where a prepared dispatch's binding is.
@@ -516,14 +555,31 @@ struct LoneDispatch {
 enum PlannedBinding {
     /// Byte `offset` of allocation number `allocation` of the plan.
     Direct { allocation: usize, offset: usize },
-    /// The dispatch's binding at this index is a binding-table slot.
-    Slot(usize),
+    /// `length` bytes (or the rest) at `offset` within binding-table slot
+    /// `slot`'s range.
+    Slot { slot: u32, offset: u64, length: u64 },
 }
 
 impl Plan {
-    fn new(command_buffer: &CommandBuffer) -> Plan {
-        let commands = command_buffer.commands();
-        let mut plan = Plan {
+    fn new(_: &CommandBuffer) -> Plan {
+        Plan {
+            regions: OnceLock::new(),
+            in_order: OnceLock::new(),
+        }
+    }
+
+    /// The steps for a runner of one worker (`in_order`) or several.
+    fn steps(&self, commands: &[Command], in_order: bool) -> &Steps {
+        match in_order {
+            true => self.in_order.get_or_init(|| Steps::new(commands, true)),
+            false => self.regions.get_or_init(|| Steps::new(commands, false)),
+        }
+    }
+}
+
+impl Steps {
+    fn new(commands: &[Command], in_order: bool) -> Steps {
+        let mut plan = Steps {
             steps: Vec::new(),
             allocations: Vec::new(),
         };
@@ -538,13 +594,39 @@ impl Plan {
                 .iter()
                 .position(ends_region)
                 .map_or(commands.len(), |n| start + n);
-            let lone = (end == start + 1)
-                .then(|| LoneDispatch::new(start, &commands[start], &mut plan.allocations))
-                .flatten();
-            plan.steps.push(match lone {
-                Some(lone) => Step::Lone(Box::new(lone)),
-                None => Step::Region(start..end),
-            });
+            if !in_order {
+                let lone = (end == start + 1)
+                    .then(|| LoneDispatch::new(start, &commands[start], &mut plan.allocations))
+                    .flatten();
+                plan.steps.push(match lone {
+                    Some(lone) => Step::Lone(Box::new(lone)),
+                    None => Step::Region(start..end),
+                });
+                start = end;
+                continue;
+            }
+            let first = plan.steps.len();
+            let mut check = Vec::new();
+            for (index, command) in commands.iter().enumerate().take(end).skip(start) {
+                plan.steps.push(
+                    match LoneDispatch::new(index, command, &mut plan.allocations) {
+                        Some(lone) => Step::Lone(Box::new(lone)),
+                        None => {
+                            if index > start {
+                                check.push(index);
+                            }
+                            Step::Region(index..index + 1)
+                        }
+                    },
+                );
+            }
+            // Commands after the first that are not prepared dispatches
+            // (those fail only in their kernels: the table's slot ranges
+            // were checked at submission) are checked before the first
+            // runs.
+            if !check.is_empty() {
+                plan.steps.insert(first, Step::Check(check.into()));
+            }
             start = end;
         }
         plan
@@ -583,14 +665,14 @@ impl LoneDispatch {
         }
         let mut planned = SmallVec::with_capacity(bindings.len());
         let mut lengths = SmallVec::with_capacity(bindings.len());
-        for (i, binding) in bindings.iter().enumerate() {
-            match binding {
+        for binding in bindings.iter() {
+            let (binding, length) = match *binding {
                 BindingRef::Direct {
-                    buffer,
+                    ref buffer,
                     offset,
                     length,
                 } => {
-                    let length = calculate_range(buffer.byte_length(), *offset, *length).ok()?;
+                    let length = calculate_range(buffer.byte_length(), offset, length).ok()?;
                     let allocation = match allocations
                         .iter()
                         .position(|b| Buffer::same_allocation(b, buffer))
@@ -601,17 +683,29 @@ impl LoneDispatch {
                             allocations.len() - 1
                         }
                     };
-                    planned.push(PlannedBinding::Direct {
-                        allocation,
-                        offset: usize::try_from(buffer.byte_offset() + offset).ok()?,
-                    });
-                    lengths.push(usize::try_from(length).ok()?);
+                    (
+                        PlannedBinding::Direct {
+                            allocation,
+                            offset: usize::try_from(buffer.byte_offset() + offset).ok()?,
+                        },
+                        usize::try_from(length).ok()?,
+                    )
                 }
-                BindingRef::Slot { .. } => {
-                    planned.push(PlannedBinding::Slot(i));
-                    lengths.push(0);
-                }
-            }
+                BindingRef::Slot {
+                    slot,
+                    offset,
+                    length,
+                } => (
+                    PlannedBinding::Slot {
+                        slot,
+                        offset,
+                        length,
+                    },
+                    0,
+                ),
+            };
+            planned.push(binding);
+            lengths.push(length);
         }
         Some(LoneDispatch {
             command: index,
@@ -621,6 +715,9 @@ impl LoneDispatch {
             count: *count,
             total,
             local_memory_size: export.local_memory_size(),
+            has_slots: planned
+                .iter()
+                .any(|b| matches!(b, PlannedBinding::Slot { .. })),
             bindings: planned,
             lengths,
         })
@@ -637,6 +734,21 @@ fn ends_region(command: &Command) -> bool {
             | Command::ResetEvent(_)
             | Command::WaitEvents(_)
     )
+}
+
+/// Binding-table slot `slot` of `table` (the error `resolve` reports for a
+/// missing one).
+#[inline]
+fn table_entry(table: &[DispatchBinding], slot: u32) -> Result<&DispatchBinding> {
+    table.get(slot as usize).ok_or_else(|| {
+        Status::new(
+            StatusCode::OutOfRange,
+            format!(
+                "binding table slot {slot} not provided ({} entries)",
+                table.len()
+            ),
+        )
+    })
 }
 
 /// The device range of a resolved binding (checked against its buffer).

@@ -330,8 +330,9 @@ crate::buffer::bitfield! {
 pub struct CommandBuffer {
     commands: Vec<Command>,
     binding_capacity: u32,
-    /// The usage each binding table slot's commands require (by slot).
-    slot_usage: Vec<BufferUsage>,
+    /// What each binding table slot's commands require of its entry (by
+    /// slot), checked at submission.
+    slots: Vec<SlotRequirement>,
     /// The device's allocator, when known: direct bindings are checked
     /// against it as they are recorded.
     allocator: Option<Arc<dyn Allocator>>,
@@ -350,6 +351,16 @@ pub struct CommandBuffer {
     finalize_observer: Option<FinalizeObserver>,
 }
 
+/// What a command buffer's commands require of one binding table slot.
+#[derive(Clone, Copy)]
+struct SlotRequirement {
+    /// The usages its commands make of it.
+    usage: BufferUsage,
+    /// The bytes of its range they reach: a shorter table entry fails at
+    /// submission, before anything runs.
+    extent: u64,
+}
+
 /// Told of a command buffer when it is finalized (a HAL replay capture
 /// records it then, where the program built it).
 pub type FinalizeObserver = Arc<dyn Fn(&CommandBuffer) + Send + Sync>;
@@ -361,7 +372,7 @@ impl Default for CommandBuffer {
         CommandBuffer {
             commands: Vec::new(),
             binding_capacity: 0,
-            slot_usage: Vec::new(),
+            slots: Vec::new(),
             allocator: None,
             categories: CommandCategory::ANY,
             checks_dispatches_at_record: true,
@@ -383,7 +394,7 @@ impl CommandBuffer {
         CommandBuffer {
             commands: Vec::new(),
             binding_capacity,
-            slot_usage: Vec::new(),
+            slots: Vec::new(),
             allocator: None,
             categories: CommandCategory::ANY,
             checks_dispatches_at_record: true,
@@ -488,7 +499,7 @@ impl CommandBuffer {
         table: &[DispatchBinding],
         allocator: &dyn Allocator,
     ) -> Result<()> {
-        for (slot, &usage) in self.slot_usage.iter().enumerate() {
+        for (slot, &SlotRequirement { usage, extent }) in self.slots.iter().enumerate() {
             if usage.0 == 0 {
                 continue;
             }
@@ -504,6 +515,15 @@ impl CommandBuffer {
             validate_queue_compatibility(allocator, &entry.buffer, usage)
                 .and_then(|()| validate_usage(entry.buffer.allowed_usage(), usage))
                 .annotate_with(|| format!("binding table slot {slot}"))?;
+            if entry.length < extent {
+                return Err(Status::new(
+                    StatusCode::OutOfRange,
+                    format!(
+                        "binding table slot {slot} has {} bytes but its commands reach {extent}",
+                        entry.length
+                    ),
+                ));
+            }
         }
         Ok(())
     }
@@ -528,12 +548,30 @@ impl CommandBuffer {
                     self.binding_capacity
                 ),
             )),
-            BindingRef::Slot { slot, .. } => {
+            BindingRef::Slot {
+                slot,
+                offset,
+                length,
+            } => {
                 let slot = *slot as usize;
-                if self.slot_usage.len() <= slot {
-                    self.slot_usage.resize(slot + 1, BufferUsage(0));
+                if self.slots.len() <= slot {
+                    self.slots.resize(
+                        slot + 1,
+                        SlotRequirement {
+                            usage: BufferUsage(0),
+                            extent: 0,
+                        },
+                    );
                 }
-                self.slot_usage[slot] = BufferUsage(self.slot_usage[slot].0 | usage.0);
+                // A whole-buffer length reaches to the entry's end: it needs
+                // only the offset inside the entry.
+                let reach = match *length {
+                    crate::WHOLE_BUFFER => *offset,
+                    length => offset.saturating_add(length),
+                };
+                let required = &mut self.slots[slot];
+                required.usage = BufferUsage(required.usage.0 | usage.0);
+                required.extent = required.extent.max(reach);
                 Ok(())
             }
         }
@@ -1111,6 +1149,34 @@ mod tests {
         assert_eq!(err.code(), StatusCode::PermissionDenied, "{err}");
         let err = cb.validate_binding_table(&[entry(&a)], &*heap).unwrap_err();
         assert_eq!(err.code(), StatusCode::InvalidArgument, "{err}");
+        // A slot's entry must hold the bytes its commands reach (16 here;
+        // a whole-buffer binding at offset 8 reaches byte 8).
+        let short = DispatchBinding {
+            length: 15,
+            ..entry(&a)
+        };
+        let err = cb
+            .validate_binding_table(&[entry(&a), short, entry(&b)], &*heap)
+            .unwrap_err();
+        assert_eq!(err.code(), StatusCode::OutOfRange, "{err}");
+        let mut cb = CommandBuffer::new(1);
+        cb.fill(
+            BindingRef::Slot {
+                slot: 0,
+                offset: 8,
+                length: WHOLE_BUFFER,
+            },
+            &[0],
+        )
+        .unwrap();
+        cb.finalize().unwrap();
+        let at = |length| DispatchBinding {
+            length,
+            ..entry(&a)
+        };
+        cb.validate_binding_table(&[at(8)], &*heap).unwrap();
+        let err = cb.validate_binding_table(&[at(7)], &*heap).unwrap_err();
+        assert_eq!(err.code(), StatusCode::OutOfRange, "{err}");
         // Direct bindings are checked when recorded.
         let mut cb = CommandBuffer::new(0);
         let err = cb

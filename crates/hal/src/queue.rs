@@ -202,7 +202,8 @@ impl Queue {
     /// fences) with `execute`, borrowing it when the wait is already
     /// reached, otherwise on copies the deferred operation owns. The
     /// binding table is validated first against the command buffer and
-    /// the device's `allocator` ([`CommandBuffer::validate_binding_table`]).
+    /// the device's `allocator` ([`CommandBuffer::validate_binding_table`]);
+    /// a table that fails fails `signal` too.
     pub fn execute<F>(
         &self,
         wait: &Fence,
@@ -216,7 +217,12 @@ impl Queue {
         F: FnOnce(&CommandBuffer, &[DispatchBinding]) -> Result<()> + Send + 'static,
     {
         if let Some(cb) = command_buffer {
-            cb.validate_binding_table(binding_table, allocator)?;
+            // A table the command buffer cannot run with fails before
+            // anything runs; waiters on `signal` see the failure too.
+            if let Err(status) = cb.validate_binding_table(binding_table, allocator) {
+                signal.fail(status.clone());
+                return Err(status);
+            }
         }
         let mut execute = Some(execute);
         let run_now = || match command_buffer {
