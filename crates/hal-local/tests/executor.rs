@@ -447,6 +447,51 @@ fn copies_within_one_allocation_behave_like_memmove() {
 }
 
 #[test]
+fn a_transfer_failing_at_execution_leaves_its_whole_region_unrun() {
+    // A fill through a table slot whose entry makes it misaligned can fail
+    // only when executed. Beside a dispatch in its region it still fails
+    // before the dispatch runs: on one worker, which takes the region's
+    // commands one by one, the transfers are checked first.
+    for workers in [1, 4] {
+        let s = setup(workers, 0, 0);
+        let size = 4096;
+        let b = buffer(&s.device, size);
+        let before = noise(size, 11);
+        b.write(0, &before).unwrap();
+        let table = [DispatchBinding {
+            buffer: b.clone(),
+            offset: 2,
+            length: 64,
+        }];
+        let cb = finalized(|cb| {
+            cb.dispatch(
+                s.probe.clone(),
+                INCREMENT,
+                [4, 1, 1],
+                &[],
+                vec![range(&b, 0, size)],
+            )
+            .unwrap();
+            cb.fill(
+                BindingRef::Slot {
+                    slot: 0,
+                    offset: 0,
+                    length: 8,
+                },
+                &[1, 2, 3, 4],
+            )
+            .unwrap();
+        });
+        let error = run(&s.device, &cb, &table).unwrap_err();
+        assert_eq!(error.code(), StatusCode::InvalidArgument, "{error}");
+        assert!(
+            contents(&b) == before,
+            "{workers} workers: the dispatch ran"
+        );
+    }
+}
+
+#[test]
 fn bad_transfers_fail_clearly_and_leave_the_buffer_untouched() {
     for workers in [1, 4] {
         let s = setup(workers, 0, 0);
