@@ -261,6 +261,33 @@ impl WorkgroupIds {
     }
 }
 
+impl WorkgroupIds {
+    /// The next workgroup's x and y.
+    fn id_xy(&self) -> [u32; 2] {
+        [self.id[0], self.id[1]]
+    }
+
+    /// The next workgroup's z.
+    fn id_z(&self) -> u16 {
+        self.id[2] as u16
+    }
+
+    /// Moves past `n` workgroups that finish the current row of x (at most
+    /// the rest of it).
+    fn advance_in_row(&mut self, n: u64) {
+        self.next += n;
+        self.id[0] += n as u32;
+        if self.id[0] == self.count[0] {
+            self.id[0] = 0;
+            self.id[1] += 1;
+            if self.id[1] == self.count[1] {
+                self.id[1] = 0;
+                self.id[2] += 1;
+            }
+        }
+    }
+}
+
 impl Iterator for WorkgroupIds {
     type Item = (u64, [u32; 2], u16);
 
@@ -295,14 +322,32 @@ pub fn run_workgroup_range(
     local_memory: &mut [u8],
     mut run: impl FnMut(&WorkgroupStateV0) -> Result<i32>,
 ) -> Result<Option<(u64, i32)>> {
-    for (index, xy, z) in WorkgroupIds::new(dispatch, indices) {
-        let workgroup = WorkgroupStateV0::new(xy, z, processor_id, local_memory);
-        match run(&workgroup)? {
-            0 => {}
-            code => return Ok(Some((index, code))),
-        }
+    let mut ids = WorkgroupIds::new(dispatch, indices);
+    // One state for the whole run: between workgroups only the ids change
+    // (the kernel reads it through a const pointer).
+    let mut workgroup = WorkgroupStateV0::new(ids.id_xy(), ids.id_z(), processor_id, local_memory);
+    if ids.next >= ids.end {
+        return Ok(None);
     }
-    Ok(None)
+    loop {
+        // The rest of this row of x, without the carry checks per workgroup.
+        let row_end = ids.end.min(ids.next + u64::from(ids.count[0] - ids.id[0]));
+        workgroup.workgroup_id_y = ids.id[1];
+        workgroup.workgroup_id_z = ids.id[2] as u16;
+        let mut x = ids.id[0];
+        for index in ids.next..row_end {
+            workgroup.workgroup_id_x = x;
+            match run(&workgroup)? {
+                0 => {}
+                code => return Ok(Some((index, code))),
+            }
+            x += 1;
+        }
+        if row_end == ids.end {
+            return Ok(None);
+        }
+        ids.advance_in_row(row_end - ids.next);
+    }
 }
 
 impl DispatchStateV0 {
@@ -783,6 +828,24 @@ mod tests {
                         })
                         .collect();
                     assert_eq!(ids, expected, "{count:?}x{z} {start}..{end}");
+                    // The run visits the same workgroups in the same order,
+                    // each state fully set, and stops at the first failure.
+                    let mut seen = Vec::new();
+                    let stopped = run_workgroup_range(&state, start..end, 3, &mut [], |w| {
+                        assert_eq!((w.processor_id, w.reserved), (3, 0));
+                        assert!(w.local_memory.is_null() && w.local_memory_size == 0);
+                        let index = expected[seen.len()].0;
+                        seen.push((
+                            index,
+                            [w.workgroup_id_x, w.workgroup_id_y],
+                            w.workgroup_id_z,
+                        ));
+                        Ok(i32::from(index + 1 == end && end - start > 1))
+                    })
+                    .unwrap();
+                    assert_eq!(seen, expected, "run {count:?}x{z} {start}..{end}");
+                    let failed = (end - start > 1).then(|| (end - 1, 1));
+                    assert_eq!(stopped, failed, "{count:?}x{z} {start}..{end}");
                 }
             }
         }
