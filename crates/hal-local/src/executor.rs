@@ -164,48 +164,51 @@ impl Runner {
         guards: &mut DeviceBindings<'c>,
     ) -> Result<()> {
         const INLINE: usize = 8;
-        let mut inline_ptrs = [std::ptr::null_mut(); INLINE];
-        let mut spilled_ptrs = Vec::new();
         let n = lone.bindings.len();
-        let ptrs: &mut [*mut std::ffi::c_void] = if n <= INLINE {
-            &mut inline_ptrs[..n]
+        let mut inline_ptrs = [std::ptr::null_mut(); INLINE];
+        let mut inline_lengths = [0usize; INLINE];
+        let (mut spilled_ptrs, mut spilled_lengths) = (Vec::new(), Vec::new());
+        let (ptrs, lengths): (&mut [*mut std::ffi::c_void], &mut [usize]) = if n <= INLINE {
+            (&mut inline_ptrs[..n], &mut inline_lengths[..n])
         } else {
             spilled_ptrs.resize(n, std::ptr::null_mut());
-            &mut spilled_ptrs
+            spilled_lengths.resize(n, 0);
+            (&mut spilled_ptrs, &mut spilled_lengths)
         };
-        // Direct bindings' lengths were worked out when prepared; slots'
-        // are looked up now, in a copy.
-        let mut slot_lengths = SmallVec::<[usize; INLINE]>::new();
-        if lone.has_slots {
-            slot_lengths.extend_from_slice(&lone.lengths);
-        }
-        for (index, (ptr, binding)) in ptrs.iter_mut().zip(&lone.bindings).enumerate() {
-            let address = match *binding {
-                PlannedBinding::Direct { allocation, offset } => guards
-                    .numbered_base(allocation, &plan.allocations[allocation])?
-                    .wrapping_add(offset),
+        for ((binding, ptr), length) in lone
+            .bindings
+            .iter()
+            .zip(ptrs.iter_mut())
+            .zip(lengths.iter_mut())
+        {
+            let (address, bytes) = match *binding {
+                PlannedBinding::Direct {
+                    allocation,
+                    offset,
+                    length,
+                } => (
+                    guards
+                        .numbered_base(allocation, &plan.allocations[allocation])?
+                        .wrapping_add(offset),
+                    length,
+                ),
                 PlannedBinding::Slot {
                     slot,
                     offset,
                     length,
                 } => {
                     let entry = table_entry(table, slot)?;
-                    slot_lengths[index] = calculate_range(entry.length, offset, length)? as usize;
+                    let bytes = calculate_range(entry.length, offset, length)? as usize;
                     // In bounds: the entry's range lies inside its buffer
                     // (checked once per execution by `slot_base`), and
                     // `offset..offset + length` inside the entry's range.
-                    guards
-                        .slot_base(slot as usize, entry)?
-                        .wrapping_add(offset as usize)
+                    let base = guards.slot_base(slot as usize, entry)?;
+                    (base.wrapping_add(offset as usize), bytes)
                 }
             };
             *ptr = address.cast();
+            *length = bytes;
         }
-        let lengths = if lone.has_slots {
-            &slot_lengths[..]
-        } else {
-            &lone.lengths[..]
-        };
         check_local_memory(lone.local_memory_size, self.local_memory_limit)?;
         let export = crate::library::export_at(lone.library.exports(), lone.ordinal)?;
         let grid = PreparedGrid::prepared(
@@ -538,23 +541,24 @@ struct LoneDispatch {
     command: usize,
     library: Arc<dyn WorkgroupExecutable>,
     ordinal: usize,
-    constants: SmallVec<[u32; 8]>,
+    constants: Box<[u32]>,
     count: [u32; 3],
     /// The workgroups (non-zero).
     total: u64,
     local_memory_size: usize,
-    bindings: SmallVec<[PlannedBinding; 4]>,
-    /// Each binding's length (a slot's is looked up at execution).
-    lengths: SmallVec<[usize; 4]>,
-    /// Whether any binding is a binding-table slot.
-    has_slots: bool,
+    bindings: Box<[PlannedBinding]>,
 }
 
 /// Where a prepared dispatch's binding is.
 #[derive(Clone, Copy)]
 enum PlannedBinding {
-    /// Byte `offset` of allocation number `allocation` of the plan.
-    Direct { allocation: usize, offset: usize },
+    /// `length` bytes at byte `offset` of allocation number `allocation` of
+    /// the plan.
+    Direct {
+        allocation: usize,
+        offset: usize,
+        length: usize,
+    },
     /// `length` bytes (or the rest) at `offset` within binding-table slot
     /// `slot`'s range.
     Slot { slot: u32, offset: u64, length: u64 },
@@ -663,10 +667,9 @@ impl LoneDispatch {
         if total == 0 {
             return None;
         }
-        let mut planned = SmallVec::with_capacity(bindings.len());
-        let mut lengths = SmallVec::with_capacity(bindings.len());
+        let mut planned = Vec::with_capacity(bindings.len());
         for binding in bindings.iter() {
-            let (binding, length) = match *binding {
+            planned.push(match *binding {
                 BindingRef::Direct {
                     ref buffer,
                     offset,
@@ -683,29 +686,22 @@ impl LoneDispatch {
                             allocations.len() - 1
                         }
                     };
-                    (
-                        PlannedBinding::Direct {
-                            allocation,
-                            offset: usize::try_from(buffer.byte_offset() + offset).ok()?,
-                        },
-                        usize::try_from(length).ok()?,
-                    )
+                    PlannedBinding::Direct {
+                        allocation,
+                        offset: usize::try_from(buffer.byte_offset() + offset).ok()?,
+                        length: usize::try_from(length).ok()?,
+                    }
                 }
                 BindingRef::Slot {
                     slot,
                     offset,
                     length,
-                } => (
-                    PlannedBinding::Slot {
-                        slot,
-                        offset,
-                        length,
-                    },
-                    0,
-                ),
-            };
-            planned.push(binding);
-            lengths.push(length);
+                } => PlannedBinding::Slot {
+                    slot,
+                    offset,
+                    length,
+                },
+            });
         }
         Some(LoneDispatch {
             command: index,
@@ -715,11 +711,7 @@ impl LoneDispatch {
             count: *count,
             total,
             local_memory_size: export.local_memory_size(),
-            has_slots: planned
-                .iter()
-                .any(|b| matches!(b, PlannedBinding::Slot { .. })),
-            bindings: planned,
-            lengths,
+            bindings: planned.into(),
         })
     }
 }

@@ -238,6 +238,14 @@ impl QueriedLibrary {
         // SAFETY: as in `dispatch`.
         let f: DispatchFn =
             unsafe { std::mem::transmute::<usize, DispatchFn>(export.function as usize) };
+        // A grid of one workgroup (common among models' small dispatches)
+        // skips the id walk.
+        if indices == (0..1) {
+            let workgroup = WorkgroupStateV0::new([0, 0], 0, processor_id, local_memory);
+            // SAFETY: as in `dispatch`, for workgroup 0 of the grid.
+            let code = unsafe { f(&*self.environment, dispatch_state, &workgroup) };
+            return Ok((code != 0).then_some((0, code)));
+        }
         library::run_workgroup_range(
             dispatch_state,
             indices,
