@@ -27,7 +27,7 @@ use std::sync::{Arc, OnceLock};
 use iree_base::{Result, Status, StatusCode};
 use iree_hal::buffer::{calculate_range, validate_access};
 use iree_hal::command_buffer::{
-    resolve, BindingRef, Command, CommandBuffer, DispatchBinding, WorkgroupCount,
+    resolve, table_entry, BindingRef, Command, CommandBuffer, DispatchBinding, WorkgroupCount,
 };
 use iree_hal::profiling::{
     EventKind, EventName, ProfileExecutable, ProfileExport, ProfileRecorder, Track,
@@ -726,21 +726,6 @@ fn ends_region(command: &Command) -> bool {
             | Command::ResetEvent(_)
             | Command::WaitEvents(_)
     )
-}
-
-/// Binding-table slot `slot` of `table` (the error `resolve` reports for a
-/// missing one).
-#[inline]
-fn table_entry(table: &[DispatchBinding], slot: u32) -> Result<&DispatchBinding> {
-    table.get(slot as usize).ok_or_else(|| {
-        Status::new(
-            StatusCode::OutOfRange,
-            format!(
-                "binding table slot {slot} not provided ({} entries)",
-                table.len()
-            ),
-        )
-    })
 }
 
 /// The device range of a resolved binding (checked against its buffer).

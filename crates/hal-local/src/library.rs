@@ -272,8 +272,9 @@ impl WorkgroupIds {
         self.id[2] as u16
     }
 
-    /// Moves past `n` workgroups that finish the current row of x (at most
-    /// the rest of it).
+    /// Moves past `n` workgroups of the current row of x (at most the rest
+    /// of it), carrying into y and z at the row's end.
+    #[inline(always)]
     fn advance_in_row(&mut self, n: u64) {
         self.next += n;
         self.id[0] += n as u32;
@@ -297,16 +298,7 @@ impl Iterator for WorkgroupIds {
             return None;
         }
         let item = (self.next, [self.id[0], self.id[1]], self.id[2] as u16);
-        self.next += 1;
-        self.id[0] += 1;
-        if self.id[0] == self.count[0] {
-            self.id[0] = 0;
-            self.id[1] += 1;
-            if self.id[1] == self.count[1] {
-                self.id[1] = 0;
-                self.id[2] += 1;
-            }
-        }
+        self.advance_in_row(1);
         Some(item)
     }
 }

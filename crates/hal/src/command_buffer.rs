@@ -892,6 +892,21 @@ impl CommandBuffer {
     }
 }
 
+/// Slot `slot` of `table` (`execute.indirect`'s binding table); OUT_OF_RANGE
+/// when the table is shorter.
+#[inline]
+pub fn table_entry(table: &[DispatchBinding], slot: u32) -> Result<&DispatchBinding> {
+    table.get(slot as usize).ok_or_else(|| {
+        Status::new(
+            StatusCode::OutOfRange,
+            format!(
+                "binding table slot {slot} not provided ({} entries)",
+                table.len()
+            ),
+        )
+    })
+}
+
 /// Resolves a recorded binding to a concrete buffer range, looking slots up
 /// in `table` (`execute.indirect`'s binding table); borrows, never clones.
 #[inline]
@@ -917,15 +932,7 @@ pub fn resolve<'a>(
             offset,
             length,
         } => {
-            let entry = table.get(*slot as usize).ok_or_else(|| {
-                Status::new(
-                    StatusCode::OutOfRange,
-                    format!(
-                        "binding table slot {slot} not provided ({} entries)",
-                        table.len()
-                    ),
-                )
-            })?;
+            let entry = table_entry(table, *slot)?;
             let length = calculate_range(entry.length, *offset, *length)?;
             Ok(BufferBinding {
                 buffer: &entry.buffer,
