@@ -239,7 +239,9 @@ impl QueriedLibrary {
         let f: DispatchFn =
             unsafe { std::mem::transmute::<usize, DispatchFn>(export.function as usize) };
         // A grid of one workgroup (common among models' small dispatches)
-        // skips the id walk.
+        // skips the id walk. Here, not in `run_workgroup_range`: a second
+        // call site of its closure there cost the row loop of every other
+        // grid about one instruction a workgroup (callgrind, PP-OCR cls).
         if indices == (0..1) {
             let workgroup = WorkgroupStateV0::new([0, 0], 0, processor_id, local_memory);
             // SAFETY: as in `dispatch`, for workgroup 0 of the grid.
