@@ -17,17 +17,20 @@
 //!
 //! A runner of one worker (`local-sync`) would run a region's commands one
 //! after another anyway, so it skips the region machinery: it takes each
-//! command as its own step, dispatches prepared once per command buffer
-//! (see `Plan`). A region's bad transfer still fails before anything of the
-//! region runs (its commands are checked first), and a short binding table
-//! entry fails at submission.
+//! command as its own step, dispatches, fills and copies prepared once per
+//! command buffer (see `Plan`; a prepared copy is a `memmove` between
+//! device addresses, so overlapping ranges need no host mapping). A
+//! region's bad transfer still fails before anything of the region runs
+//! (its commands are checked first), and a short binding table entry fails
+//! at submission.
 
 use std::sync::{Arc, OnceLock};
 
 use iree_base::{Result, Status, StatusCode};
 use iree_hal::buffer::{calculate_range, validate_access};
 use iree_hal::command_buffer::{
-    resolve, table_entry, BindingRef, Command, CommandBuffer, DispatchBinding, WorkgroupCount,
+    resolve, resolve_slot, table_entry, BindingRef, Command, CommandBuffer, DispatchBinding,
+    WorkgroupCount,
 };
 use iree_hal::profiling::{
     EventKind, EventName, ProfileExecutable, ProfileExport, ProfileRecorder, Track,
@@ -125,12 +128,21 @@ impl Runner {
                     self.run_region(&commands[command..command + 1], table, &mut bindings)?
                 }
                 Step::Lone(lone) => self.run_lone(lone, plan, table, &mut bindings)?,
+                Step::Transfer(transfer) => transfer.run(plan, table, &mut bindings)?,
                 Step::Region(range) => {
                     self.run_region(&commands[range.clone()], table, &mut bindings)?
                 }
-                Step::Check(indices) => {
-                    for &index in indices.iter() {
-                        Resolved::new(&commands[index], table)?;
+                Step::Check(steps) => {
+                    for &step in steps.iter() {
+                        match &plan.steps[step] {
+                            Step::Transfer(transfer) => transfer.check(table)?,
+                            Step::Region(range) => {
+                                for command in &commands[range.clone()] {
+                                    Resolved::new(command, table)?;
+                                }
+                            }
+                            _ => {}
+                        }
                     }
                 }
                 Step::Single(index) => match &commands[*index] {
@@ -181,31 +193,7 @@ impl Runner {
             .zip(ptrs.iter_mut())
             .zip(lengths.iter_mut())
         {
-            let (address, bytes) = match *binding {
-                PlannedBinding::Direct {
-                    allocation,
-                    offset,
-                    length,
-                } => (
-                    guards
-                        .numbered_base(allocation, &plan.allocations[allocation])?
-                        .wrapping_add(offset),
-                    length,
-                ),
-                PlannedBinding::Slot {
-                    slot,
-                    offset,
-                    length,
-                } => {
-                    let entry = table_entry(table, slot)?;
-                    let bytes = calculate_range(entry.length, offset, length)? as usize;
-                    // In bounds: the entry's range lies inside its buffer
-                    // (checked once per execution by `slot_base`), and
-                    // `offset..offset + length` inside the entry's range.
-                    let base = guards.slot_base(slot as usize, entry)?;
-                    (base.wrapping_add(offset as usize), bytes)
-                }
-            };
+            let (address, bytes) = binding.address(plan, table, guards)?;
             *ptr = address.cast();
             *length = bytes;
         }
@@ -528,11 +516,29 @@ enum Step {
     Single(usize),
     /// A region of these commands.
     Region(std::ops::Range<usize>),
-    /// Resolves and checks these commands (transfers of a region run in
-    /// order), so that a bad one fails before anything of its region runs.
+    /// Checks the commands of these later steps of a region run in order
+    /// (transfers), so that a bad one fails before anything of its region
+    /// runs.
     Check(Box<[usize]>),
     /// A region of one prepared dispatch.
     Lone(Box<LoneDispatch>),
+    /// A prepared fill or copy (runners of one worker).
+    Transfer(LoneTransfer),
+}
+
+/// A fill or copy prepared to run on its own. Direct ranges were checked
+/// (access, alignment, lengths) when prepared; a binding-table slot's are
+/// checked at each execution.
+enum LoneTransfer {
+    Fill {
+        /// The pattern (1, 2, 4 or 8 bytes).
+        pattern: Box<[u8]>,
+        target: PlannedBinding,
+    },
+    Copy {
+        source: PlannedBinding,
+        target: PlannedBinding,
+    },
 }
 
 /// A dispatch of a local executable prepared to run alone.
@@ -549,7 +555,7 @@ struct LoneDispatch {
     bindings: Box<[PlannedBinding]>,
 }
 
-/// Where a prepared dispatch's binding is.
+/// Where a prepared command's binding is.
 #[derive(Clone, Copy)]
 enum PlannedBinding {
     /// `length` bytes at byte `offset` of allocation number `allocation` of
@@ -562,6 +568,229 @@ enum PlannedBinding {
     /// `length` bytes (or the rest) at `offset` within binding-table slot
     /// `slot`'s range.
     Slot { slot: u32, offset: u64, length: u64 },
+}
+
+impl PlannedBinding {
+    /// The binding's device address and length in this execution, taking
+    /// device access to its allocation through `guards` at the first use.
+    #[inline(always)]
+    fn address<'c>(
+        self,
+        plan: &'c Steps,
+        table: &'c [DispatchBinding],
+        guards: &mut DeviceBindings<'c>,
+    ) -> Result<(*mut u8, usize)> {
+        Ok(match self {
+            PlannedBinding::Direct {
+                allocation,
+                offset,
+                length,
+            } => (
+                guards
+                    .numbered_base(allocation, &plan.allocations[allocation])?
+                    .wrapping_add(offset),
+                length,
+            ),
+            PlannedBinding::Slot {
+                slot,
+                offset,
+                length,
+            } => {
+                let entry = table_entry(table, slot)?;
+                let bytes = calculate_range(entry.length, offset, length)? as usize;
+                // In bounds: the entry's range lies inside its buffer
+                // (checked once per execution by `slot_base`), and
+                // `offset..offset + length` inside the entry's range.
+                let base = guards.slot_base(slot as usize, entry)?;
+                (base.wrapping_add(offset as usize), bytes)
+            }
+        })
+    }
+
+    fn is_direct(&self) -> bool {
+        matches!(self, PlannedBinding::Direct { .. })
+    }
+
+    /// A slot binding's range through `table` (checked against the
+    /// entry's range), without device access: for the checks a transfer
+    /// makes before its region runs.
+    fn resolve_slot<'c>(&self, table: &'c [DispatchBinding]) -> Result<BufferBinding<'c>> {
+        let PlannedBinding::Slot {
+            slot,
+            offset,
+            length,
+        } = *self
+        else {
+            return Err(Status::new(
+                StatusCode::Internal,
+                "a direct binding has no table entry",
+            ));
+        };
+        resolve_slot(table, slot, offset, length)
+    }
+
+    /// `binding` planned, numbering the allocation of a direct one in
+    /// `allocations`; `None` for a direct range outside its buffer.
+    fn new(binding: &BindingRef, allocations: &mut Vec<Buffer>) -> Option<PlannedBinding> {
+        Some(match *binding {
+            BindingRef::Direct {
+                ref buffer,
+                offset,
+                length,
+            } => {
+                let length = calculate_range(buffer.byte_length(), offset, length).ok()?;
+                let allocation = match allocations
+                    .iter()
+                    .position(|b| Buffer::same_allocation(b, buffer))
+                {
+                    Some(number) => number,
+                    None => {
+                        allocations.push(buffer.clone());
+                        allocations.len() - 1
+                    }
+                };
+                PlannedBinding::Direct {
+                    allocation,
+                    offset: usize::try_from(buffer.byte_offset() + offset).ok()?,
+                    length: usize::try_from(length).ok()?,
+                }
+            }
+            BindingRef::Slot {
+                slot,
+                offset,
+                length,
+            } => PlannedBinding::Slot {
+                slot,
+                offset,
+                length,
+            },
+        })
+    }
+}
+
+impl LoneTransfer {
+    /// `command` prepared, numbering the allocations of direct ranges in
+    /// `allocations`; `None` for anything but a fill or copy, and for a
+    /// direct one that fails a check (it runs as a region, which reports
+    /// the failure when executed).
+    fn new(command: &Command, allocations: &mut Vec<Buffer>) -> Option<LoneTransfer> {
+        match command {
+            Command::Fill { target, pattern } => {
+                if let BindingRef::Direct { buffer, offset, .. } = target {
+                    let length = resolve(target, &[]).ok()?.length;
+                    check_fill(buffer, *offset, length, pattern).ok()?;
+                }
+                Some(LoneTransfer::Fill {
+                    pattern: pattern.as_slice().into(),
+                    target: PlannedBinding::new(target, allocations)?,
+                })
+            }
+            Command::Copy { source, target } => {
+                if let (BindingRef::Direct { .. }, BindingRef::Direct { .. }) = (source, target) {
+                    check_copy(&resolve(source, &[]).ok()?, &resolve(target, &[]).ok()?).ok()?;
+                }
+                Some(LoneTransfer::Copy {
+                    source: PlannedBinding::new(source, allocations)?,
+                    target: PlannedBinding::new(target, allocations)?,
+                })
+            }
+            _ => None,
+        }
+    }
+
+    /// Whether every check was made when it was prepared.
+    fn checked_when_prepared(&self) -> bool {
+        match self {
+            LoneTransfer::Fill { target, .. } => target.is_direct(),
+            LoneTransfer::Copy { source, target } => source.is_direct() && target.is_direct(),
+        }
+    }
+
+    /// The checks its execution makes through `table`'s slots (upstream's
+    /// checks when a transfer executes).
+    fn check(&self, table: &[DispatchBinding]) -> Result<()> {
+        if self.checked_when_prepared() {
+            return Ok(());
+        }
+        match self {
+            LoneTransfer::Fill { pattern, target } => {
+                let target = target.resolve_slot(table)?;
+                check_fill(target.buffer, target.offset, target.length, pattern)
+            }
+            LoneTransfer::Copy { source, target } => {
+                check_copy(&source.resolve_slot(table)?, &target.resolve_slot(table)?)
+            }
+        }
+    }
+
+    /// Runs it on the calling thread (a runner of one worker).
+    fn run<'c>(
+        &'c self,
+        plan: &'c Steps,
+        table: &'c [DispatchBinding],
+        guards: &mut DeviceBindings<'c>,
+    ) -> Result<()> {
+        self.check(table)?;
+        match self {
+            LoneTransfer::Fill { pattern, target } => {
+                let (ptr, len) = target.address(plan, table, guards)?;
+                Work::Fill {
+                    target: RawRange { ptr, len },
+                    pattern,
+                    shared: false,
+                }
+                .run_transfer_alone()
+                .unwrap_or(Ok(()))
+            }
+            LoneTransfer::Copy { source, target } => {
+                let (from, len) = source.address(plan, table, guards)?;
+                let (to, _) = target.address(plan, table, guards)?;
+                // SAFETY: both ranges were checked against their buffers
+                // (when prepared, or through the table just now), are
+                // `len` bytes long (checked equal), and lie in allocations
+                // `guards` holds under device access until the execution
+                // ends; this thread alone runs the command buffer's work,
+                // and `ptr::copy` allows the ranges to overlap.
+                unsafe { std::ptr::copy(from.cast_const(), to, len) };
+                Ok(())
+            }
+        }
+    }
+}
+
+/// Checks a copy: read access to the source, write access to the target,
+/// equal lengths (as upstream checks when a copy executes).
+fn check_copy(source: &BufferBinding<'_>, target: &BufferBinding<'_>) -> Result<()> {
+    validate_access(source.buffer.allowed_access(), MemoryAccess::READ)?;
+    validate_access(target.buffer.allowed_access(), MemoryAccess::WRITE)?;
+    if source.length != target.length {
+        return Err(Status::new(
+            StatusCode::InvalidArgument,
+            format!(
+                "copy source ({} bytes) and target ({} bytes) lengths differ",
+                source.length, target.length
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Checks a fill of `pattern` over `length` bytes at `offset` of `buffer`:
+/// write access, and the range aligned to the pattern (as upstream checks
+/// when a fill executes).
+fn check_fill(buffer: &Buffer, offset: u64, length: u64, pattern: &[u8]) -> Result<()> {
+    validate_access(buffer.allowed_access(), MemoryAccess::WRITE)?;
+    let width = pattern.len() as u64;
+    if width == 0
+        || !(buffer.byte_offset() + offset).is_multiple_of(width)
+        || !length.is_multiple_of(width)
+    {
+        return Err(Status::new(
+            StatusCode::InvalidArgument,
+            format!("fill offset and length must be aligned to the {width} byte pattern"),
+        ));
+    }
+    Ok(())
 }
 
 impl Plan {
@@ -612,22 +841,29 @@ impl Steps {
             let first = plan.steps.len();
             let mut check = Vec::new();
             for (index, command) in commands.iter().enumerate().take(end).skip(start) {
-                plan.steps.push(
-                    match LoneDispatch::new(index, command, &mut plan.allocations) {
-                        Some(lone) => Step::Lone(Box::new(lone)),
-                        None => {
-                            if index > start {
-                                check.push(index);
-                            }
-                            Step::Region(index..index + 1)
-                        }
+                let step = match LoneDispatch::new(index, command, &mut plan.allocations) {
+                    Some(lone) => Step::Lone(Box::new(lone)),
+                    None => match LoneTransfer::new(command, &mut plan.allocations) {
+                        Some(transfer) => Step::Transfer(transfer),
+                        None => Step::Region(index..index + 1),
                     },
-                );
+                };
+                let checked_when_prepared = match &step {
+                    Step::Lone(_) => true,
+                    Step::Transfer(transfer) => transfer.checked_when_prepared(),
+                    _ => false,
+                };
+                if index > start && !checked_when_prepared {
+                    // Its position once the check step goes in before the
+                    // region's first step.
+                    check.push(plan.steps.len() + 1);
+                }
+                plan.steps.push(step);
             }
-            // Commands after the first that are not prepared dispatches
-            // (those fail only in their kernels: the table's slot ranges
-            // were checked at submission) are checked before the first
-            // runs.
+            // Commands after the first that were not checked when prepared
+            // (dispatches fail only in their kernels: the table's slot
+            // ranges were checked at submission; a direct fill's range was
+            // checked when prepared) are checked before the first runs.
             if !check.is_empty() {
                 plan.steps.insert(first, Step::Check(check.into()));
             }
@@ -667,42 +903,10 @@ impl LoneDispatch {
         if total == 0 {
             return None;
         }
-        let mut planned = Vec::with_capacity(bindings.len());
-        for binding in bindings.iter() {
-            planned.push(match *binding {
-                BindingRef::Direct {
-                    ref buffer,
-                    offset,
-                    length,
-                } => {
-                    let length = calculate_range(buffer.byte_length(), offset, length).ok()?;
-                    let allocation = match allocations
-                        .iter()
-                        .position(|b| Buffer::same_allocation(b, buffer))
-                    {
-                        Some(number) => number,
-                        None => {
-                            allocations.push(buffer.clone());
-                            allocations.len() - 1
-                        }
-                    };
-                    PlannedBinding::Direct {
-                        allocation,
-                        offset: usize::try_from(buffer.byte_offset() + offset).ok()?,
-                        length: usize::try_from(length).ok()?,
-                    }
-                }
-                BindingRef::Slot {
-                    slot,
-                    offset,
-                    length,
-                } => PlannedBinding::Slot {
-                    slot,
-                    offset,
-                    length,
-                },
-            });
-        }
+        let planned = bindings
+            .iter()
+            .map(|binding| PlannedBinding::new(binding, allocations))
+            .collect::<Option<Box<[_]>>>()?;
         Some(LoneDispatch {
             command: index,
             library: local.inner.clone(),
@@ -711,7 +915,7 @@ impl LoneDispatch {
             count: *count,
             total,
             local_memory_size: export.local_memory_size(),
-            bindings: planned.into(),
+            bindings: planned,
         })
     }
 }
@@ -789,18 +993,7 @@ impl<'c> Resolved<'c> {
             },
             Command::Fill { target, pattern } => {
                 let target = resolve(target, table)?;
-                validate_access(target.buffer.allowed_access(), MemoryAccess::WRITE)?;
-                let width = pattern.len() as u64;
-                if (target.buffer.byte_offset() + target.offset) % width != 0
-                    || target.length % width != 0
-                {
-                    return Err(Status::new(
-                        StatusCode::InvalidArgument,
-                        format!(
-                            "fill offset and length must be aligned to the {width} byte pattern"
-                        ),
-                    ));
-                }
+                check_fill(target.buffer, target.offset, target.length, pattern)?;
                 Resolved::Fill { target, pattern }
             }
             Command::Update { data, target } => {
@@ -821,17 +1014,7 @@ impl<'c> Resolved<'c> {
             }
             Command::Copy { source, target } => {
                 let (source, target) = (resolve(source, table)?, resolve(target, table)?);
-                validate_access(source.buffer.allowed_access(), MemoryAccess::READ)?;
-                validate_access(target.buffer.allowed_access(), MemoryAccess::WRITE)?;
-                if source.length != target.length {
-                    return Err(Status::new(
-                        StatusCode::InvalidArgument,
-                        format!(
-                            "copy source ({} bytes) and target ({} bytes) lengths differ",
-                            source.length, target.length
-                        ),
-                    ));
-                }
+                check_copy(&source, &target)?;
                 Resolved::Copy { source, target }
             }
             Command::Barrier

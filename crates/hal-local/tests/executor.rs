@@ -442,6 +442,26 @@ fn copies_within_one_allocation_behave_like_memmove() {
             let mut model = before.clone();
             model.copy_within(from..from + length, to);
             assert!(contents(&b) == model, "{from}->{to} +{length}");
+            // The same through binding-table slots (whose overlap shows only
+            // when executed), twice: the second run reuses the prepared
+            // command buffer.
+            let entry = |offset: usize| DispatchBinding {
+                buffer: b.clone(),
+                offset: offset as u64,
+                length: length as u64,
+            };
+            let table = [entry(from), entry(to)];
+            let slot = |slot: u32| BindingRef::Slot {
+                slot,
+                offset: 0,
+                length: WHOLE_BUFFER,
+            };
+            let cb = finalized(|cb| cb.copy(slot(0), slot(1)).unwrap());
+            for _ in 0..2 {
+                b.write(0, &before).unwrap();
+                run(&s.device, &cb, &table).unwrap();
+                assert!(contents(&b) == model, "slots {from}->{to} +{length}");
+            }
         }
     }
 }

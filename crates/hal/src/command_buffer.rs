@@ -931,16 +931,25 @@ pub fn resolve<'a>(
             slot,
             offset,
             length,
-        } => {
-            let entry = table_entry(table, *slot)?;
-            let length = calculate_range(entry.length, *offset, *length)?;
-            Ok(BufferBinding {
-                buffer: &entry.buffer,
-                offset: entry.offset + offset,
-                length,
-            })
-        }
+        } => resolve_slot(table, *slot, *offset, *length),
     }
+}
+
+/// The range `offset..offset + length` (or the rest) of binding-table
+/// `slot`'s range, checked against it.
+pub fn resolve_slot(
+    table: &[DispatchBinding],
+    slot: u32,
+    offset: u64,
+    length: u64,
+) -> Result<BufferBinding<'_>> {
+    let entry = table_entry(table, slot)?;
+    let length = calculate_range(entry.length, offset, length)?;
+    Ok(BufferBinding {
+        buffer: &entry.buffer,
+        offset: entry.offset + offset,
+        length,
+    })
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@
 //! and the bytecode offset of the offending instruction.
 
 use iree_base::{Result, ResultExt, Status, StatusCode};
-use iree_vm::{Cconv, CconvType, TypeDef};
+use iree_vm::{CallSlot, Cconv, CconvType, TypeDef};
 use smallvec::SmallVec;
 
 use crate::format::{FeatureBits, ModuleMetadata};
@@ -49,22 +49,20 @@ pub struct Move {
     pub dst: u16,
 }
 
-/// A typed import argument source: the value type and raw register, or a
-/// variadic span count.
-#[derive(Clone, Copy, Debug)]
-pub enum ImportArg {
-    /// An i32 register.
-    I32(u16),
-    /// An i64 register pair.
-    I64(u16),
-    /// An f32 register.
-    F32(u16),
-    /// An f64 register pair.
-    F64(u16),
-    /// A ref register (raw, with move bit).
-    Ref(u16),
-    /// The count of a variadic span.
-    Count(u16),
+/// The call slot of a value of type `ty` in raw register `reg` (a ref's
+/// ordinal masked, its move bit kept as `moved`). `None` for a variadic.
+fn call_slot(ty: &CconvType, reg: u16) -> Option<CallSlot> {
+    Some(match ty {
+        CconvType::I32 => CallSlot::I32(reg),
+        CconvType::I64 => CallSlot::I64(reg),
+        CconvType::F32 => CallSlot::F32(reg),
+        CconvType::F64 => CallSlot::F64(reg),
+        CconvType::Ref => CallSlot::Ref {
+            ordinal: reg & REF_MASK,
+            moved: reg & MOVE_BIT != 0,
+        },
+        CconvType::Variadic(_) => return None,
+    })
 }
 
 /// What a call targets.
@@ -77,12 +75,13 @@ pub enum CallTarget {
         /// Argument moves into the callee frame.
         args: Box<[Move]>,
     },
-    /// An imported function: args are marshalled into values.
+    /// An imported function, called with its arguments in the caller's
+    /// registers ([`iree_vm::RegisterCall`]).
     Import {
         /// Import ordinal.
         import: u32,
         /// Flattened argument sources.
-        args: Box<[ImportArg]>,
+        args: Box<[CallSlot]>,
     },
 }
 
@@ -91,8 +90,8 @@ pub enum CallTarget {
 pub struct CallInfo {
     /// The callee and its argument plan.
     pub target: CallTarget,
-    /// Where results land in the caller: bank/width and destination.
-    pub results: Box<[(CconvType, u16)]>,
+    /// Where results land in the caller (never moved refs).
+    pub results: Box<[CallSlot]>,
     /// For yieldable calls, the branch (index into `branches`) taken after the call.
     pub resume: Option<u32>,
 }
@@ -459,25 +458,18 @@ impl<'a, 'm> Decoder<'a, 'm> {
         let mut result_plan = Vec::with_capacity(results.len());
         for (&reg, ty) in results.iter().zip(&cconv.results) {
             self.check_value_reg(reg, ty)?;
-            result_plan.push((ty.clone(), reg & !MOVE_BIT));
+            result_plan.push(call_slot(ty, reg & !MOVE_BIT).ok_or_else(|| err("variadic result"))?);
         }
         let target = if is_import {
             let mut args = Vec::with_capacity(operands.len());
             let mut next = 0usize;
-            let mut take = |d: &Self, ty: &CconvType, args: &mut Vec<ImportArg>| -> Result<()> {
+            let mut take = |d: &Self, ty: &CconvType, args: &mut Vec<CallSlot>| -> Result<()> {
                 let reg = *operands
                     .get(next)
                     .ok_or_else(|| err("call has fewer operands than the callee cconv"))?;
                 next += 1;
                 d.check_value_reg(reg, ty)?;
-                args.push(match ty {
-                    CconvType::I32 => ImportArg::I32(reg),
-                    CconvType::I64 => ImportArg::I64(reg),
-                    CconvType::F32 => ImportArg::F32(reg),
-                    CconvType::F64 => ImportArg::F64(reg),
-                    CconvType::Ref => ImportArg::Ref(reg),
-                    CconvType::Variadic(_) => return Err(err("nested variadic")),
-                });
+                args.push(call_slot(ty, reg).ok_or_else(|| err("nested variadic"))?);
                 Ok(())
             };
             for (segment_index, ty) in cconv.args.iter().enumerate() {
@@ -494,7 +486,7 @@ impl<'a, 'm> Decoder<'a, 'm> {
                         if count == 0xFFFF {
                             return Err(err("variadic argument has no segment size"));
                         }
-                        args.push(ImportArg::Count(count));
+                        args.push(CallSlot::Count(count));
                         for _ in 0..count {
                             for t in tuple {
                                 take(self, t, &mut args)?;

@@ -11,10 +11,10 @@
 use iree_base::{Result, Status, StatusCode};
 use iree_vm::buffer::Buffer;
 use iree_vm::list::{List, ListElementType};
-use iree_vm::{CallStatus, CconvType, Ref, Stack, TypeDef, Value};
+use iree_vm::{CallStatus, CconvType, Ref, RegisterCall, Stack, TypeDef, Value};
 
 use crate::checked;
-use crate::decode::{CallTarget, FunctionCode, ImportArg, MOVE_BIT, REF_BIT, REF_MASK};
+use crate::decode::{CallTarget, FunctionCode, MOVE_BIT, REF_BIT, REF_MASK};
 use crate::module::BytecodeInstance;
 use crate::op::*;
 
@@ -137,7 +137,13 @@ impl BytecodeInstance {
                     return Ok(CallStatus::Deferred);
                 }
                 Ok(CallStatus::Done) => {
-                    store_results(stack, &frame, info, &mut import_results)?;
+                    RegisterCall {
+                        i32_base: frame.i32_base,
+                        ref_base: frame.ref_base,
+                        args: &[],
+                        results: &info.results,
+                    }
+                    .store_values(stack, &mut import_results)?;
                     let resume = info.resume.expect("yieldable calls have a resume branch");
                     continuation.current.pc = apply_branch(stack, &frame, code, resume);
                 }
@@ -247,8 +253,8 @@ impl BytecodeInstance {
     }
 
     /// Calls import call site `call` of the running frame, whose `pc` is
-    /// the call's op index: the arguments go out as values, the results
-    /// come back into the frame's registers. Returns the op index to go on
+    /// the call's op index: the callee takes the arguments from the frame's
+    /// registers and stores the results there ([`RegisterCall`]). Returns the op index to go on
     /// at (after the call, or at the resume block of a yieldable call), or
     /// the activation's exit when the import deferred. The arenas may have
     /// moved when this returns. On `Err` the frame's `pc` is still the call's.
@@ -268,44 +274,20 @@ impl BytecodeInstance {
             ));
         };
         let resolved = self.import(*import)?;
-        let mut values = stack.take_args();
-        // SAFETY: the verifier checked every argument register against the
-        // frame's register counts; the frame's registers are in the arenas.
-        unsafe {
-            let regs: *mut u32 = stack.i32_arena.as_mut_ptr().add(frame.i32_base);
-            let refs: *mut Option<Ref> = stack.ref_arena.as_mut_ptr().add(frame.ref_base);
-            // Extended, not pushed one by one: each value is written
-            // straight into the vector, not built in a temporary and then
-            // reloaded whole (a store-forwarding stall per argument).
-            values.extend(args.iter().map(|arg| match *arg {
-                ImportArg::I32(r) => Value::I32(r32(regs, r) as i32),
-                ImportArg::I64(r) => Value::I64(r64(regs, r) as i64),
-                ImportArg::F32(r) => Value::F32(rf32(regs, r)),
-                ImportArg::F64(r) => Value::F64(rf64(regs, r)),
-                ImportArg::Ref(raw) => Value::Ref(take_ref(
-                    refs,
-                    RefReg::new(raw & REF_MASK, raw & MOVE_BIT != 0),
-                )),
-                ImportArg::Count(n) => Value::I32(i32::from(n)),
-            }));
-        }
-        let mut import_results = stack.take_args();
-        let status = resolved.instance.call_verified(
-            stack,
-            resolved.export_ordinal,
-            &mut values,
-            &mut import_results,
-        );
-        stack.return_args(values);
-        match status? {
-            CallStatus::Done => {
-                store_results(stack, &frame, info, &mut import_results)?;
-                stack.return_args(import_results);
-                Ok(ImportReturn::Continue(match info.resume {
-                    Some(b) => apply_branch(stack, &frame, code, b),
-                    None => frame.pc + 1,
-                }))
-            }
+        let registers = RegisterCall {
+            i32_base: frame.i32_base,
+            ref_base: frame.ref_base,
+            args,
+            results: &info.results,
+        };
+        match resolved
+            .instance
+            .call_from_registers(stack, resolved.export_ordinal, registers)?
+        {
+            CallStatus::Done => Ok(ImportReturn::Continue(match info.resume {
+                Some(b) => apply_branch(stack, &frame, code, b),
+                None => frame.pc + 1,
+            })),
             CallStatus::Deferred => {
                 if info.resume.is_none() {
                     return Err(Status::new(
@@ -860,48 +842,6 @@ unsafe fn read_value(regs: *mut u32, refs: *mut Option<Ref>, ty: &CconvType, raw
             )),
         }
     }
-}
-
-fn store_results(
-    stack: &mut Stack,
-    frame: &Frame,
-    info: &crate::decode::CallInfo,
-    values: &mut [Value],
-) -> Result<()> {
-    if values.len() != info.results.len() {
-        return Err(Status::new(
-            StatusCode::Internal,
-            format!(
-                "import returned {} results but {} were expected",
-                values.len(),
-                info.results.len()
-            ),
-        ));
-    }
-    for ((ty, dst), value) in info.results.iter().zip(values) {
-        let d = *dst as usize;
-        match (ty, &mut *value) {
-            (CconvType::I32, Value::I32(v)) => stack.i32_arena[frame.i32_base + d] = *v as u32,
-            (CconvType::F32, Value::F32(v)) => stack.i32_arena[frame.i32_base + d] = v.to_bits(),
-            (CconvType::I64, Value::I64(v)) => {
-                write_pair(&mut stack.i32_arena, frame.i32_base + d, *v as u64)
-            }
-            (CconvType::F64, Value::F64(v)) => {
-                write_pair(&mut stack.i32_arena, frame.i32_base + d, v.to_bits())
-            }
-            // Moved, not cloned: the results vector is recycled right after.
-            (CconvType::Ref, Value::Ref(v)) => {
-                stack.ref_arena[frame.ref_base + (*dst & REF_MASK) as usize] = v.take()
-            }
-            _ => {
-                return Err(Status::new(
-                    StatusCode::Internal,
-                    format!("import result type mismatch: expected {ty:?}, have {value:?}"),
-                ))
-            }
-        }
-    }
-    Ok(())
 }
 
 /// Applies a branch's remapping in `frame` and returns its target.

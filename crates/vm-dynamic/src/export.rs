@@ -231,7 +231,7 @@ impl<T: HostRefType> iree_vm::native::IntoResults for TypedHostRef<T> {
     fn cconv_types() -> Vec<CconvType> {
         vec![CconvType::Ref]
     }
-    fn into_results(self, out: &mut Vec<Value>) {
+    fn into_results(self, out: &mut iree_vm::native::ResultWriter<'_>) {
         out.push(self.into_value());
     }
 }

@@ -16,6 +16,7 @@ pub mod list;
 pub mod module;
 pub mod native;
 pub mod refs;
+pub mod register_call;
 pub mod testing;
 pub mod types;
 pub mod value;
@@ -31,5 +32,6 @@ pub use module::{
     Stack,
 };
 pub use refs::{Ref, RefObject, StaticRefObject};
+pub use register_call::{CallSlot, FrameRegisters, RegisterCall};
 pub use types::{RefType, RefTypeDescriptor, TypeDef, TypeRegistry, ValueType};
 pub use value::Value;

@@ -9,6 +9,7 @@ use iree_base::{Result, Status, StatusCode};
 
 use crate::cconv::Cconv;
 use crate::instance::Instance;
+use crate::register_call::RegisterCall;
 use crate::value::Value;
 
 /// A module this module needs registered before it.
@@ -136,6 +137,20 @@ pub trait ModuleInstance: Send + Sync {
         results: &mut Vec<Value>,
     ) -> Result<CallStatus> {
         self.call(stack, export_ordinal, args, results)
+    }
+
+    /// [`call_verified`](Self::call_verified) with the arguments and results
+    /// in the calling frame's registers (a bytecode import call). The
+    /// default takes the arguments as values and stores the results once
+    /// the call is done ([`RegisterCall::through_values`]); an instance that
+    /// can read and write registers itself overrides it.
+    fn call_from_registers(
+        &self,
+        stack: &mut Stack,
+        export_ordinal: u32,
+        call: RegisterCall<'_>,
+    ) -> Result<CallStatus> {
+        call.through_values(self, stack, export_ordinal)
     }
 
     /// Resumes the most recent deferred call made on this instance.

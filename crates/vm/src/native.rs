@@ -75,9 +75,11 @@ use crate::module::{
     Stack,
 };
 use crate::refs::{type_mismatch, Ref, StaticRefObject};
+use crate::register_call::{CallSlot, FrameRegisters, RegisterCall};
 use crate::value::Value;
 
 type RawFn<S> = dyn Fn(&S, &mut [Value], &mut Vec<Value>) -> Result<()> + Send + Sync;
+type TypedFn<S> = dyn Fn(&S, ArgReader<'_>) -> Result<()> + Send + Sync;
 type StateFactory<S> = dyn Fn(&NativeInstantiation<'_>) -> Result<S> + Send + Sync;
 
 /// What a native module's state factory is given.
@@ -90,12 +92,19 @@ pub struct NativeInstantiation<'a> {
 
 struct NativeExport<S> {
     cconv: Cconv,
-    function: Box<RawFn<S>>,
-    /// Whether results are checked against `cconv` after each call: raw
-    /// exports produce values of any type, typed ones only those of their
-    /// signature, which [`NativeModuleBuilder::export`] matched to the
-    /// cconv once.
-    check_results: bool,
+    body: ExportBody<S>,
+}
+
+/// How an export's Rust function takes its arguments.
+enum ExportBody<S> {
+    /// Flattened values in and out; its results are checked against the
+    /// cconv after each call, since it may produce values of any type.
+    Raw(Box<RawFn<S>>),
+    /// Typed arguments read and results written through an [`ArgReader`],
+    /// from values or straight from the calling frame's registers; only
+    /// values of its signature come out, which
+    /// [`NativeModuleBuilder::export`] matched to the cconv once.
+    Typed(Box<TypedFn<S>>),
 }
 
 /// Builds a [`NativeModule`].
@@ -142,16 +151,10 @@ impl<S: Send + Sync + 'static> NativeModuleBuilder<S> {
         cconv: &str,
         f: impl Fn(&S, &mut [Value], &mut Vec<Value>) -> Result<()> + Send + Sync + 'static,
     ) -> Result<Self> {
-        self.push_export(name, cconv, Box::new(f), true)
+        self.push_export(name, cconv, ExportBody::Raw(Box::new(f)))
     }
 
-    fn push_export(
-        mut self,
-        name: &str,
-        cconv: &str,
-        function: Box<RawFn<S>>,
-        check_results: bool,
-    ) -> Result<Self> {
+    fn push_export(mut self, name: &str, cconv: &str, body: ExportBody<S>) -> Result<Self> {
         let parsed = Cconv::parse(cconv)?;
         self.exports.push(ExportInfo {
             name: name.to_string(),
@@ -160,8 +163,7 @@ impl<S: Send + Sync + 'static> NativeModuleBuilder<S> {
         });
         self.functions.push(NativeExport {
             cconv: parsed,
-            function,
-            check_results,
+            body,
         });
         Ok(self)
     }
@@ -206,16 +208,14 @@ impl<S: Send + Sync + 'static> NativeModuleBuilder<S> {
         }
         // Results need no check: `R` writes values of the types `derived`
         // lists, equal to the declared cconv.
-        let function = move |state: &S, args: &mut [Value], results: &mut Vec<Value>| {
-            let mut reader = ArgReader {
-                values: args,
-                next: 0,
-            };
+        let function = move |state: &S, mut reader: ArgReader<'_>| {
             let a = A::from_args(&mut reader)?;
-            f(state, a)?.into_results(results);
-            Ok(())
+            let r = f(state, a)?;
+            let mut results = reader.into_results();
+            r.into_results(&mut results);
+            results.finish()
         };
-        self.push_export(name, cconv, Box::new(function), false)
+        self.push_export(name, cconv, ExportBody::Typed(Box::new(function)))
     }
 
     /// Finishes the module; `state` creates per-context state.
@@ -332,6 +332,28 @@ impl<S: Send + Sync + 'static> ModuleInstance for NativeModuleInstance<S> {
     ) -> Result<CallStatus> {
         self.call_export(export_ordinal, args, results, false)
     }
+
+    fn call_from_registers(
+        &self,
+        stack: &mut Stack,
+        export_ordinal: u32,
+        call: RegisterCall<'_>,
+    ) -> Result<CallStatus> {
+        let export = self.export(export_ordinal)?;
+        let ExportBody::Typed(function) = &export.body else {
+            return call.through_values(self, stack, export_ordinal);
+        };
+        let reader = ArgReader {
+            io: Io::Frame {
+                registers: call.registers(stack)?,
+                args: call.args,
+                results: call.results,
+            },
+            next: 0,
+        };
+        function(&self.state, reader).annotate_with(|| self.while_invoking(export_ordinal))?;
+        Ok(CallStatus::Done)
+    }
 }
 
 impl<S: Send + Sync + 'static> NativeModuleInstance<S> {
@@ -345,8 +367,31 @@ impl<S: Send + Sync + 'static> NativeModuleInstance<S> {
         results: &mut Vec<Value>,
         check_args: bool,
     ) -> Result<CallStatus> {
-        let export = self
-            .module
+        let export = self.export(export_ordinal)?;
+        let name = || self.while_invoking(export_ordinal);
+        if check_args {
+            Cconv::check_values(&export.cconv.args, args, "argument").annotate_with(name)?;
+        }
+        match &export.body {
+            ExportBody::Raw(function) => {
+                let first_result = results.len();
+                function(&self.state, args, results).annotate_with(name)?;
+                Cconv::check_values(&export.cconv.results, &results[first_result..], "result")
+                    .annotate_with(name)?;
+            }
+            ExportBody::Typed(function) => {
+                let reader = ArgReader {
+                    io: Io::Values { args, results },
+                    next: 0,
+                };
+                function(&self.state, reader).annotate_with(name)?;
+            }
+        }
+        Ok(CallStatus::Done)
+    }
+
+    fn export(&self, export_ordinal: u32) -> Result<&NativeExport<S>> {
+        self.module
             .functions
             .get(export_ordinal as usize)
             .ok_or_else(|| {
@@ -354,41 +399,179 @@ impl<S: Send + Sync + 'static> NativeModuleInstance<S> {
                     StatusCode::NotFound,
                     format!("export ordinal {export_ordinal} out of range"),
                 )
-            })?;
-        let name = || {
-            format!(
-                "while invoking native function {}.{}",
-                self.module.name, self.module.exports[export_ordinal as usize].name
-            )
-        };
-        if check_args {
-            Cconv::check_values(&export.cconv.args, args, "argument").annotate_with(name)?;
-        }
-        let first_result = results.len();
-        (export.function)(&self.state, args, results).annotate_with(name)?;
-        if export.check_results {
-            Cconv::check_values(&export.cconv.results, &results[first_result..], "result")
-                .annotate_with(name)?;
-        }
-        Ok(CallStatus::Done)
+            })
+    }
+
+    /// The context an export's error is annotated with.
+    #[cold]
+    fn while_invoking(&self, export_ordinal: u32) -> String {
+        format!(
+            "while invoking native function {}.{}",
+            self.module.name, self.module.exports[export_ordinal as usize].name
+        )
     }
 }
 
-/// Sequential reader over flattened arguments; refs are moved out.
+/// Sequential reader over a call's flattened arguments (refs are moved
+/// out), which then becomes the writer of its results
+/// ([`ArgReader::into_results`]): both are values, or both registers of
+/// the calling frame.
 pub struct ArgReader<'a> {
-    values: &'a mut [Value],
+    io: Io<'a>,
     next: usize,
 }
 
-impl ArgReader<'_> {
-    fn take(&mut self) -> Result<&mut Value> {
-        let v = self
-            .values
-            .get_mut(self.next)
-            .ok_or_else(|| Status::new(StatusCode::InvalidArgument, "too few arguments"))?;
+/// Where a typed export's arguments come from and its results go.
+enum Io<'a> {
+    /// Flattened values; results are appended.
+    Values {
+        args: &'a mut [Value],
+        results: &'a mut Vec<Value>,
+    },
+    /// The calling frame's registers.
+    Frame {
+        registers: FrameRegisters<'a>,
+        args: &'a [CallSlot],
+        results: &'a [CallSlot],
+    },
+}
+
+impl<'a> ArgReader<'a> {
+    /// The next argument as a `what`: `value` takes it from a flattened
+    /// value, `register` from the calling frame as its call slot says; each
+    /// gives `None` for an argument of another type. Typed, so that a
+    /// reader of an `i64` compiles to a check of one tag and a load, not a
+    /// [`Value`] built and taken apart.
+    #[inline(always)]
+    fn take_typed<T>(
+        &mut self,
+        what: &'static str,
+        value: impl FnOnce(&mut Value) -> Option<T>,
+        register: impl FnOnce(&mut FrameRegisters<'_>, CallSlot) -> Option<Result<T>>,
+    ) -> Result<T> {
+        let next = self.next;
         self.next += 1;
-        Ok(v)
+        match &mut self.io {
+            Io::Values { args, .. } => {
+                let v = args.get_mut(next).ok_or_else(too_few_arguments)?;
+                match value(v) {
+                    Some(t) => Ok(t),
+                    None => Err(wrong_argument(what, &*v)),
+                }
+            }
+            Io::Frame {
+                registers, args, ..
+            } => {
+                let slot = *args.get(next).ok_or_else(too_few_arguments)?;
+                register(registers, slot).unwrap_or_else(|| Err(wrong_argument(what, &slot)))
+            }
+        }
     }
+
+    /// The next argument as a ref (moved out of a value; out of a register
+    /// as the call site says).
+    #[inline(always)]
+    fn take_ref(&mut self) -> Result<Option<Ref>> {
+        self.take_typed(
+            "ref",
+            |v| match v {
+                Value::Ref(r) => Some(r.take()),
+                _ => None,
+            },
+            |registers, slot| match slot {
+                CallSlot::Ref { ordinal, moved } => Some(registers.take_ref(ordinal, moved)),
+                _ => None,
+            },
+        )
+    }
+
+    /// The writer of the call's results, once every argument is read.
+    pub fn into_results(self) -> ResultWriter<'a> {
+        let sink = match self.io {
+            Io::Values { results, .. } => Sink::Values(results),
+            Io::Frame {
+                registers, results, ..
+            } => Sink::Frame { registers, results },
+        };
+        ResultWriter {
+            sink,
+            next: 0,
+            error: None,
+        }
+    }
+}
+
+#[cold]
+fn too_few_arguments() -> Status {
+    Status::new(StatusCode::InvalidArgument, "too few arguments")
+}
+
+#[cold]
+fn wrong_argument(what: &str, have: &dyn std::fmt::Debug) -> Status {
+    Status::new(
+        StatusCode::InvalidArgument,
+        format!("expected {what} argument but have {have:?}"),
+    )
+}
+
+/// Writes a call's results, in order: appended as values, or stored into
+/// the calling frame's result registers.
+pub struct ResultWriter<'a> {
+    sink: Sink<'a>,
+    next: usize,
+    /// The first failure to store a result, reported by [`Self::finish`].
+    error: Option<Status>,
+}
+
+enum Sink<'a> {
+    Values(&'a mut Vec<Value>),
+    Frame {
+        registers: FrameRegisters<'a>,
+        results: &'a [CallSlot],
+    },
+}
+
+impl ResultWriter<'_> {
+    /// Writes the next result. Inlined, so that a result of a known type
+    /// stores with one check of its slot's tag.
+    #[inline(always)]
+    pub fn push(&mut self, value: Value) {
+        let next = self.next;
+        self.next += 1;
+        match &mut self.sink {
+            Sink::Values(values) => values.push(value),
+            Sink::Frame { registers, results } => {
+                let stored = match results.get(next) {
+                    Some(&slot) => registers.write(slot, value),
+                    None => Err(result_count_mismatch(results.len())),
+                };
+                if let Err(error) = stored {
+                    self.error.get_or_insert(error);
+                }
+            }
+        }
+    }
+
+    /// Whether every result was stored where the call site expects it.
+    pub fn finish(self) -> Result<()> {
+        if let Some(error) = self.error {
+            return Err(error);
+        }
+        match self.sink {
+            Sink::Frame { results, .. } if results.len() != self.next => {
+                Err(result_count_mismatch(results.len()))
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+#[cold]
+fn result_count_mismatch(expected: usize) -> Status {
+    Status::new(
+        StatusCode::Internal,
+        format!("export returned a different number of results than the {expected} expected"),
+    )
 }
 
 /// A single argument type convertible from a [`Value`].
@@ -400,40 +583,40 @@ pub trait Arg: Sized {
 }
 
 macro_rules! scalar_arg {
-    ($t:ty, $variant:ident, $cc:ident) => {
+    ($t:ty, $variant:ident, $load:ident, $from:expr) => {
         impl Arg for $t {
             fn cconv_type() -> CconvType {
-                CconvType::$cc
+                CconvType::$variant
             }
+            #[inline]
             fn read(reader: &mut ArgReader<'_>) -> Result<Self> {
-                match reader.take()? {
-                    Value::$variant(v) => Ok(*v),
-                    other => Err(Status::new(
-                        StatusCode::InvalidArgument,
-                        format!("expected {} argument but have {other:?}", stringify!($t)),
-                    )),
-                }
+                reader.take_typed(
+                    stringify!($t),
+                    |v| match v {
+                        Value::$variant(v) => Some(*v),
+                        _ => None,
+                    },
+                    |registers, slot| match slot {
+                        CallSlot::$variant(r) => Some(registers.$load(r).map($from)),
+                        _ => None,
+                    },
+                )
             }
         }
     };
 }
-scalar_arg!(i32, I32, I32);
-scalar_arg!(i64, I64, I64);
-scalar_arg!(f32, F32, F32);
-scalar_arg!(f64, F64, F64);
+scalar_arg!(i32, I32, word, |w| w as i32);
+scalar_arg!(i64, I64, pair, |w| w as i64);
+scalar_arg!(f32, F32, word, f32::from_bits);
+scalar_arg!(f64, F64, pair, f64::from_bits);
 
 impl Arg for Option<Ref> {
     fn cconv_type() -> CconvType {
         CconvType::Ref
     }
+    #[inline]
     fn read(reader: &mut ArgReader<'_>) -> Result<Self> {
-        match reader.take()? {
-            Value::Ref(r) => Ok(r.take()),
-            other => Err(Status::new(
-                StatusCode::InvalidArgument,
-                format!("expected ref argument but have {other:?}"),
-            )),
-        }
+        reader.take_ref()
     }
 }
 
@@ -489,15 +672,17 @@ impl<T: FromArgs> Arg for Variadic<T> {
         CconvType::Variadic(T::cconv_types())
     }
     fn read(reader: &mut ArgReader<'_>) -> Result<Self> {
-        let count = match reader.take()? {
-            Value::I32(c) if *c >= 0 => *c as usize,
-            _ => {
-                return Err(Status::new(
-                    StatusCode::InvalidArgument,
-                    "expected a variadic span count",
-                ))
-            }
-        };
+        let count = reader.take_typed(
+            "a variadic span count",
+            |v| match v {
+                Value::I32(c) if *c >= 0 => Some(*c as usize),
+                _ => None,
+            },
+            |_, slot| match slot {
+                CallSlot::Count(n) => Some(Ok(usize::from(n))),
+                _ => None,
+            },
+        )?;
         let mut items = SmallVec::with_capacity(count.min(1024));
         for _ in 0..count {
             items.push(T::from_args(reader)?);
@@ -519,7 +704,7 @@ pub trait IntoResults {
     /// The cconv elements of the tuple.
     fn cconv_types() -> Vec<CconvType>;
     /// Appends the values.
-    fn into_results(self, out: &mut Vec<Value>);
+    fn into_results(self, out: &mut ResultWriter<'_>);
 }
 
 /// A single result type.
@@ -571,7 +756,7 @@ impl IntoResults for () {
     fn cconv_types() -> Vec<CconvType> {
         Vec::new()
     }
-    fn into_results(self, _out: &mut Vec<Value>) {}
+    fn into_results(self, _out: &mut ResultWriter<'_>) {}
 }
 
 impl FromArgs for () {
@@ -598,7 +783,7 @@ macro_rules! tuple_impls {
                 vec![$($name::cconv_type()),+]
             }
             #[allow(non_snake_case, reason = "tuple fields named after their type parameters")]
-            fn into_results(self, out: &mut Vec<Value>) {
+            fn into_results(self, out: &mut ResultWriter<'_>) {
                 let ($($name,)+) = self;
                 $(out.push($name.into_value());)+
             }
@@ -624,7 +809,7 @@ macro_rules! single_result {
             fn cconv_types() -> Vec<CconvType> {
                 vec![<$t as ResultValue>::cconv_type()]
             }
-            fn into_results(self, out: &mut Vec<Value>) {
+            fn into_results(self, out: &mut ResultWriter<'_>) {
                 out.push(self.into_value());
             }
         }
@@ -641,7 +826,7 @@ impl<T: StaticRefObject> IntoResults for Arc<T> {
     fn cconv_types() -> Vec<CconvType> {
         vec![CconvType::Ref]
     }
-    fn into_results(self, out: &mut Vec<Value>) {
+    fn into_results(self, out: &mut ResultWriter<'_>) {
         out.push(self.into_value());
     }
 }
@@ -650,7 +835,7 @@ impl<T: StaticRefObject> IntoResults for Option<Arc<T>> {
     fn cconv_types() -> Vec<CconvType> {
         vec![CconvType::Ref]
     }
-    fn into_results(self, out: &mut Vec<Value>) {
+    fn into_results(self, out: &mut ResultWriter<'_>) {
         out.push(self.into_value());
     }
 }
@@ -721,6 +906,97 @@ mod tests {
         assert_eq!(cconv("echo"), "0r_r");
         assert_eq!(cconv("sum"), "0CiFD_F");
         assert_eq!(cconv("nothing"), "0v_v");
+    }
+
+    #[test]
+    fn typed_exports_read_and_write_the_callers_registers() {
+        use crate::register_call::{CallSlot, RegisterCall};
+        let m = module();
+        let instance = m
+            .clone()
+            .instantiate(&crate::Instance::new(), Vec::new())
+            .unwrap();
+        let mut stack = Stack::new();
+        // A frame above another's registers: its bases are not 0.
+        stack.i32_arena = vec![0; 4];
+        stack.ref_arena = vec![None; 1];
+        let (i32_base, ref_base) = stack.push_registers(12, 3);
+        let f64_at = |stack: &Stack, r: usize| {
+            let words = &stack.i32_arena[i32_base + r..i32_base + r + 2];
+            f64::from_bits(u64::from(words[0]) | u64::from(words[1]) << 32)
+        };
+        // sum(span of (i32, f64)) -> f64, a span of two tuples.
+        stack.i32_arena[i32_base] = 2;
+        stack.i32_arena[i32_base + 4] = 4;
+        for (r, x) in [(2, 0.5f64), (6, 2.0)] {
+            stack.i32_arena[i32_base + r] = x.to_bits() as u32;
+            stack.i32_arena[i32_base + r + 1] = (x.to_bits() >> 32) as u32;
+        }
+        let args = [
+            CallSlot::Count(2),
+            CallSlot::I32(0),
+            CallSlot::F64(2),
+            CallSlot::I32(4),
+            CallSlot::F64(6),
+        ];
+        let call = RegisterCall {
+            i32_base,
+            ref_base,
+            args: &args,
+            results: &[CallSlot::F64(8)],
+        };
+        let sum = m.lookup_export("sum").unwrap();
+        instance.call_from_registers(&mut stack, sum, call).unwrap();
+        assert_eq!(f64_at(&stack, 8), 9.0);
+        // echo(buffer) -> buffer: a kept argument stays, a moved one is taken.
+        let buffer = Ref::new(Buffer::from_vec(vec![0u8; 3]));
+        let echo = m.lookup_export("echo").unwrap();
+        for moved in [false, true] {
+            stack.ref_arena[ref_base] = Some(buffer.clone());
+            let call = RegisterCall {
+                i32_base,
+                ref_base,
+                args: &[CallSlot::Ref { ordinal: 0, moved }],
+                results: &[CallSlot::Ref {
+                    ordinal: 2,
+                    moved: false,
+                }],
+            };
+            instance
+                .call_from_registers(&mut stack, echo, call)
+                .unwrap();
+            assert_eq!(stack.ref_arena[ref_base].is_none(), moved);
+            assert!(Ref::ptr_eq(
+                stack.ref_arena[ref_base + 2].as_ref().unwrap(),
+                &buffer
+            ));
+        }
+        // A slot of the wrong type fails as a value of the wrong type does.
+        let call = RegisterCall {
+            i32_base,
+            ref_base,
+            args: &[CallSlot::I32(0)],
+            results: &[CallSlot::I32(1)],
+        };
+        let len = m.lookup_export("len").unwrap();
+        let err = instance
+            .call_from_registers(&mut stack, len, call)
+            .unwrap_err();
+        assert_eq!(err.code(), StatusCode::InvalidArgument, "{err}");
+        // So does a register outside the frame, as INTERNAL.
+        let call = RegisterCall {
+            i32_base,
+            ref_base,
+            args: &[CallSlot::Ref {
+                ordinal: 9,
+                moved: false,
+            }],
+            results: &[CallSlot::I32(1)],
+        };
+        let err = instance
+            .call_from_registers(&mut stack, len, call)
+            .unwrap_err();
+        assert_eq!(err.code(), StatusCode::Internal, "{err}");
     }
 
     #[test]

@@ -30,7 +30,7 @@ use std::ptr;
 use iree_base::Status;
 use iree_vm::buffer::Buffer;
 use iree_vm::list::List;
-use iree_vm::{CconvType, Ref, Stack, Value};
+use iree_vm::{CallSlot, Ref, Stack, Value};
 
 use super::{
     read_value, remap, rref, take_ref, BytecodeInstance, Continuation, Exit, Flow, Frame,
@@ -826,15 +826,16 @@ unsafe fn return_to_caller(
         let operands = checked::entry(&m.code.lists, list as usize);
         let caller_regs = m.stack.i32_arena.as_mut_ptr().add(caller.i32_base);
         let caller_refs = m.stack.ref_arena.as_mut_ptr().add(caller.ref_base);
-        for ((ty, dst), &src) in info.results.iter().zip(operands.iter()) {
-            let dst = *dst;
-            match ty {
-                CconvType::I32 | CconvType::F32 => w32(caller_regs, dst, r32(regs, src)),
-                CconvType::I64 | CconvType::F64 => w64(caller_regs, dst, r64(regs, src)),
-                _ => {
+        for (&dst, &src) in info.results.iter().zip(operands.iter()) {
+            match dst {
+                CallSlot::I32(d) | CallSlot::F32(d) => w32(caller_regs, d, r32(regs, src)),
+                CallSlot::I64(d) | CallSlot::F64(d) => w64(caller_regs, d, r64(regs, src)),
+                CallSlot::Ref { ordinal, .. } => {
                     let value = take_ref(m.refs, RefReg::new(src & REF_MASK, src & MOVE_BIT != 0));
-                    *rref(caller_refs, RefReg(dst & REF_MASK)) = value;
+                    *rref(caller_refs, RefReg(ordinal)) = value;
                 }
+                // Decoding makes no count slot for a result.
+                CallSlot::Count(_) => {}
             }
         }
         let frame = m.cont.current;

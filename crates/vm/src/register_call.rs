@@ -1,0 +1,230 @@
+//! Import calls made straight from the calling frame's registers.
+//!
+//! The bytecode interpreter calls an import by naming, for each flattened
+//! argument and result, the register of the calling frame that holds it
+//! ([`CallSlot`]): a [`RegisterCall`]. A module instance that reads its
+//! arguments from there ([`NativeModuleInstance`](crate::native::NativeModuleInstance)
+//! with typed exports) builds no vector of [`Value`]s on the way in or out;
+//! any other takes them as values ([`RegisterCall::through_values`], the
+//! default of [`ModuleInstance::call_from_registers`]).
+
+use iree_base::{Result, Status, StatusCode};
+
+use crate::module::{CallStatus, ModuleInstance, Stack};
+use crate::refs::Ref;
+use crate::value::Value;
+
+/// Where one flattened argument or result of an import call is in the
+/// calling frame.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CallSlot {
+    /// An i32 register.
+    I32(u16),
+    /// An i64 register: two i32 registers, the low word first.
+    I64(u16),
+    /// An f32 register (an i32 register's bits).
+    F32(u16),
+    /// An f64 register (an i64 register's bits).
+    F64(u16),
+    /// A ref register. `moved`: the call takes the caller's reference and
+    /// leaves the register null (a result slot is never moved).
+    Ref {
+        /// The ref register's ordinal.
+        ordinal: u16,
+        /// Whether the caller gives up its reference.
+        moved: bool,
+    },
+    /// The count of a variadic span: a constant, not a register (arguments
+    /// only).
+    Count(u16),
+}
+
+/// An import call whose arguments and results are registers of the calling
+/// frame, whose i32 and ref registers start at `i32_base` and `ref_base` of
+/// the [`Stack`]'s arenas.
+#[derive(Clone, Copy, Debug)]
+pub struct RegisterCall<'a> {
+    /// Where the calling frame's i32 registers start in `Stack::i32_arena`.
+    pub i32_base: usize,
+    /// Where the calling frame's ref registers start in `Stack::ref_arena`.
+    pub ref_base: usize,
+    /// The flattened arguments, in cconv order.
+    pub args: &'a [CallSlot],
+    /// The results, in cconv order.
+    pub results: &'a [CallSlot],
+}
+
+impl RegisterCall<'_> {
+    /// The calling frame's registers in `stack`.
+    pub fn registers<'s>(&self, stack: &'s mut Stack) -> Result<FrameRegisters<'s>> {
+        let i32 = stack.i32_arena.get_mut(self.i32_base..);
+        let refs = stack.ref_arena.get_mut(self.ref_base..);
+        match (i32, refs) {
+            (Some(i32), Some(refs)) => Ok(FrameRegisters { i32, refs }),
+            _ => Err(Status::new(
+                StatusCode::Internal,
+                "import call's frame is not on the stack",
+            )),
+        }
+    }
+
+    /// Appends the arguments to `out` as values (moved refs leave their
+    /// registers null).
+    pub fn take_values(&self, stack: &mut Stack, out: &mut Vec<Value>) -> Result<()> {
+        let mut registers = self.registers(stack)?;
+        out.reserve(self.args.len());
+        for &slot in self.args {
+            out.push(registers.read(slot)?);
+        }
+        Ok(())
+    }
+
+    /// Stores `values`, one per result slot, into the calling frame (refs
+    /// are moved out of `values`).
+    pub fn store_values(&self, stack: &mut Stack, values: &mut [Value]) -> Result<()> {
+        if values.len() != self.results.len() {
+            return Err(Status::new(
+                StatusCode::Internal,
+                format!(
+                    "import returned {} results but {} were expected",
+                    values.len(),
+                    self.results.len()
+                ),
+            ));
+        }
+        let mut registers = self.registers(stack)?;
+        for (&slot, value) in self.results.iter().zip(values) {
+            registers.write(slot, std::mem::take(value))?;
+        }
+        Ok(())
+    }
+
+    /// Makes the call through [`ModuleInstance::call_verified`]: the
+    /// arguments taken as values, the results stored once it is done (a
+    /// deferred call stores none).
+    pub fn through_values<M: ModuleInstance + ?Sized>(
+        &self,
+        module: &M,
+        stack: &mut Stack,
+        export_ordinal: u32,
+    ) -> Result<CallStatus> {
+        let mut args = stack.take_args();
+        let taken = self.take_values(stack, &mut args);
+        let mut results = stack.take_args();
+        let status = taken
+            .and_then(|()| module.call_verified(stack, export_ordinal, &mut args, &mut results));
+        stack.return_args(args);
+        let status = match status {
+            Ok(CallStatus::Done) => self
+                .store_values(stack, &mut results)
+                .map(|()| CallStatus::Done),
+            other => other,
+        };
+        stack.return_args(results);
+        status
+    }
+}
+
+/// A calling frame's registers, borrowed from the stack's arenas: the
+/// frame's first register and everything after it.
+pub struct FrameRegisters<'a> {
+    i32: &'a mut [u32],
+    refs: &'a mut [Option<Ref>],
+}
+
+impl FrameRegisters<'_> {
+    /// The value in `slot` (a moved ref leaves its register null).
+    #[inline]
+    pub fn read(&mut self, slot: CallSlot) -> Result<Value> {
+        Ok(match slot {
+            CallSlot::I32(r) => Value::I32(self.word(r)? as i32),
+            CallSlot::F32(r) => Value::F32(f32::from_bits(self.word(r)?)),
+            CallSlot::I64(r) => Value::I64(self.pair(r)? as i64),
+            CallSlot::F64(r) => Value::F64(f64::from_bits(self.pair(r)?)),
+            CallSlot::Ref { ordinal, moved } => Value::Ref(self.take_ref(ordinal, moved)?),
+            CallSlot::Count(n) => Value::I32(i32::from(n)),
+        })
+    }
+
+    /// Writes `value` into `slot`; INTERNAL when its type is not the slot's.
+    /// Inlined: a caller writing a value of a known type checks one tag.
+    #[inline(always)]
+    pub fn write(&mut self, slot: CallSlot, value: Value) -> Result<()> {
+        match (slot, value) {
+            (CallSlot::I32(r), Value::I32(v)) => *self.word_mut(r)? = v as u32,
+            (CallSlot::F32(r), Value::F32(v)) => *self.word_mut(r)? = v.to_bits(),
+            (CallSlot::I64(r), Value::I64(v)) => self.set_pair(r, v as u64)?,
+            (CallSlot::F64(r), Value::F64(v)) => self.set_pair(r, v.to_bits())?,
+            (CallSlot::Ref { ordinal, .. }, Value::Ref(v)) => *self.ref_register(ordinal)? = v,
+            (slot, value) => {
+                return Err(Status::new(
+                    StatusCode::Internal,
+                    format!("import result type mismatch: expected {slot:?}, have {value:?}"),
+                ))
+            }
+        }
+        Ok(())
+    }
+
+    /// The ref in register `ordinal`: taken when `moved`, else a new
+    /// reference to it.
+    #[inline]
+    pub(crate) fn take_ref(&mut self, ordinal: u16, moved: bool) -> Result<Option<Ref>> {
+        let register = self.ref_register(ordinal)?;
+        Ok(if moved {
+            register.take()
+        } else {
+            register.clone()
+        })
+    }
+
+    #[inline]
+    pub(crate) fn word(&self, r: u16) -> Result<u32> {
+        self.i32
+            .get(usize::from(r))
+            .copied()
+            .ok_or_else(|| out_of_frame(r))
+    }
+
+    #[inline]
+    fn word_mut(&mut self, r: u16) -> Result<&mut u32> {
+        self.i32
+            .get_mut(usize::from(r))
+            .ok_or_else(|| out_of_frame(r))
+    }
+
+    #[inline]
+    pub(crate) fn pair(&self, r: u16) -> Result<u64> {
+        match self.i32.get(usize::from(r)..usize::from(r) + 2) {
+            Some(&[lo, hi]) => Ok(u64::from(lo) | u64::from(hi) << 32),
+            _ => Err(out_of_frame(r)),
+        }
+    }
+
+    #[inline]
+    fn set_pair(&mut self, r: u16, v: u64) -> Result<()> {
+        match self.i32.get_mut(usize::from(r)..usize::from(r) + 2) {
+            Some([lo, hi]) => {
+                *lo = v as u32;
+                *hi = (v >> 32) as u32;
+                Ok(())
+            }
+            _ => Err(out_of_frame(r)),
+        }
+    }
+
+    #[inline]
+    fn ref_register(&mut self, ordinal: u16) -> Result<&mut Option<Ref>> {
+        self.refs
+            .get_mut(usize::from(ordinal))
+            .ok_or_else(|| out_of_frame(ordinal))
+    }
+}
+
+#[cold]
+fn out_of_frame(register: u16) -> Status {
+    Status::new(
+        StatusCode::Internal,
+        format!("import call register {register} is outside the calling frame"),
+    )
+}
