@@ -20,7 +20,7 @@ macro_rules! trace_scope {
     };
 }
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 pub mod dynamic;
 
@@ -361,7 +361,12 @@ pub fn stderr_debug_sink() -> DebugSink {
 /// Per-context state: the devices the module serves, its debug sink and
 /// the fences it reuses.
 pub struct HalModuleState {
-    devices: Vec<Arc<dyn Device>>,
+    /// The devices, as the refs `devices.get` hands out: the same object
+    /// at every call, as upstream retains and returns its device.
+    devices: Vec<Ref>,
+    /// Each device's allocator as the ref `device.allocator` hands out,
+    /// made at the first call (likewise one object per device).
+    allocators: Vec<OnceLock<Ref>>,
     debug_sink: Option<DebugSink>,
     fences: Mutex<FencePool>,
 }
@@ -499,7 +504,11 @@ pub fn create_hal_module_with_debug_sink(
     }
     let module = builder.build(move |_| {
         Ok(HalModuleState {
-            devices: devices.clone(),
+            devices: devices
+                .iter()
+                .map(|device| Ref::new(HalDevice(device.clone())))
+                .collect(),
+            allocators: devices.iter().map(|_| OnceLock::new()).collect(),
             debug_sink: debug_sink.clone(),
             fences: Mutex::new(FencePool::default()),
         })
@@ -1283,8 +1292,14 @@ fn implemented(b: Builder) -> Result<Builder> {
             None => Err(Status::new(StatusCode::Unavailable, "only read-only module constants can be imported; the buffer must be allocated and copied")),
         }
     })?
-    .export("device.allocator", "0r_r", |_, (device,): (Option<Ref>,)| {
-        Ok(Ref::new(HalAllocator(device_arg(&device)?.allocator())))
+    .export("device.allocator", "0r_r", |state: &HalModuleState, (device,): (Option<Ref>,)| {
+        let device_object = device_arg(&device)?;
+        let allocator = || Ref::new(HalAllocator(device_object.allocator()));
+        let known = state.devices.iter().position(|d| device.as_ref().is_some_and(|r| Ref::ptr_eq(d, r)));
+        Ok(match known {
+            Some(index) => state.allocators[index].get_or_init(allocator).clone(),
+            None => allocator(),
+        })
     })?
     .export("device.query.i64", "0rrr_iI", |_, (device, category, key): (Option<Ref>, Option<Ref>, Option<Ref>)| {
         let device = device_arg(&device)?;
@@ -1319,7 +1334,7 @@ fn implemented(b: Builder) -> Result<Builder> {
     })?
     .export("devices.count", "0v_i", |state: &HalModuleState, ()| Ok(state.devices.len() as i32))?
     .export("devices.get", "0i_r", |state: &HalModuleState, (index,): (i32,)| {
-        Ok(state.devices.get(index as u32 as usize).map(|d| Ref::new(HalDevice(d.clone()))))
+        Ok(state.devices.get(index as u32 as usize).cloned())
     })?
     .export("executable.create", "0rIrrr_r", |_, (device, _affinity, format, data, constants): (Option<Ref>, i64, Option<Ref>, Option<Ref>, Option<Ref>)| {
         let _span = tracing::debug_span!("hal.executable.create").entered();
