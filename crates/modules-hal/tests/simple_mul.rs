@@ -79,3 +79,25 @@ fn simple_mul_runs_on_local_sync() {
         "{err}"
     );
 }
+
+#[test]
+fn a_device_and_its_allocator_are_one_object_each_across_calls() {
+    // Upstream returns the same retained device (and allocator) each time,
+    // so bytecode comparing two of them finds them equal.
+    let instance = Instance::new();
+    register_types(&instance).unwrap();
+    let device = LocalSyncDriver.create_device("").unwrap();
+    let hal = create_hal_module(vec![device]).unwrap();
+    let context = Context::with_modules(instance, [hal]).unwrap();
+    let get = context.lookup_function("hal.devices.get").unwrap();
+    let allocator = context.lookup_function("hal.device.allocator").unwrap();
+    let call = |function, args: &[Value]| match context.invoke(function, args).unwrap().as_slice() {
+        [Value::Ref(Some(r))] => r.clone(),
+        other => panic!("unexpected {other:?}"),
+    };
+    let (first, second) = (call(&get, &[Value::I32(0)]), call(&get, &[Value::I32(0)]));
+    assert!(Ref::ptr_eq(&first, &second));
+    let a = call(&allocator, &[Value::from(first)]);
+    let b = call(&allocator, &[Value::from(second)]);
+    assert!(Ref::ptr_eq(&a, &b));
+}
