@@ -67,22 +67,63 @@ impl BytecodeInstance {
         let (mut i32_next, mut ref_next) = (0u32, 0u32);
         for (ty, value) in code.arg_slots.iter().zip(args.iter_mut()) {
             let (_, r) = crate::decode::abi_slot(ty, &mut i32_next, &mut ref_next)?;
-            let r = r as usize;
-            match value {
-                Value::I32(v) => stack.i32_arena[i32_base + r] = *v as u32,
-                Value::F32(v) => stack.i32_arena[i32_base + r] = v.to_bits(),
-                Value::I64(v) => write_pair(&mut stack.i32_arena, i32_base + r, *v as u64),
-                Value::F64(v) => write_pair(&mut stack.i32_arena, i32_base + r, v.to_bits()),
-                // Moved: callers hand over their argument vectors.
-                Value::Ref(v) => stack.ref_arena[ref_base + r] = v.take(),
-                Value::I8(_) | Value::I16(_) => {
-                    return Err(Status::new(
-                        StatusCode::InvalidArgument,
-                        "i8/i16 values cannot be passed as arguments",
-                    ))
-                }
-            }
+            // Moved: callers hand over their argument vectors.
+            set_argument(
+                stack,
+                (i32_base, ref_base),
+                r as usize,
+                std::mem::take(value),
+            )?;
         }
+        self.run_entry_frame(stack, function, (i32_base, ref_base), results)
+    }
+
+    /// [`BytecodeInstance::execute`] for an import call from another
+    /// module's bytecode: the arguments go from the caller's registers to
+    /// the new frame's without a vector of values between them, and the
+    /// results into the caller's registers once the call is done.
+    pub(crate) fn execute_from_registers(
+        &self,
+        stack: &mut Stack,
+        function: u32,
+        call: RegisterCall<'_>,
+    ) -> Result<CallStatus> {
+        let code = &self.module().functions[function as usize];
+        if call.args.len() != code.arg_slots.len() {
+            return Err(Status::new(
+                StatusCode::Internal,
+                "import call's arguments do not match the callee",
+            ));
+        }
+        stack.enter_frame(code.frame_bytes)?;
+        let bases = stack.push_registers(code.i32_count as usize, code.ref_count as usize);
+        let (mut i32_next, mut ref_next) = (0u32, 0u32);
+        for (ty, &slot) in code.arg_slots.iter().zip(call.args) {
+            let (_, r) = crate::decode::abi_slot(ty, &mut i32_next, &mut ref_next)?;
+            let value = call.registers(stack)?.read(slot)?;
+            set_argument(stack, bases, r as usize, value)?;
+        }
+        let mut results = stack.take_args();
+        let status = self.run_entry_frame(stack, function, bases, &mut results);
+        let status = match status {
+            Ok(CallStatus::Done) => call
+                .store_values(stack, &mut results)
+                .map(|()| CallStatus::Done),
+            other => other,
+        };
+        stack.return_args(results);
+        status
+    }
+
+    /// Runs internal function `function` in the frame just pushed at
+    /// `bases` (its arguments set), as an activation of its own.
+    fn run_entry_frame(
+        &self,
+        stack: &mut Stack,
+        function: u32,
+        (i32_base, ref_base): (usize, usize),
+        results: &mut Vec<Value>,
+    ) -> Result<CallStatus> {
         let current = Frame {
             function,
             pc: 0,
@@ -862,6 +903,29 @@ fn apply_branch(stack: &mut Stack, frame: &Frame, code: &FunctionCode, branch: u
         }
     }
     br.target
+}
+
+/// Sets argument register `r` of the frame at `bases` to `value`.
+fn set_argument(
+    stack: &mut Stack,
+    (i32_base, ref_base): (usize, usize),
+    r: usize,
+    value: Value,
+) -> Result<()> {
+    match value {
+        Value::I32(v) => stack.i32_arena[i32_base + r] = v as u32,
+        Value::F32(v) => stack.i32_arena[i32_base + r] = v.to_bits(),
+        Value::I64(v) => write_pair(&mut stack.i32_arena, i32_base + r, v as u64),
+        Value::F64(v) => write_pair(&mut stack.i32_arena, i32_base + r, v.to_bits()),
+        Value::Ref(v) => stack.ref_arena[ref_base + r] = v,
+        Value::I8(_) | Value::I16(_) => {
+            return Err(Status::new(
+                StatusCode::InvalidArgument,
+                "i8/i16 values cannot be passed as arguments",
+            ))
+        }
+    }
+    Ok(())
 }
 
 fn write_pair(arena: &mut [u32], at: usize, v: u64) {

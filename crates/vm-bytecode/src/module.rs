@@ -364,6 +364,16 @@ impl ModuleInstance for BytecodeInstance {
         self.execute(stack, function, args, results)
     }
 
+    fn call_from_registers(
+        &self,
+        stack: &mut Stack,
+        export_ordinal: u32,
+        call: iree_vm::RegisterCall<'_>,
+    ) -> Result<CallStatus> {
+        let function = self.export_function(export_ordinal)?;
+        self.execute_from_registers(stack, function, call)
+    }
+
     fn resume(&self, stack: &mut Stack, results: &mut Vec<Value>) -> Result<CallStatus> {
         self.resume_execution(stack, results)
     }

@@ -72,11 +72,16 @@ impl RegisterCall<'_> {
     /// registers null).
     pub fn take_values(&self, stack: &mut Stack, out: &mut Vec<Value>) -> Result<()> {
         let mut registers = self.registers(stack)?;
-        out.reserve(self.args.len());
-        for &slot in self.args {
-            out.push(registers.read(slot)?);
-        }
-        Ok(())
+        // Extended, not pushed one by one: each value is written straight
+        // into the vector.
+        let mut failed = None;
+        out.extend(self.args.iter().map(|&slot| {
+            registers.read(slot).unwrap_or_else(|error| {
+                failed.get_or_insert(error);
+                Value::NULL
+            })
+        }));
+        failed.map_or(Ok(()), Err)
     }
 
     /// Stores `values`, one per result slot, into the calling frame (refs
@@ -134,7 +139,7 @@ pub struct FrameRegisters<'a> {
 
 impl FrameRegisters<'_> {
     /// The value in `slot` (a moved ref leaves its register null).
-    #[inline]
+    #[inline(always)]
     pub fn read(&mut self, slot: CallSlot) -> Result<Value> {
         Ok(match slot {
             CallSlot::I32(r) => Value::I32(self.word(r)? as i32),
