@@ -615,6 +615,19 @@ impl PlannedBinding {
         matches!(self, PlannedBinding::Direct { .. })
     }
 
+    /// The binding's length in this execution, with `access` to its buffer
+    /// checked for a slot (a direct binding's was checked when prepared).
+    fn checked_length(&self, table: &[DispatchBinding], access: MemoryAccess) -> Result<u64> {
+        match *self {
+            PlannedBinding::Direct { length, .. } => Ok(length as u64),
+            PlannedBinding::Slot { .. } => {
+                let binding = self.resolve_slot(table)?;
+                validate_access(binding.buffer.allowed_access(), access)?;
+                Ok(binding.length)
+            }
+        }
+    }
+
     /// A slot binding's range through `table` (checked against the
     /// entry's range), without device access: for the checks a transfer
     /// makes before its region runs.
@@ -690,6 +703,14 @@ impl LoneTransfer {
                 })
             }
             Command::Copy { source, target } => {
+                // A direct side's access is checked now; the lengths when
+                // both are known (now, or at each execution for a slot).
+                for (side, access) in [(source, MemoryAccess::READ), (target, MemoryAccess::WRITE)]
+                {
+                    if let BindingRef::Direct { buffer, .. } = side {
+                        validate_access(buffer.allowed_access(), access).ok()?;
+                    }
+                }
                 if let (BindingRef::Direct { .. }, BindingRef::Direct { .. }) = (source, target) {
                     check_copy(&resolve(source, &[]).ok()?, &resolve(target, &[]).ok()?).ok()?;
                 }
@@ -722,7 +743,9 @@ impl LoneTransfer {
                 check_fill(target.buffer, target.offset, target.length, pattern)
             }
             LoneTransfer::Copy { source, target } => {
-                check_copy(&source.resolve_slot(table)?, &target.resolve_slot(table)?)
+                let source = source.checked_length(table, MemoryAccess::READ)?;
+                let target = target.checked_length(table, MemoryAccess::WRITE)?;
+                check_copy_lengths(source, target)
             }
         }
     }
@@ -767,13 +790,14 @@ impl LoneTransfer {
 fn check_copy(source: &BufferBinding<'_>, target: &BufferBinding<'_>) -> Result<()> {
     validate_access(source.buffer.allowed_access(), MemoryAccess::READ)?;
     validate_access(target.buffer.allowed_access(), MemoryAccess::WRITE)?;
-    if source.length != target.length {
+    check_copy_lengths(source.length, target.length)
+}
+
+fn check_copy_lengths(source: u64, target: u64) -> Result<()> {
+    if source != target {
         return Err(Status::new(
             StatusCode::InvalidArgument,
-            format!(
-                "copy source ({} bytes) and target ({} bytes) lengths differ",
-                source.length, target.length
-            ),
+            format!("copy source ({source} bytes) and target ({target} bytes) lengths differ"),
         ));
     }
     Ok(())

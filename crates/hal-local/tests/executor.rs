@@ -467,6 +467,47 @@ fn copies_within_one_allocation_behave_like_memmove() {
 }
 
 #[test]
+fn copies_between_a_direct_range_and_a_table_slot() {
+    // One side recorded with its buffer, the other through the binding
+    // table: the lengths can be compared only when executed.
+    for workers in [1, 4] {
+        let s = setup(workers, 0, 0);
+        let (a, b) = (buffer(&s.device, 4096), buffer(&s.device, 4096));
+        let table = |length: u64| {
+            [DispatchBinding {
+                buffer: b.clone(),
+                offset: 100,
+                length,
+            }]
+        };
+        let slot = BindingRef::Slot {
+            slot: 0,
+            offset: 0,
+            length: WHOLE_BUFFER,
+        };
+        let to_slot = finalized(|cb| cb.copy(range(&a, 8, 64), slot.clone()).unwrap());
+        let from_slot = finalized(|cb| cb.copy(slot.clone(), range(&a, 200, 64)).unwrap());
+        for _ in 0..2 {
+            let (before_a, before_b) = (noise(4096, 5), noise(4096, 6));
+            a.write(0, &before_a).unwrap();
+            b.write(0, &before_b).unwrap();
+            run(&s.device, &to_slot, &table(64)).unwrap();
+            let mut model_b = before_b.clone();
+            model_b[100..164].copy_from_slice(&before_a[8..72]);
+            assert!(contents(&b) == model_b, "{workers} workers: into the slot");
+            run(&s.device, &from_slot, &table(64)).unwrap();
+            let mut model_a = before_a.clone();
+            model_a[200..264].copy_from_slice(&model_b[100..164]);
+            assert!(contents(&a) == model_a, "{workers} workers: out of the slot");
+            // A slot of another length fails as a direct copy would.
+            let error = run(&s.device, &to_slot, &table(32)).unwrap_err();
+            assert_eq!(error.code(), StatusCode::InvalidArgument, "{error}");
+            assert!(contents(&b) == model_b, "{workers} workers: a failed copy wrote");
+        }
+    }
+}
+
+#[test]
 fn a_transfer_failing_at_execution_leaves_its_whole_region_unrun() {
     // A fill through a table slot whose entry makes it misaligned can fail
     // only when executed. Beside a dispatch in its region it still fails
