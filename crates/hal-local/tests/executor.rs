@@ -498,11 +498,17 @@ fn copies_between_a_direct_range_and_a_table_slot() {
             run(&s.device, &from_slot, &table(64)).unwrap();
             let mut model_a = before_a.clone();
             model_a[200..264].copy_from_slice(&model_b[100..164]);
-            assert!(contents(&a) == model_a, "{workers} workers: out of the slot");
+            assert!(
+                contents(&a) == model_a,
+                "{workers} workers: out of the slot"
+            );
             // A slot of another length fails as a direct copy would.
             let error = run(&s.device, &to_slot, &table(32)).unwrap_err();
             assert_eq!(error.code(), StatusCode::InvalidArgument, "{error}");
-            assert!(contents(&b) == model_b, "{workers} workers: a failed copy wrote");
+            assert!(
+                contents(&b) == model_b,
+                "{workers} workers: a failed copy wrote"
+            );
         }
     }
 }
