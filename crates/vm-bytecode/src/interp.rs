@@ -8,6 +8,8 @@
 //! `vm.yield` and deferred yieldable calls save the activation as a
 //! continuation on the stack and return [`CallStatus::Deferred`].
 
+use std::cell::Cell;
+
 use iree_base::{Result, Status, StatusCode};
 use iree_vm::buffer::Buffer;
 use iree_vm::list::{List, ListElementType};
@@ -32,6 +34,27 @@ struct Frame {
     ref_base: usize,
     /// Call-site index (in this frame's function) whose results the callee fills.
     call: u32,
+}
+
+thread_local! {
+    /// The frame stack of the last activation that returned on this thread
+    /// (emptied), for the next one: an activation's first internal call
+    /// then allocates nothing.
+    static SPARE_FRAMES: Cell<Vec<Frame>> = const { Cell::new(Vec::new()) };
+}
+
+/// A frame stack for a new activation (empty).
+fn spare_frames() -> Vec<Frame> {
+    SPARE_FRAMES.with(Cell::take)
+}
+
+/// Keeps a returned activation's frame stack for the next one (unless a
+/// deep recursion grew it large).
+fn keep_frames(mut frames: Vec<Frame>) {
+    if frames.capacity() <= 64 {
+        frames.clear();
+        SPARE_FRAMES.with(|spare| spare.set(frames));
+    }
 }
 
 /// Saved state of an activation that yielded.
@@ -132,7 +155,7 @@ impl BytecodeInstance {
             call: u32::MAX,
         };
         let continuation = Continuation {
-            frames: Vec::new(),
+            frames: spare_frames(),
             current,
             activation_i32_base: i32_base,
             activation_ref_base: ref_base,
@@ -204,7 +227,10 @@ impl BytecodeInstance {
         results: &mut Vec<Value>,
     ) -> Result<CallStatus> {
         match self.dispatch(stack, &mut cont, results) {
-            Ok(Exit::Returned) => Ok(CallStatus::Done),
+            Ok(Exit::Returned) => {
+                keep_frames(cont.frames);
+                Ok(CallStatus::Done)
+            }
             Ok(Exit::Deferred(pending)) => {
                 cont.pending_import = pending;
                 stack.push_continuation(Box::new(cont));

@@ -204,7 +204,7 @@ impl<T: HostRefType> Arg for TypedHostRef<T> {
     fn cconv_type() -> CconvType {
         CconvType::Ref
     }
-    fn read(reader: &mut ArgReader<'_>) -> Result<Self> {
+    fn read<R: ArgReader>(reader: &mut R) -> Result<Self> {
         TypedHostRef::new(Ref::read(reader)?)
     }
 }
@@ -222,7 +222,7 @@ impl<T: HostRefType> iree_vm::native::FromArgs for TypedHostRef<T> {
     fn cconv_types() -> Vec<CconvType> {
         vec![CconvType::Ref]
     }
-    fn from_args(reader: &mut ArgReader<'_>) -> Result<Self> {
+    fn from_args<R: ArgReader>(reader: &mut R) -> Result<Self> {
         Self::read(reader)
     }
 }
@@ -231,7 +231,7 @@ impl<T: HostRefType> iree_vm::native::IntoResults for TypedHostRef<T> {
     fn cconv_types() -> Vec<CconvType> {
         vec![CconvType::Ref]
     }
-    fn into_results(self, out: &mut iree_vm::native::ResultWriter<'_>) {
+    fn into_results<W: iree_vm::native::ResultWriter>(self, out: &mut W) {
         out.push(self.into_value());
     }
 }

@@ -79,7 +79,8 @@ use crate::register_call::{CallSlot, FrameRegisters, RegisterCall};
 use crate::value::Value;
 
 type RawFn<S> = dyn Fn(&S, &mut [Value], &mut Vec<Value>) -> Result<()> + Send + Sync;
-type TypedFn<S> = dyn Fn(&S, ArgReader<'_>) -> Result<()> + Send + Sync;
+type TypedValuesFn<S> = dyn Fn(&S, &mut [Value], &mut Vec<Value>) -> Result<()> + Send + Sync;
+type TypedFrameFn<S> = dyn Fn(&S, FrameArgs<'_>) -> Result<()> + Send + Sync;
 type StateFactory<S> = dyn Fn(&NativeInstantiation<'_>) -> Result<S> + Send + Sync;
 
 /// What a native module's state factory is given.
@@ -100,11 +101,15 @@ enum ExportBody<S> {
     /// Flattened values in and out; its results are checked against the
     /// cconv after each call, since it may produce values of any type.
     Raw(Box<RawFn<S>>),
-    /// Typed arguments read and results written through an [`ArgReader`],
-    /// from values or straight from the calling frame's registers; only
-    /// values of its signature come out, which
-    /// [`NativeModuleBuilder::export`] matched to the cconv once.
-    Typed(Box<TypedFn<S>>),
+    /// Typed arguments read and results written through an [`ArgReader`]
+    /// and a [`ResultWriter`]: one body compiled for values, one for the
+    /// calling frame's registers (each argument then costs a check of its
+    /// slot's tag and a load). Only values of its signature come out,
+    /// which [`NativeModuleBuilder::export`] matched to the cconv once.
+    Typed {
+        values: Box<TypedValuesFn<S>>,
+        frame: Box<TypedFrameFn<S>>,
+    },
 }
 
 /// Builds a [`NativeModule`].
@@ -208,14 +213,28 @@ impl<S: Send + Sync + 'static> NativeModuleBuilder<S> {
         }
         // Results need no check: `R` writes values of the types `derived`
         // lists, equal to the declared cconv.
-        let function = move |state: &S, mut reader: ArgReader<'_>| {
+        let f = Arc::new(f);
+        let g = f.clone();
+        let values = move |state: &S, args: &mut [Value], results: &mut Vec<Value>| {
+            let a = A::from_args(&mut ValueArgs { args, next: 0 })?;
+            f(state, a)?.into_results(results);
+            Ok(())
+        };
+        let frame = move |state: &S, mut reader: FrameArgs<'_>| {
             let a = A::from_args(&mut reader)?;
-            let r = f(state, a)?;
+            let r = g(state, a)?;
             let mut results = reader.into_results();
             r.into_results(&mut results);
             results.finish()
         };
-        self.push_export(name, cconv, ExportBody::Typed(Box::new(function)))
+        self.push_export(
+            name,
+            cconv,
+            ExportBody::Typed {
+                values: Box::new(values),
+                frame: Box::new(frame),
+            },
+        )
     }
 
     /// Finishes the module; `state` creates per-context state.
@@ -340,18 +359,16 @@ impl<S: Send + Sync + 'static> ModuleInstance for NativeModuleInstance<S> {
         call: RegisterCall<'_>,
     ) -> Result<CallStatus> {
         let export = self.export(export_ordinal)?;
-        let ExportBody::Typed(function) = &export.body else {
+        let ExportBody::Typed { frame, .. } = &export.body else {
             return call.through_values(self, stack, export_ordinal);
         };
-        let reader = ArgReader {
-            io: Io::Frame {
-                registers: call.registers(stack)?,
-                args: call.args,
-                results: call.results,
-            },
+        let reader = FrameArgs {
+            registers: call.registers(stack)?,
+            args: call.args,
+            results: call.results,
             next: 0,
         };
-        function(&self.state, reader).annotate_with(|| self.while_invoking(export_ordinal))?;
+        frame(&self.state, reader).annotate_with(|| self.while_invoking(export_ordinal))?;
         Ok(CallStatus::Done)
     }
 }
@@ -379,12 +396,8 @@ impl<S: Send + Sync + 'static> NativeModuleInstance<S> {
                 Cconv::check_values(&export.cconv.results, &results[first_result..], "result")
                     .annotate_with(name)?;
             }
-            ExportBody::Typed(function) => {
-                let reader = ArgReader {
-                    io: Io::Values { args, results },
-                    next: 0,
-                };
-                function(&self.state, reader).annotate_with(name)?;
+            ExportBody::Typed { values, .. } => {
+                values(&self.state, args, results).annotate_with(name)?;
             }
         }
         Ok(CallStatus::Done)
@@ -412,93 +425,96 @@ impl<S: Send + Sync + 'static> NativeModuleInstance<S> {
     }
 }
 
-/// Sequential reader over a call's flattened arguments (refs are moved
-/// out), which then becomes the writer of its results
-/// ([`ArgReader::into_results`]): both are values, or both registers of
-/// the calling frame.
-pub struct ArgReader<'a> {
-    io: Io<'a>,
-    next: usize,
-}
-
-/// Where a typed export's arguments come from and its results go.
-enum Io<'a> {
-    /// Flattened values; results are appended.
-    Values {
-        args: &'a mut [Value],
-        results: &'a mut Vec<Value>,
-    },
-    /// The calling frame's registers.
-    Frame {
-        registers: FrameRegisters<'a>,
-        args: &'a [CallSlot],
-        results: &'a [CallSlot],
-    },
-}
-
-impl<'a> ArgReader<'a> {
+/// Reads a call's flattened arguments in order (refs are moved out), from
+/// values ([`ValueArgs`]) or from the calling frame's registers
+/// ([`FrameArgs`]). Argument types ([`Arg`]) read through it.
+pub trait ArgReader {
     /// The next argument as a `what`: `value` takes it from a flattened
     /// value, `register` from the calling frame as its call slot says; each
-    /// gives `None` for an argument of another type. Typed, so that a
-    /// reader of an `i64` compiles to a check of one tag and a load, not a
-    /// [`Value`] built and taken apart.
-    #[inline(always)]
+    /// gives `None` for an argument of another type. A reader uses the one
+    /// for its source, so that reading an `i64` compiles to a check of one
+    /// tag and a load.
     fn take_typed<T>(
         &mut self,
         what: &'static str,
         value: impl FnOnce(&mut Value) -> Option<T>,
         register: impl FnOnce(&mut FrameRegisters<'_>, CallSlot) -> Option<Result<T>>,
+    ) -> Result<T>;
+}
+
+/// Arguments as flattened values.
+pub struct ValueArgs<'a> {
+    args: &'a mut [Value],
+    next: usize,
+}
+
+impl ArgReader for ValueArgs<'_> {
+    #[inline(always)]
+    fn take_typed<T>(
+        &mut self,
+        what: &'static str,
+        value: impl FnOnce(&mut Value) -> Option<T>,
+        _: impl FnOnce(&mut FrameRegisters<'_>, CallSlot) -> Option<Result<T>>,
     ) -> Result<T> {
-        let next = self.next;
+        let v = self.args.get_mut(self.next).ok_or_else(too_few_arguments)?;
         self.next += 1;
-        match &mut self.io {
-            Io::Values { args, .. } => {
-                let v = args.get_mut(next).ok_or_else(too_few_arguments)?;
-                match value(v) {
-                    Some(t) => Ok(t),
-                    None => Err(wrong_argument(what, &*v)),
-                }
-            }
-            Io::Frame {
-                registers, args, ..
-            } => {
-                let slot = *args.get(next).ok_or_else(too_few_arguments)?;
-                register(registers, slot).unwrap_or_else(|| Err(wrong_argument(what, &slot)))
-            }
+        match value(v) {
+            Some(t) => Ok(t),
+            None => Err(wrong_argument(what, &*v)),
         }
     }
+}
 
-    /// The next argument as a ref (moved out of a value; out of a register
-    /// as the call site says).
+/// Arguments in the calling frame's registers, whose results go there too
+/// ([`FrameArgs::into_results`]).
+pub struct FrameArgs<'a> {
+    registers: FrameRegisters<'a>,
+    args: &'a [CallSlot],
+    results: &'a [CallSlot],
+    next: usize,
+}
+
+impl ArgReader for FrameArgs<'_> {
     #[inline(always)]
-    fn take_ref(&mut self) -> Result<Option<Ref>> {
-        self.take_typed(
-            "ref",
-            |v| match v {
-                Value::Ref(r) => Some(r.take()),
-                _ => None,
-            },
-            |registers, slot| match slot {
-                CallSlot::Ref { ordinal, moved } => Some(registers.take_ref(ordinal, moved)),
-                _ => None,
-            },
-        )
+    fn take_typed<T>(
+        &mut self,
+        what: &'static str,
+        _: impl FnOnce(&mut Value) -> Option<T>,
+        register: impl FnOnce(&mut FrameRegisters<'_>, CallSlot) -> Option<Result<T>>,
+    ) -> Result<T> {
+        let slot = *self.args.get(self.next).ok_or_else(too_few_arguments)?;
+        self.next += 1;
+        register(&mut self.registers, slot).unwrap_or_else(|| Err(wrong_argument(what, &slot)))
     }
+}
 
+impl<'a> FrameArgs<'a> {
     /// The writer of the call's results, once every argument is read.
-    pub fn into_results(self) -> ResultWriter<'a> {
-        let sink = match self.io {
-            Io::Values { results, .. } => Sink::Values(results),
-            Io::Frame {
-                registers, results, ..
-            } => Sink::Frame { registers, results },
-        };
-        ResultWriter {
-            sink,
+    pub fn into_results(self) -> FrameResults<'a> {
+        FrameResults {
+            registers: self.registers,
+            results: self.results,
             next: 0,
             error: None,
         }
     }
+}
+
+/// The next argument as a ref (moved out of a value; out of a register as
+/// the call site says).
+#[inline(always)]
+fn take_ref<R: ArgReader>(reader: &mut R) -> Result<Option<Ref>> {
+    reader.take_typed(
+        "ref",
+        |v| match v {
+            Value::Ref(r) => Some(r.take()),
+            _ => None,
+        },
+        |registers, slot| match slot {
+            CallSlot::Ref { ordinal, moved } => Some(registers.take_ref(ordinal, moved)),
+            _ => None,
+        },
+    )
 }
 
 #[cold]
@@ -514,55 +530,55 @@ fn wrong_argument(what: &str, have: &dyn std::fmt::Debug) -> Status {
     )
 }
 
-/// Writes a call's results, in order: appended as values, or stored into
-/// the calling frame's result registers.
-pub struct ResultWriter<'a> {
-    sink: Sink<'a>,
+/// Writes a call's results in order: appended to a vector of values, or
+/// stored into the calling frame's result registers ([`FrameResults`]).
+pub trait ResultWriter {
+    /// Writes the next result.
+    fn push(&mut self, value: Value);
+}
+
+impl ResultWriter for Vec<Value> {
+    #[inline(always)]
+    fn push(&mut self, value: Value) {
+        Vec::push(self, value);
+    }
+}
+
+/// Stores results into the calling frame's result registers.
+pub struct FrameResults<'a> {
+    registers: FrameRegisters<'a>,
+    results: &'a [CallSlot],
     next: usize,
     /// The first failure to store a result, reported by [`Self::finish`].
     error: Option<Status>,
 }
 
-enum Sink<'a> {
-    Values(&'a mut Vec<Value>),
-    Frame {
-        registers: FrameRegisters<'a>,
-        results: &'a [CallSlot],
-    },
-}
-
-impl ResultWriter<'_> {
-    /// Writes the next result. Inlined, so that a result of a known type
-    /// stores with one check of its slot's tag.
+impl ResultWriter for FrameResults<'_> {
+    /// Inlined, so that a result of a known type stores with one check of
+    /// its slot's tag.
     #[inline(always)]
-    pub fn push(&mut self, value: Value) {
-        let next = self.next;
+    fn push(&mut self, value: Value) {
+        let stored = match self.results.get(self.next) {
+            Some(&slot) => self.registers.write(slot, value),
+            None => Err(result_count_mismatch(self.results.len())),
+        };
         self.next += 1;
-        match &mut self.sink {
-            Sink::Values(values) => values.push(value),
-            Sink::Frame { registers, results } => {
-                let stored = match results.get(next) {
-                    Some(&slot) => registers.write(slot, value),
-                    None => Err(result_count_mismatch(results.len())),
-                };
-                if let Err(error) = stored {
-                    self.error.get_or_insert(error);
-                }
-            }
+        if let Err(error) = stored {
+            self.error.get_or_insert(error);
         }
     }
+}
 
+impl FrameResults<'_> {
     /// Whether every result was stored where the call site expects it.
     pub fn finish(self) -> Result<()> {
         if let Some(error) = self.error {
             return Err(error);
         }
-        match self.sink {
-            Sink::Frame { results, .. } if results.len() != self.next => {
-                Err(result_count_mismatch(results.len()))
-            }
-            _ => Ok(()),
+        if self.results.len() != self.next {
+            return Err(result_count_mismatch(self.results.len()));
         }
+        Ok(())
     }
 }
 
@@ -579,7 +595,7 @@ pub trait Arg: Sized {
     /// The cconv element for this type.
     fn cconv_type() -> CconvType;
     /// Reads one value (or one variadic span).
-    fn read(reader: &mut ArgReader<'_>) -> Result<Self>;
+    fn read<R: ArgReader>(reader: &mut R) -> Result<Self>;
 }
 
 macro_rules! scalar_arg {
@@ -589,7 +605,7 @@ macro_rules! scalar_arg {
                 CconvType::$variant
             }
             #[inline]
-            fn read(reader: &mut ArgReader<'_>) -> Result<Self> {
+            fn read<R: ArgReader>(reader: &mut R) -> Result<Self> {
                 reader.take_typed(
                     stringify!($t),
                     |v| match v {
@@ -615,8 +631,8 @@ impl Arg for Option<Ref> {
         CconvType::Ref
     }
     #[inline]
-    fn read(reader: &mut ArgReader<'_>) -> Result<Self> {
-        reader.take_ref()
+    fn read<R: ArgReader>(reader: &mut R) -> Result<Self> {
+        take_ref(reader)
     }
 }
 
@@ -624,7 +640,7 @@ impl Arg for Ref {
     fn cconv_type() -> CconvType {
         CconvType::Ref
     }
-    fn read(reader: &mut ArgReader<'_>) -> Result<Self> {
+    fn read<R: ArgReader>(reader: &mut R) -> Result<Self> {
         match Option::<Ref>::read(reader)? {
             Some(r) => Ok(r),
             None => Err(Status::new(
@@ -639,7 +655,7 @@ impl<T: StaticRefObject> Arg for Arc<T> {
     fn cconv_type() -> CconvType {
         CconvType::Ref
     }
-    fn read(reader: &mut ArgReader<'_>) -> Result<Self> {
+    fn read<R: ArgReader>(reader: &mut R) -> Result<Self> {
         match Option::<Arc<T>>::read(reader)? {
             Some(object) => Ok(object),
             None => Err(type_mismatch(T::static_ref_type(), None)),
@@ -651,7 +667,7 @@ impl<T: StaticRefObject> Arg for Option<Arc<T>> {
     fn cconv_type() -> CconvType {
         CconvType::Ref
     }
-    fn read(reader: &mut ArgReader<'_>) -> Result<Self> {
+    fn read<R: ArgReader>(reader: &mut R) -> Result<Self> {
         match Option::<Ref>::read(reader)? {
             None => Ok(None),
             Some(r) => r
@@ -671,7 +687,7 @@ impl<T: FromArgs> Arg for Variadic<T> {
     fn cconv_type() -> CconvType {
         CconvType::Variadic(T::cconv_types())
     }
-    fn read(reader: &mut ArgReader<'_>) -> Result<Self> {
+    fn read<R: ArgReader>(reader: &mut R) -> Result<Self> {
         let count = reader.take_typed(
             "a variadic span count",
             |v| match v {
@@ -696,7 +712,7 @@ pub trait FromArgs: Sized {
     /// The cconv elements of the tuple.
     fn cconv_types() -> Vec<CconvType>;
     /// Reads the tuple.
-    fn from_args(reader: &mut ArgReader<'_>) -> Result<Self>;
+    fn from_args<R: ArgReader>(reader: &mut R) -> Result<Self>;
 }
 
 /// A tuple of results.
@@ -704,7 +720,7 @@ pub trait IntoResults {
     /// The cconv elements of the tuple.
     fn cconv_types() -> Vec<CconvType>;
     /// Appends the values.
-    fn into_results(self, out: &mut ResultWriter<'_>);
+    fn into_results<W: ResultWriter>(self, out: &mut W);
 }
 
 /// A single result type.
@@ -756,14 +772,14 @@ impl IntoResults for () {
     fn cconv_types() -> Vec<CconvType> {
         Vec::new()
     }
-    fn into_results(self, _out: &mut ResultWriter<'_>) {}
+    fn into_results<W: ResultWriter>(self, _out: &mut W) {}
 }
 
 impl FromArgs for () {
     fn cconv_types() -> Vec<CconvType> {
         Vec::new()
     }
-    fn from_args(_reader: &mut ArgReader<'_>) -> Result<Self> {
+    fn from_args<R: ArgReader>(_reader: &mut R) -> Result<Self> {
         Ok(())
     }
 }
@@ -774,7 +790,7 @@ macro_rules! tuple_impls {
             fn cconv_types() -> Vec<CconvType> {
                 vec![$($name::cconv_type()),+]
             }
-            fn from_args(reader: &mut ArgReader<'_>) -> Result<Self> {
+            fn from_args<R: ArgReader>(reader: &mut R) -> Result<Self> {
                 Ok(($($name::read(reader)?,)+))
             }
         }
@@ -783,7 +799,7 @@ macro_rules! tuple_impls {
                 vec![$($name::cconv_type()),+]
             }
             #[allow(non_snake_case, reason = "tuple fields named after their type parameters")]
-            fn into_results(self, out: &mut ResultWriter<'_>) {
+            fn into_results<W: ResultWriter>(self, out: &mut W) {
                 let ($($name,)+) = self;
                 $(out.push($name.into_value());)+
             }
@@ -809,7 +825,7 @@ macro_rules! single_result {
             fn cconv_types() -> Vec<CconvType> {
                 vec![<$t as ResultValue>::cconv_type()]
             }
-            fn into_results(self, out: &mut ResultWriter<'_>) {
+            fn into_results<W: ResultWriter>(self, out: &mut W) {
                 out.push(self.into_value());
             }
         }
@@ -826,7 +842,7 @@ impl<T: StaticRefObject> IntoResults for Arc<T> {
     fn cconv_types() -> Vec<CconvType> {
         vec![CconvType::Ref]
     }
-    fn into_results(self, out: &mut ResultWriter<'_>) {
+    fn into_results<W: ResultWriter>(self, out: &mut W) {
         out.push(self.into_value());
     }
 }
@@ -835,7 +851,7 @@ impl<T: StaticRefObject> IntoResults for Option<Arc<T>> {
     fn cconv_types() -> Vec<CconvType> {
         vec![CconvType::Ref]
     }
-    fn into_results(self, out: &mut ResultWriter<'_>) {
+    fn into_results<W: ResultWriter>(self, out: &mut W) {
         out.push(self.into_value());
     }
 }
@@ -848,7 +864,7 @@ macro_rules! single_arg {
             fn cconv_types() -> Vec<CconvType> {
                 vec![<$t as Arg>::cconv_type()]
             }
-            fn from_args(reader: &mut ArgReader<'_>) -> Result<Self> {
+            fn from_args<R: ArgReader>(reader: &mut R) -> Result<Self> {
                 <$t as Arg>::read(reader)
             }
         }
