@@ -38,12 +38,13 @@ struct Frame {
 
 thread_local! {
     /// The frame stack of the last activation that returned on this thread
-    /// (emptied), for the next one: an activation's first internal call
-    /// then allocates nothing.
+    /// (emptied), for the next one's first internal call, which then
+    /// allocates nothing. Activations that make no internal call never
+    /// touch it.
     static SPARE_FRAMES: Cell<Vec<Frame>> = const { Cell::new(Vec::new()) };
 }
 
-/// A frame stack for a new activation (empty).
+/// A frame stack for an activation's first internal call (empty).
 fn spare_frames() -> Vec<Frame> {
     SPARE_FRAMES.with(Cell::take)
 }
@@ -155,7 +156,7 @@ impl BytecodeInstance {
             call: u32::MAX,
         };
         let continuation = Continuation {
-            frames: spare_frames(),
+            frames: Vec::new(),
             current,
             activation_i32_base: i32_base,
             activation_ref_base: ref_base,
@@ -228,7 +229,9 @@ impl BytecodeInstance {
     ) -> Result<CallStatus> {
         match self.dispatch(stack, &mut cont, results) {
             Ok(Exit::Returned) => {
-                keep_frames(cont.frames);
+                if cont.frames.capacity() != 0 {
+                    keep_frames(cont.frames);
+                }
                 Ok(CallStatus::Done)
             }
             Ok(Exit::Deferred(pending)) => {

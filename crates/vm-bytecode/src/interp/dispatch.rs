@@ -760,6 +760,11 @@ unsafe fn call_internal(
         for arg in args.iter() {
             move_into_callee(from, to, arg);
         }
+        // An activation's first internal call takes the frame stack the
+        // last one on this thread kept (`spare_frames`), not a new one.
+        if m.cont.frames.capacity() == 0 {
+            m.cont.frames = super::spare_frames();
+        }
         m.cont.frames.push(caller);
         m.cont.current = Frame {
             function: *function,
