@@ -128,14 +128,22 @@ impl Runner {
                     self.run_region(&commands[command..command + 1], table, &mut bindings)?
                 }
                 Step::Lone(lone) => self.run_lone(lone, plan, table, &mut bindings)?,
-                Step::Transfer(transfer) => transfer.run(plan, table, &mut bindings)?,
+                Step::Transfer {
+                    transfer,
+                    checked_ahead,
+                } => {
+                    if !checked_ahead {
+                        transfer.check(table)?;
+                    }
+                    transfer.run(plan, table, &mut bindings)?
+                }
                 Step::Region(range) => {
                     self.run_region(&commands[range.clone()], table, &mut bindings)?
                 }
                 Step::Check(steps) => {
                     for &step in steps.iter() {
                         match &plan.steps[step] {
-                            Step::Transfer(transfer) => transfer.check(table)?,
+                            Step::Transfer { transfer, .. } => transfer.check(table)?,
                             Step::Region(range) => {
                                 for command in &commands[range.clone()] {
                                     Resolved::new(command, table)?;
@@ -527,7 +535,12 @@ enum Step {
     /// dispatch is: an unboxed one made `Step` a niche-tagged enum whose
     /// variant took several compares to tell (+17 instructions a step of
     /// `dispatch_1_workgroup_sync`).
-    Transfer(Box<LoneTransfer>),
+    Transfer {
+        transfer: Box<LoneTransfer>,
+        /// Whether a `Check` step before it in its region checks it (then
+        /// it runs without checking again).
+        checked_ahead: bool,
+    },
 }
 
 /// A fill or copy prepared to run on its own. Direct ranges were checked
@@ -750,14 +763,14 @@ impl LoneTransfer {
         }
     }
 
-    /// Runs it on the calling thread (a runner of one worker).
+    /// Runs it on the calling thread (a runner of one worker), once
+    /// [`LoneTransfer::check`] passed in this execution.
     fn run<'c>(
         &'c self,
         plan: &'c Steps,
         table: &'c [DispatchBinding],
         guards: &mut DeviceBindings<'c>,
     ) -> Result<()> {
-        self.check(table)?;
         match self {
             LoneTransfer::Fill { pattern, target } => {
                 let (ptr, len) = target.address(plan, table, guards)?;
@@ -872,22 +885,28 @@ impl Steps {
             let first = plan.steps.len();
             let mut check = Vec::new();
             for (index, command) in commands.iter().enumerate().take(end).skip(start) {
-                let step = match LoneDispatch::new(index, command, &mut plan.allocations) {
+                let mut step = match LoneDispatch::new(index, command, &mut plan.allocations) {
                     Some(lone) => Step::Lone(Box::new(lone)),
                     None => match LoneTransfer::new(command, &mut plan.allocations) {
-                        Some(transfer) => Step::Transfer(Box::new(transfer)),
+                        Some(transfer) => Step::Transfer {
+                            transfer: Box::new(transfer),
+                            checked_ahead: false,
+                        },
                         None => Step::Region(index..index + 1),
                     },
                 };
                 let checked_when_prepared = match &step {
                     Step::Lone(_) => true,
-                    Step::Transfer(transfer) => transfer.checked_when_prepared(),
+                    Step::Transfer { transfer, .. } => transfer.checked_when_prepared(),
                     _ => false,
                 };
                 if index > start && !checked_when_prepared {
                     // Its position once the check step goes in before the
                     // region's first step.
                     check.push(plan.steps.len() + 1);
+                    if let Step::Transfer { checked_ahead, .. } = &mut step {
+                        *checked_ahead = true;
+                    }
                 }
                 plan.steps.push(step);
             }
