@@ -272,8 +272,10 @@ struct TransientCache {
 }
 
 /// Transients of at most this many bytes keep their whole allocation for
-/// reuse by one of the same size and properties ([`AllocationPool`]).
-const SMALL_TRANSIENT_MAX: usize = 4 << 10;
+/// reuse by one of the same size and properties ([`AllocationPool`], which
+/// keeps a bounded number of bytes): a model's per-call scratch of a few
+/// KiB is then neither allocated, zeroed nor freed at each call.
+const SMALL_TRANSIENT_MAX: usize = 64 << 10;
 
 /// A reused block may be up to this many times larger than the request.
 const TRANSIENT_SLACK: usize = 2;
@@ -707,6 +709,38 @@ mod tests {
         // Trimming frees them without counting the frees again.
         allocator.trim();
         assert_eq!(allocator.statistics().device_bytes_freed, 64 * 3 + 16);
+    }
+
+    #[test]
+    fn pooled_transients_keep_a_bounded_number_of_bytes() {
+        let allocator = HeapAllocator::new();
+        let params = BufferParams {
+            memory_type: MemoryType::DEVICE_LOCAL,
+            ..Default::default()
+        };
+        let size = SMALL_TRANSIENT_MAX;
+        let held: Vec<Buffer> = (0..8)
+            .map(|_| {
+                allocator
+                    .allocate_transient(params, size as u64, true)
+                    .unwrap()
+            })
+            .collect();
+        drop(held);
+        let pooled = allocator.small_transients.pooled_bytes();
+        assert!(
+            pooled > 0 && pooled <= AllocationPool::CAPACITY_BYTES,
+            "{pooled}"
+        );
+        // A reused one is the same memory, as its last user left it.
+        allocator.trim();
+        let first = allocator.allocate_transient(params, 4096, true).unwrap();
+        first.write(0, &[7; 16]).unwrap();
+        drop(first);
+        let again = allocator.allocate_transient(params, 4096, true).unwrap();
+        let mut bytes = [0; 16];
+        again.read(0, &mut bytes).unwrap();
+        assert_eq!(bytes, [7; 16]);
     }
 
     #[test]

@@ -943,6 +943,8 @@ pub(crate) struct AllocationPool {
 impl AllocationPool {
     /// The most allocations kept.
     const CAPACITY: usize = 16;
+    /// The most bytes kept, all allocations together.
+    pub(crate) const CAPACITY_BYTES: u64 = 256 << 10;
 
     /// A pooled allocation of exactly `len` bytes with these properties,
     /// counted in its statistics or not, as a whole-allocation buffer; its
@@ -987,7 +989,10 @@ impl AllocationPool {
         }
         let mut free = self.free.lock();
         // Checked under the lock that `close` empties the list under.
-        if free.len() >= Self::CAPACITY || self.closed.load(Ordering::Relaxed) {
+        if free.len() >= Self::CAPACITY
+            || bytes_of(&free) + allocation.memory.len() > Self::CAPACITY_BYTES
+            || self.closed.load(Ordering::Relaxed)
+        {
             return Some(allocation);
         }
         if let Some(statistics) = &allocation.statistics {
@@ -998,6 +1003,12 @@ impl AllocationPool {
         allocation.pooled.store(true, Ordering::Relaxed);
         free.push(allocation);
         None
+    }
+
+    /// The bytes of the pooled allocations.
+    #[cfg(test)]
+    pub(crate) fn pooled_bytes(&self) -> u64 {
+        bytes_of(&self.free.lock())
     }
 
     /// Frees every pooled allocation.
@@ -1016,6 +1027,11 @@ impl AllocationPool {
         };
         drop(released);
     }
+}
+
+/// The bytes of `allocations`.
+fn bytes_of(allocations: &[Arc<Allocation>]) -> u64 {
+    allocations.iter().map(|a| a.memory.len()).sum()
 }
 
 impl Drop for Allocation {
