@@ -127,16 +127,9 @@ impl BytecodeInstance {
             let value = call.registers(stack)?.read(slot)?;
             set_argument(stack, bases, r as usize, value)?;
         }
-        let mut results = stack.take_args();
-        let status = self.run_entry_frame(stack, function, bases, &mut results);
-        let status = match status {
-            Ok(CallStatus::Done) => call
-                .store_values(stack, &mut results)
-                .map(|()| CallStatus::Done),
-            other => other,
-        };
-        stack.return_args(results);
-        status
+        call.returning_into_frame(stack, |stack, results| {
+            self.run_entry_frame(stack, function, bases, results)
+        })
     }
 
     /// Runs internal function `function` in the frame just pushed at

@@ -114,12 +114,25 @@ impl RegisterCall<'_> {
         export_ordinal: u32,
     ) -> Result<CallStatus> {
         let mut args = stack.take_args();
-        let taken = self.take_values(stack, &mut args);
-        let mut results = stack.take_args();
-        let status = taken
-            .and_then(|()| module.call_verified(stack, export_ordinal, &mut args, &mut results));
+        let status = self.take_values(stack, &mut args).and_then(|()| {
+            self.returning_into_frame(stack, |stack, results| {
+                module.call_verified(stack, export_ordinal, &mut args, results)
+            })
+        });
         stack.return_args(args);
-        let status = match status {
+        status
+    }
+
+    /// Runs `call`, which appends the call's results to the vector it is
+    /// given (one from the stack's pool), and stores them into the calling
+    /// frame once the call is done (a deferred call stores none).
+    pub fn returning_into_frame(
+        &self,
+        stack: &mut Stack,
+        call: impl FnOnce(&mut Stack, &mut Vec<Value>) -> Result<CallStatus>,
+    ) -> Result<CallStatus> {
+        let mut results = stack.take_args();
+        let status = match call(stack, &mut results) {
             Ok(CallStatus::Done) => self
                 .store_values(stack, &mut results)
                 .map(|()| CallStatus::Done),
