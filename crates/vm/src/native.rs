@@ -79,7 +79,8 @@ use crate::register_call::{CallSlot, FrameRegisters, RegisterCall};
 use crate::value::Value;
 
 type RawFn<S> = dyn Fn(&S, &mut [Value], &mut Vec<Value>) -> Result<()> + Send + Sync;
-type TypedValuesFn<S> = dyn Fn(&S, &mut [Value], &mut Vec<Value>) -> Result<()> + Send + Sync;
+/// A typed export's body for flattened values: a raw function's shape.
+type TypedValuesFn<S> = RawFn<S>;
 type TypedFrameFn<S> = dyn Fn(&S, FrameArgs<'_>) -> Result<()> + Send + Sync;
 type StateFactory<S> = dyn Fn(&NativeInstantiation<'_>) -> Result<S> + Send + Sync;
 
