@@ -725,7 +725,8 @@ impl LoneTransfer {
                     }
                 }
                 if let (BindingRef::Direct { .. }, BindingRef::Direct { .. }) = (source, target) {
-                    check_copy(&resolve(source, &[]).ok()?, &resolve(target, &[]).ok()?).ok()?;
+                    let (source, target) = (resolve(source, &[]).ok()?, resolve(target, &[]).ok()?);
+                    check_copy_lengths(source.length, target.length).ok()?;
                 }
                 Some(LoneTransfer::Copy {
                     source: PlannedBinding::new(source, allocations)?,

@@ -317,10 +317,11 @@ impl BytecodeInstance {
 
     /// Calls import call site `call` of the running frame, whose `pc` is
     /// the call's op index: the callee takes the arguments from the frame's
-    /// registers and stores the results there ([`RegisterCall`]). Returns the op index to go on
-    /// at (after the call, or at the resume block of a yieldable call), or
-    /// the activation's exit when the import deferred. The arenas may have
-    /// moved when this returns. On `Err` the frame's `pc` is still the call's.
+    /// registers and stores the results there ([`RegisterCall`]). Returns
+    /// the op index to go on at (after the call, or at the resume block of
+    /// a yieldable call), or the activation's exit when the import
+    /// deferred. The arenas may have moved when this returns. On `Err` the
+    /// frame's `pc` is still the call's.
     fn call_import(
         &self,
         stack: &mut Stack,
