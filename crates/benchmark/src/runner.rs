@@ -305,13 +305,16 @@ mod tests {
 
     #[test]
     fn grows_until_min_time() {
-        let (runs, failure) = run_benchmark(MinTime::Seconds(0.01), 1, 1, &mut || {
+        // A minimum time 2000 times the body's: one iteration alone would
+        // have to stall for 0.1 s to fill it (a 10 ms minimum was filled
+        // by one stalled iteration on a busy host).
+        let (runs, failure) = run_benchmark(MinTime::Seconds(0.1), 1, 1, &mut || {
             std::thread::sleep(Duration::from_micros(50));
             Ok(())
         });
         assert!(failure.is_none());
         assert_eq!(runs.len(), 1);
-        assert!(runs[0].real >= 0.01 && runs[0].iterations > 1);
+        assert!(runs[0].real >= 0.1 && runs[0].iterations > 1);
     }
 
     #[test]
