@@ -146,6 +146,8 @@ pub struct FunctionCode {
     pub frame_bytes: usize,
     /// Argument slots of the function's own cconv (ABI entry registers).
     pub arg_slots: Box<[CconvType]>,
+    /// The register each argument enters in, in cconv order.
+    pub arg_registers: Box<[CallSlot]>,
     /// Result types of the function's own cconv.
     pub result_types: Box<[CconvType]>,
 }
@@ -678,6 +680,7 @@ fn decode_inner(m: &ModuleView<'_>, file: &[u8], ordinal: usize) -> Result<Funct
     // The entry ABI must fit the registers (upstream's
     // `iree_vm_bytecode_function_verify_arguments`).
     let (mut i32_next, mut ref_next) = (0u32, 0u32);
+    let mut arg_registers = Vec::with_capacity(cconv.args.len());
     for ty in &cconv.args {
         let (slot, r) = abi_slot(ty, &mut i32_next, &mut ref_next)?;
         if (slot == Slot::Ref && r >= ref_count) || (slot != Slot::Ref && i32_next > i32_limit) {
@@ -685,6 +688,16 @@ fn decode_inner(m: &ModuleView<'_>, file: &[u8], ordinal: usize) -> Result<Funct
                 "insufficient register storage for function arguments/results",
             ));
         }
+        // Below the register counts (at most 2^16): fits in 16 bits.
+        let r = r as u16;
+        arg_registers.push(match slot {
+            Slot::I32 => CallSlot::I32(r),
+            Slot::I64 => CallSlot::I64(r),
+            Slot::Ref => CallSlot::Ref {
+                ordinal: r,
+                moved: false,
+            },
+        });
     }
     let mut d = Decoder {
         r: Reader { code, pc: 0 },
@@ -896,6 +909,7 @@ fn decode_inner(m: &ModuleView<'_>, file: &[u8], ordinal: usize) -> Result<Funct
         ref_count,
         frame_bytes,
         arg_slots: cconv.args.clone().into_boxed_slice(),
+        arg_registers: arg_registers.into_boxed_slice(),
         result_types: cconv.results.clone().into_boxed_slice(),
     })
 }

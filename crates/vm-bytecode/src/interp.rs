@@ -13,7 +13,7 @@ use std::cell::Cell;
 use iree_base::{Result, Status, StatusCode};
 use iree_vm::buffer::Buffer;
 use iree_vm::list::{List, ListElementType};
-use iree_vm::{CallStatus, CconvType, Ref, RegisterCall, Stack, TypeDef, Value};
+use iree_vm::{CallSlot, CallStatus, CconvType, Ref, RegisterCall, Stack, TypeDef, Value};
 
 use crate::checked;
 use crate::decode::{CallTarget, FunctionCode, MOVE_BIT, REF_BIT, REF_MASK};
@@ -88,16 +88,13 @@ impl BytecodeInstance {
         stack.enter_frame(code.frame_bytes)?;
         let (i32_base, ref_base) =
             stack.push_registers(code.i32_count as usize, code.ref_count as usize);
-        let (mut i32_next, mut ref_next) = (0u32, 0u32);
-        for (ty, value) in code.arg_slots.iter().zip(args.iter_mut()) {
-            let (_, r) = crate::decode::abi_slot(ty, &mut i32_next, &mut ref_next)?;
+        for (&to, value) in code.arg_registers.iter().zip(args.iter_mut()) {
             // Moved: callers hand over their argument vectors.
-            set_argument(
-                stack,
-                (i32_base, ref_base),
-                r as usize,
-                std::mem::take(value),
-            )?;
+            let set = set_argument(stack, (i32_base, ref_base), to, std::mem::take(value));
+            if let Err(error) = set {
+                abandon_frame(stack, (i32_base, ref_base), code.frame_bytes);
+                return Err(error);
+            }
         }
         self.run_entry_frame(stack, function, (i32_base, ref_base), results)
     }
@@ -113,19 +110,11 @@ impl BytecodeInstance {
         call: RegisterCall<'_>,
     ) -> Result<CallStatus> {
         let code = &self.module().functions[function as usize];
-        if call.args.len() != code.arg_slots.len() {
-            return Err(Status::new(
-                StatusCode::Internal,
-                "import call's arguments do not match the callee",
-            ));
-        }
         stack.enter_frame(code.frame_bytes)?;
         let bases = stack.push_registers(code.i32_count as usize, code.ref_count as usize);
-        let (mut i32_next, mut ref_next) = (0u32, 0u32);
-        for (ty, &slot) in code.arg_slots.iter().zip(call.args) {
-            let (_, r) = crate::decode::abi_slot(ty, &mut i32_next, &mut ref_next)?;
-            let value = call.registers(stack)?.read(slot)?;
-            set_argument(stack, bases, r as usize, value)?;
+        if let Err(error) = call.copy_args_into(stack, bases, &code.arg_registers) {
+            abandon_frame(stack, bases, code.frame_bytes);
+            return Err(error);
         }
         call.returning_into_frame(stack, |stack, results| {
             self.run_entry_frame(stack, function, bases, results)
@@ -928,13 +917,32 @@ fn apply_branch(stack: &mut Stack, frame: &Frame, code: &FunctionCode, branch: u
     br.target
 }
 
-/// Sets argument register `r` of the frame at `bases` to `value`.
+/// Pops a frame pushed at `bases` whose activation never started (its
+/// arguments could not be set).
+fn abandon_frame(stack: &mut Stack, (i32_base, ref_base): (usize, usize), frame_bytes: usize) {
+    stack.i32_arena.truncate(i32_base);
+    stack.ref_arena.truncate(ref_base);
+    stack.leave_frame(frame_bytes);
+}
+
+/// Sets argument register `to` (of the function's own, so in range) of the
+/// frame at `bases` to `value`.
 fn set_argument(
     stack: &mut Stack,
     (i32_base, ref_base): (usize, usize),
-    r: usize,
+    to: CallSlot,
     value: Value,
 ) -> Result<()> {
+    let r = match to {
+        CallSlot::I32(r) | CallSlot::I64(r) | CallSlot::F32(r) | CallSlot::F64(r) => r,
+        CallSlot::Ref { ordinal, .. } => ordinal,
+        CallSlot::Count(_) => {
+            return Err(Status::new(
+                StatusCode::Internal,
+                "a count is not an argument register",
+            ))
+        }
+    } as usize;
     match value {
         Value::I32(v) => stack.i32_arena[i32_base + r] = v as u32,
         Value::F32(v) => stack.i32_arena[i32_base + r] = v.to_bits(),

@@ -84,6 +84,60 @@ impl RegisterCall<'_> {
         failed.map_or(Ok(()), Err)
     }
 
+    /// Copies the arguments into another frame of the same stack, whose
+    /// registers start at `i32_base` and `ref_base` and take the arguments
+    /// in `to` (one per argument: the callee's own argument registers).
+    /// Words and word pairs are copied as bits; a ref is moved or retained
+    /// as its slot says. INTERNAL when an argument does not fit its
+    /// register's kind (a word into a pair, a ref into a word) or a
+    /// register is outside the arenas.
+    pub fn copy_args_into(
+        &self,
+        stack: &mut Stack,
+        (i32_base, ref_base): (usize, usize),
+        to: &[CallSlot],
+    ) -> Result<()> {
+        if self.args.len() != to.len() {
+            return Err(Status::new(
+                StatusCode::Internal,
+                "import call's arguments do not match the callee",
+            ));
+        }
+        let words = &mut stack.i32_arena;
+        let refs = &mut stack.ref_arena;
+        for (&from, &to) in self.args.iter().zip(to) {
+            match (from, to) {
+                (CallSlot::I32(s) | CallSlot::F32(s), CallSlot::I32(d) | CallSlot::F32(d)) => {
+                    let [value] = *arena_at(words, self.i32_base, s)?;
+                    *arena_at(words, i32_base, d)? = [value];
+                }
+                (CallSlot::Count(n), CallSlot::I32(d)) => {
+                    *arena_at(words, i32_base, d)? = [u32::from(n)];
+                }
+                (CallSlot::I64(s) | CallSlot::F64(s), CallSlot::I64(d) | CallSlot::F64(d)) => {
+                    let value: [u32; 2] = *arena_at(words, self.i32_base, s)?;
+                    *arena_at(words, i32_base, d)? = value;
+                }
+                (CallSlot::Ref { ordinal, moved }, CallSlot::Ref { ordinal: d, .. }) => {
+                    let [register] = arena_at(refs, self.ref_base, ordinal)?;
+                    let value = if moved {
+                        register.take()
+                    } else {
+                        register.clone()
+                    };
+                    *arena_at(refs, ref_base, d)? = [value];
+                }
+                (from, to) => {
+                    return Err(Status::new(
+                        StatusCode::Internal,
+                        format!("import argument {from:?} cannot enter register {to:?}"),
+                    ))
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// Stores `values`, one per result slot, into the calling frame (refs
     /// are moved out of `values`).
     pub fn store_values(&self, stack: &mut Stack, values: &mut [Value]) -> Result<()> {
@@ -239,10 +293,103 @@ impl FrameRegisters<'_> {
     }
 }
 
+/// The `N` registers from register `r` of the frame whose registers start
+/// at `base` of `arena` (one bounds check).
+#[inline(always)]
+fn arena_at<T, const N: usize>(arena: &mut [T], base: usize, r: u16) -> Result<&mut [T; N]> {
+    let at = base + usize::from(r);
+    arena
+        .get_mut(at..at + N)
+        .and_then(|run| run.try_into().ok())
+        .ok_or_else(|| out_of_frame(r))
+}
+
 #[cold]
 fn out_of_frame(register: u16) -> Status {
     Status::new(
         StatusCode::Internal,
         format!("import call register {register} is outside the calling frame"),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::buffer::Buffer;
+
+    #[test]
+    fn copy_args_into_another_frame() {
+        let mut stack = Stack::new();
+        let caller = stack.push_registers(8, 2);
+        let callee = stack.push_registers(8, 2);
+        stack.i32_arena[caller.0 + 1] = 7;
+        stack.i32_arena[caller.0 + 2] = 0x1111;
+        stack.i32_arena[caller.0 + 3] = 0x2222;
+        let buffer = Ref::new(Buffer::from_vec(vec![0u8; 3]));
+        stack.ref_arena[caller.1] = Some(buffer.clone());
+        stack.ref_arena[caller.1 + 1] = Some(buffer.clone());
+        let args = [
+            CallSlot::I32(1),
+            CallSlot::F64(2),
+            CallSlot::Count(5),
+            CallSlot::Ref {
+                ordinal: 0,
+                moved: false,
+            },
+            CallSlot::Ref {
+                ordinal: 1,
+                moved: true,
+            },
+        ];
+        let to = [
+            CallSlot::I32(0),
+            CallSlot::I64(2),
+            CallSlot::I32(4),
+            CallSlot::Ref {
+                ordinal: 0,
+                moved: false,
+            },
+            CallSlot::Ref {
+                ordinal: 1,
+                moved: false,
+            },
+        ];
+        let call = RegisterCall {
+            i32_base: caller.0,
+            ref_base: caller.1,
+            args: &args,
+            results: &[],
+        };
+        call.copy_args_into(&mut stack, callee, &to).unwrap();
+        assert_eq!(
+            stack.i32_arena[callee.0..callee.0 + 5],
+            [7, 0, 0x1111, 0x2222, 5]
+        );
+        // The kept ref stays with the caller, the moved one leaves it.
+        assert!(stack.ref_arena[caller.1].is_some());
+        assert!(stack.ref_arena[caller.1 + 1].is_none());
+        for r in 0..2 {
+            let got = stack.ref_arena[callee.1 + r].as_ref().unwrap();
+            assert!(Ref::ptr_eq(got, &buffer));
+        }
+
+        // A word into a pair, a count or mismatched arity, and a register
+        // past the arenas fail as INTERNAL, without a panic.
+        let bad: [(&[CallSlot], &[CallSlot]); 4] = [
+            (&[CallSlot::I32(1)], &[CallSlot::I64(0)]),
+            (&[CallSlot::I32(1)], &[]),
+            (&[CallSlot::I64(7)], &[CallSlot::I64(0)]),
+            (&[CallSlot::I32(1)], &[CallSlot::I32(u16::MAX)]),
+        ];
+        for (args, to) in bad {
+            let call = RegisterCall {
+                i32_base: callee.0,
+                ref_base: callee.1,
+                args,
+                results: &[],
+            };
+            let error = call.copy_args_into(&mut stack, callee, to).unwrap_err();
+            assert_eq!(error.code(), StatusCode::Internal, "{args:?} -> {to:?}");
+        }
+    }
 }
