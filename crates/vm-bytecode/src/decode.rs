@@ -834,13 +834,14 @@ fn decode_inner(m: &ModuleView<'_>, file: &[u8], ordinal: usize) -> Result<Funct
         }
         branch.target = op_index;
     }
-    // Simple branches carry their target inline, and an edge that copies
-    // one or two i32 words carries them too.
-    for op in ops.iter_mut() {
+    // Simple branches carry their target inline, as a jump from the branch
+    // op, and an edge that copies one or two i32 words carries them too.
+    for (at, op) in ops.iter_mut().enumerate() {
+        let jump = |branch: u32| jump_between(at, d.branches[branch as usize].target);
         match *op {
             Op::BrRemap { branch } if d.branches[branch as usize].remap.is_empty() => {
                 *op = Op::Br {
-                    target: d.branches[branch as usize].target,
+                    target: jump(branch),
                 };
             }
             Op::BrRemap { branch } if !d.branches[branch as usize].remaps_refs => {
@@ -856,7 +857,7 @@ fn decode_inner(m: &ModuleView<'_>, file: &[u8], ordinal: usize) -> Result<Funct
                         dst0,
                         src1,
                         dst1,
-                        target: br.target,
+                        target: jump(branch),
                     };
                 }
             }
@@ -866,8 +867,8 @@ fn decode_inner(m: &ModuleView<'_>, file: &[u8], ordinal: usize) -> Result<Funct
             {
                 *op = Op::CondBr {
                     cond,
-                    t: d.branches[t as usize].target,
-                    f: d.branches[f as usize].target,
+                    t: jump(t),
+                    f: jump(f),
                 };
             }
             Op::CondBrRemap { cond, t, f } => {
@@ -879,8 +880,8 @@ fn decode_inner(m: &ModuleView<'_>, file: &[u8], ordinal: usize) -> Result<Funct
                         cond,
                         src: *src,
                         dst: *dst,
-                        t: taken.target,
-                        f: other.target,
+                        t: jump(t),
+                        f: jump(f),
                     };
                 }
             }
@@ -985,6 +986,12 @@ fn ends_block(op: &Op, calls: &[CallInfo]) -> bool {
     }
 }
 
+/// The [`Jump`] from op `from` to op `to`. Op indices stay below 2^24
+/// (block pcs are checked against upstream's `PC_BLOCK_MAX`), so it fits.
+fn jump_between(from: usize, to: u32) -> Jump {
+    to as Jump - from as Jump
+}
+
 /// True when a block begins at op `index`. `blocks` is in op order.
 fn starts_block(blocks: &[(u32, u32)], index: usize) -> bool {
     blocks
@@ -1018,37 +1025,43 @@ macro_rules! define_fusions {
 
         /// The compare-branch for compare `op` followed by `cond_br cond, t, f`,
         /// if `op` is a compare of [`for_each_fused_op!`](crate::isa) that
-        /// writes `cond`.
-        fn compare_branch(op: Op, cond: Reg, t: u32, f: u32) -> Option<Op> {
+        /// writes `cond`. `t` and `f` are jumps from the compare.
+        fn compare_branch(op: Op, cond: Reg, t: Jump, f: Jump) -> Option<Op> {
             match op {
                 $( Op::$cmp { a, b, r } if r == cond => Some(Op::$fused { a, b, r, t, f }), )*
                 _ => None,
             }
         }
 
-        /// As [`compare_branch`], for a [`Op::CondBrMove`] whose targets
-        /// fit in 16 bits.
-        fn compare_branch_move(op: Op, cond: Reg, src: Reg, dst: Reg, t: u32, f: u32) -> Option<Op> {
-            let (t, f) = (u16::try_from(t).ok()?, u16::try_from(f).ok()?);
+        /// As [`compare_branch`], for a [`Op::CondBrMove`] whose jumps fit
+        /// in 16 bits.
+        fn compare_branch_move(op: Op, cond: Reg, src: Reg, dst: Reg, t: Jump, f: Jump) -> Option<Op> {
+            let (t, f) = (ShortJump::try_from(t).ok()?, ShortJump::try_from(f).ok()?);
             match op {
                 $( Op::$cmp { a, b, r } if r == cond => Some(Op::$moved { a, b, r, src, dst, t, f }), )*
                 _ => None,
             }
         }
 
-        /// True for a fused compare-branch.
-        fn is_compare_branch(op: Op) -> bool {
-            matches!(op, $( Op::$fused { .. } )|*)
+        /// A copy of the fused compare-branch `op` to run from the op `by`
+        /// ops before it (negative: after it), jumping to the same targets;
+        /// `None` for any other op.
+        fn compare_branch_copied(op: Op, by: Jump) -> Option<Op> {
+            match op {
+                $( Op::$fused { a, b, r, t, f } => Some(Op::$fused { a, b, r, t: t + by, f: f + by }), )*
+                _ => None,
+            }
         }
 
         /// The loop latch for `add` followed by the compare-branch `test`
-        /// of its sum, if the table has one and the targets fit.
+        /// of its sum, if the table has one and the jumps fit (the latch
+        /// sits one op before `test`).
         fn latch(add: Op, test: Op) -> Option<Op> {
             match (add, test) {
                 $($(
                     (Op::$add { a, b, r }, Op::$fused { a: x, b: n, r: c, t, f }) if x == r => {
-                        let (t, f) = (u16::try_from(t).ok()?, u16::try_from(f).ok()?);
-                        let targets = u32::from(t) | (u32::from(f) << 16);
+                        let (t, f) = (ShortJump::try_from(t + 1).ok()?, ShortJump::try_from(f + 1).ok()?);
+                        let targets = u32::from(t as u16) | (u32::from(f as u16) << 16);
                         Some(Op::$latch { a, b, r, n, c, targets })
                     }
                 )?)*
@@ -1078,15 +1091,16 @@ crate::isa::for_each_fused_op!(define_fusions! {});
 /// stays in place (unreached) so op indices and branch targets are unchanged.
 fn fuse_compare_branches(ops: &mut [Op], blocks: &[(u32, u32)]) {
     for i in 0..ops.len().saturating_sub(1) {
+        // The fused op sits at the compare, one op before the `cond_br`.
         let fused = match ops[i + 1] {
-            Op::CondBr { cond, t, f } => compare_branch(ops[i], cond, t, f),
+            Op::CondBr { cond, t, f } => compare_branch(ops[i], cond, t + 1, f + 1),
             Op::CondBrMove {
                 cond,
                 src,
                 dst,
                 t,
                 f,
-            } => compare_branch_move(ops[i], cond, src, dst, t, f),
+            } => compare_branch_move(ops[i], cond, src, dst, t + 1, f + 1),
             _ => continue,
         };
         if let Some(fused) = fused {
@@ -1115,13 +1129,14 @@ fn fuse_loop_latches(ops: &mut [Op], blocks: &[(u32, u32)]) {
 /// is a fused compare-and-branch runs a copy of it in its place, saving one
 /// dispatch per taken jump. The back edge of every compiled counted loop is
 /// such a jump to the loop header's test. The copy writes the same result
-/// register and branches to the same absolute targets, so nothing else
+/// register and jumps to the same targets, so nothing else
 /// changes.
 fn thread_jumps_into_tests(ops: &mut [Op]) {
     for i in 0..ops.len() {
         if let Op::Br { target } = ops[i] {
-            if is_compare_branch(ops[target as usize]) {
-                ops[i] = ops[target as usize];
+            let test = ops[(i as Jump + target) as usize];
+            if let Some(copy) = compare_branch_copied(test, target) {
+                ops[i] = copy;
             }
         }
     }
@@ -1408,30 +1423,34 @@ mod tests {
 
     /// The usual back edge (`add`, then `br` to the header's compare-and-
     /// branch) becomes one latch op after jump threading; the header keeps
-    /// its own test.
+    /// its own test. Every copy jumps to the same ops as the original.
     #[test]
     fn back_edge_add_and_jump_fuse_into_a_latch() {
+        // At op 1: on to op 2 (the body) or op 4 (the exit).
         let header = Op::CmpBrLtSI64 {
             a: 4,
             b: 6,
             r: 8,
-            t: 2,
-            f: 4,
+            t: 1,
+            f: 3,
         };
         let mut ops = vec![
             Op::ConstI32 { value: 0, r: 0 },
             header,
             Op::AddI64 { a: 4, b: 10, r: 4 },
-            Op::Br { target: 1 },
+            Op::Br { target: -2 },
             Op::ConstI32 { value: 1, r: 0 },
         ];
         // Blocks start at ops 0, 1 (header), 2 (body) and 4 (exit).
         let blocks = [(0, 0), (10, 1), (20, 2), (30, 4)];
         fuse_compare_branches(&mut ops, &blocks);
         thread_jumps_into_tests(&mut ops);
+        // The threaded copy at op 3 jumps back 1 to the body, on 1 to the exit.
+        assert!(matches!(ops[3], Op::CmpBrLtSI64 { t: -1, f: 1, .. }));
         fuse_loop_latches(&mut ops, &blocks);
         fuse_add_chains(&mut ops, &blocks);
-        assert!(matches!(ops[1], Op::CmpBrLtSI64 { .. }));
+        assert!(matches!(ops[1], Op::CmpBrLtSI64 { t: 1, f: 3, .. }));
+        // The latch at op 2 jumps to itself (0) or on 2 to the exit.
         assert!(matches!(
             ops[2],
             Op::AddCmpBrLtSI64 {
@@ -1440,14 +1459,14 @@ mod tests {
                 r: 4,
                 n: 6,
                 c: 8,
-                targets: 0x0004_0002
+                targets: 0x0002_0000
             }
         ));
         // A jump that begins its own block is still threaded, but not fused
         // with the op before it.
         let mut ops = vec![
             Op::AddI64 { a: 4, b: 10, r: 4 },
-            Op::Br { target: 2 },
+            Op::Br { target: 1 },
             header,
         ];
         let blocks = [(0, 0), (10, 1), (20, 2)];

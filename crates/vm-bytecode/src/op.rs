@@ -5,10 +5,21 @@
 //! targets resolved to op indices, and variable-length payloads (register
 //! lists, remap lists, strings) moved into per-function side tables. The
 //! interpreter can then trust every index it reads.
+//!
+//! A branch op carries each target as a [`Jump`]: its distance in ops from
+//! the branch op itself (the interpreter steps `ip` by it). Branch-table
+//! edges ([`Branch`](crate::decode::Branch)) keep op indices.
 
 /// An i32-bank register ordinal (also used for f32, and for the low half of
 /// i64/f64 pairs).
 pub type Reg = u16;
+
+/// A branch target as a distance in ops from the branch op (negative:
+/// backwards). See the module docs.
+pub type Jump = i32;
+
+/// A [`Jump`] narrowed to 16 bits, for ops with no room for a full one.
+pub type ShortJump = i16;
 
 /// A ref-bank register ordinal with the move flag in bit 15.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -139,16 +150,16 @@ macro_rules! define_op_with_fused {
             $(
                 #[doc = concat!("[`Op::", stringify!($cmp), "`] and the `cond_br` testing its result ",
                                 "(the result is still written).")]
-                $fused { a: Reg, b: Reg, r: Reg, t: u32, f: u32 },
+                $fused { a: Reg, b: Reg, r: Reg, t: Jump, f: Jump },
                 #[doc = concat!("[`Op::", stringify!($cmp), "`] and the [`Op::CondBrMove`] testing its ",
-                                "result: when taken, copies `src` to `dst` and continues at op `t`, ",
-                                "else at op `f`.")]
-                $moved { a: Reg, b: Reg, r: Reg, src: Reg, dst: Reg, t: u16, f: u16 },
+                                "result: when taken, copies `src` to `dst` and jumps by `t`, ",
+                                "else by `f`.")]
+                $moved { a: Reg, b: Reg, r: Reg, src: Reg, dst: Reg, t: ShortJump, f: ShortJump },
             )*
             $($(
                 #[doc = concat!("Loop latch: `r = ", stringify!($add), "(a, b)`, `c = ", stringify!($cmp),
                                 "(r, n)`, branch on `c` (both results written). `targets` holds the ",
-                                "taken target in its low 16 bits and the exit in its high ones ",
+                                "taken [`ShortJump`] in its low 16 bits and the exit's in its high ones ",
                                 "(one load for both).")]
                 $latch { a: Reg, b: Reg, r: Reg, n: Reg, c: Reg, targets: u32 },
             )?)*
@@ -372,28 +383,28 @@ crate::isa::for_each_fused_op!(define_op_with_fused! {
     BrRemap { branch: u32 },
     /// Unconditional branch whose edge copies one or two i32 words: `src0`
     /// to `dst0`, then `src1` to `dst1` (one copy is given twice), then
-    /// jumps to op `target`. The edge is in the op, not in a side table.
+    /// jumps by `target`. The edge is in the op, not in a side table.
     BrMove {
         src0: Reg,
         dst0: Reg,
         src1: Reg,
         dst1: Reg,
-        target: u32,
+        target: Jump,
     },
     /// Conditional branch with no remapping on either edge.
-    CondBr { cond: Reg, t: u32, f: u32 },
+    CondBr { cond: Reg, t: Jump, f: Jump },
     /// Conditional branch whose edges remap registers.
     CondBrRemap { cond: Reg, t: u32, f: u32 },
     /// Conditional branch whose taken edge copies one i32 word, `src` to
     /// `dst` (after the condition is read), and whose other edge copies
     /// nothing: a loop latch passing one value around, with its edge and
-    /// targets (op indices) in the op instead of the branch table.
+    /// targets in the op instead of the branch table.
     CondBrMove {
         cond: Reg,
         src: Reg,
         dst: Reg,
-        t: u32,
-        f: u32,
+        t: Jump,
+        f: Jump,
     },
     /// `br_table`; `table` indexes the branch-table side table.
     BrTable { index: Reg, table: u32 },
@@ -412,7 +423,7 @@ crate::isa::for_each_fused_op!(define_op_with_fused! {
     /// `cond_break`: a branch, as breakpoints are ignored.
     CondBreak { cond: Reg, branch: u32 },
     /// Unconditional branch with no register remapping.
-    Br { target: u32 },
+    Br { target: Jump },
 });
 
 // The interpreter's ops stay 16 bytes: four to a cache line.

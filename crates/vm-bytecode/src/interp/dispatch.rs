@@ -158,39 +158,52 @@ unsafe fn next(
     }
 }
 
-/// The op at index `target` of the running function, where the taken
+/// The op `by` ops from `ip` (a branch op's [`Jump`]), where the taken
 /// branch at `ip` goes on.
 ///
 /// A near target (up to 32 ops back, which covers the loops of compiled
 /// kernels, or 16 forward) is reached by stepping from `ip` by an
 /// immediate, in one arm per distance picked by a jump the CPU predicts.
-/// `base + target` would instead make the next op's address wait for the
-/// load of `target` from this op: a load on the chain from one loop trip's
-/// `ip` to the next, which bounded every loop's trip (an empty counted
-/// loop 3.1 -> 2.4 ns a trip on a Golden Cove Xeon).
+/// `ip + by` would instead make the next op's address wait for the load of
+/// `by` from this op: a load on the chain from one loop trip's `ip` to the
+/// next, which bounded every loop's trip (an empty counted loop 3.1 -> 2.4
+/// ns a trip on a Golden Cove Xeon).
 ///
 /// # Safety
-/// `ip` is an op of the running function and `target` a verified op index
-/// of it.
+/// `ip` is an op of the running function and `by` a verified jump from it.
 #[inline(always)]
-unsafe fn jump(ip: *const Op, m: &Machine<'_>, target: usize) -> *const Op {
-    checked::op_index(target);
+unsafe fn jump(ip: *const Op, m: &Machine<'_>, by: isize) -> *const Op {
     // SAFETY: `ip` and `m.base` point into the running function's ops, and
-    // `target` is one of them, so each arm's step lands on it.
+    // `ip + by` is one of them, so each arm's step lands on it.
     unsafe {
-        let far = m.base.add(target);
-        let distance = (target as isize).wrapping_sub(ip.offset_from(m.base));
+        checked::op_index(ip.offset_from(m.base).wrapping_add(by) as usize);
         macro_rules! step {
             ($($distance:literal)*) => {
-                match distance {
+                match by {
                     $( $distance => opaque(ip.offset($distance)), )*
-                    _ => far,
+                    _ => ip.offset(by),
                 }
             };
         }
         step!(-32 -31 -30 -29 -28 -27 -26 -25 -24 -23 -22 -21 -20 -19 -18 -17
               -16 -15 -14 -13 -12 -11 -10 -9 -8 -7 -6 -5 -4 -3 -2 -1
               0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16)
+    }
+}
+
+/// [`jump`] to op index `target` (a branch-table edge's).
+///
+/// # Safety
+/// As for [`jump`]; `target` is a verified op index of the running function.
+#[inline(always)]
+unsafe fn jump_to(ip: *const Op, m: &Machine<'_>, target: u32) -> *const Op {
+    // SAFETY: the caller's contract; both point into the function's ops.
+    unsafe {
+        jump(
+            ip,
+            m,
+            (target as isize).wrapping_sub(ip.offset_from(m.base)),
+        )
     }
 }
 
@@ -455,9 +468,9 @@ macro_rules! fused_handlers {
                         fields!(ip, $fused { a, b, r, t, f });
                         let taken = fused_compare!($cmp, $w, regs, a, b, r);
                         if predicted(taken) {
-                            next(jump(ip, m, t as usize), regs, m, table)
+                            next(jump(ip, m, t as isize), regs, m, table)
                         } else {
-                            next(jump(ip, m, f as usize), regs, m, table)
+                            next(jump(ip, m, f as isize), regs, m, table)
                         }
                     }
                 }
@@ -475,9 +488,9 @@ macro_rules! fused_handlers {
                         let taken = fused_compare!($cmp, $w, regs, a, b, r);
                         if predicted(taken) {
                             w32(regs, dst, r32(regs, src));
-                            next(jump(ip, m, usize::from(t)), regs, m, table)
+                            next(jump(ip, m, isize::from(t)), regs, m, table)
                         } else {
-                            next(jump(ip, m, usize::from(f)), regs, m, table)
+                            next(jump(ip, m, isize::from(f)), regs, m, table)
                         }
                     }
                 }
@@ -500,10 +513,10 @@ macro_rules! fused_handlers {
                         // The loop goes on while `taken` (see
                         // `for_each_fused_op!`): the exit is laid out of line.
                         if taken {
-                            next(jump(ip, m, usize::from(targets as u16)), regs, m, table)
+                            next(jump(ip, m, isize::from(targets as u16 as ShortJump)), regs, m, table)
                         } else {
                             std::hint::cold_path();
-                            next(m.base.add((targets >> 16) as usize), regs, m, table)
+                            next(ip.offset(isize::from((targets >> 16) as u16 as ShortJump)), regs, m, table)
                         }
                     }
                 }
@@ -656,12 +669,12 @@ hot_handlers! { (ip, regs, m, table)
         w64(regs, r, value);
         next(ip.add(1), regs, m, table)
     };
-    Br { target } => next(jump(ip, m, target as usize), regs, m, table);
+    Br { target } => next(jump(ip, m, target as isize), regs, m, table);
     CondBr { cond, t, f } => {
         if predicted(r32(regs, cond) != 0) {
-            next(jump(ip, m, t as usize), regs, m, table)
+            next(jump(ip, m, t as isize), regs, m, table)
         } else {
-            next(jump(ip, m, f as usize), regs, m, table)
+            next(jump(ip, m, f as isize), regs, m, table)
         }
     };
     // Branches that pass block arguments copy them between registers first
@@ -669,15 +682,15 @@ hot_handlers! { (ip, regs, m, table)
     BrMove { src0, dst0, src1, dst1, target } => {
         w32(regs, dst0, r32(regs, src0));
         w32(regs, dst1, r32(regs, src1));
-        next(jump(ip, m, target as usize), regs, m, table)
+        next(jump(ip, m, target as isize), regs, m, table)
     };
     BrRemap { branch } => take_branch(ip, branch, regs, m, table);
     CondBrMove { cond, src, dst, t, f } => {
         if predicted(r32(regs, cond) != 0) {
             w32(regs, dst, r32(regs, src));
-            next(jump(ip, m, t as usize), regs, m, table)
+            next(jump(ip, m, t as isize), regs, m, table)
         } else {
-            next(jump(ip, m, f as usize), regs, m, table)
+            next(jump(ip, m, f as isize), regs, m, table)
         }
     };
     CondBrRemap { cond, t, f } => {
@@ -1300,7 +1313,7 @@ unsafe fn take_branch(
             }
             _ => return take_long_branch(br, regs, m, table),
         }
-        next(jump(ip, m, br.target as usize), regs, m, table)
+        next(jump_to(ip, m, br.target), regs, m, table)
     }
 }
 
