@@ -949,6 +949,7 @@ impl AllocationPool {
     /// A pooled allocation of exactly `len` bytes with these properties,
     /// counted in its statistics or not, as a whole-allocation buffer; its
     /// contents are what its last user left.
+    #[inline]
     pub(crate) fn take(
         &self,
         len: usize,

@@ -77,6 +77,7 @@ impl Semaphore {
     }
 
     /// The current payload, or the failure.
+    #[inline]
     pub fn query(&self) -> Result<u64> {
         if !self.failed.load(Ordering::Acquire) {
             return Ok(self.value.load(Ordering::Acquire));
@@ -297,6 +298,7 @@ impl Fence {
     }
 
     /// Adds every timepoint of `fences` ([`Fence::insert`] each).
+    #[inline]
     pub fn insert_all<'a>(&mut self, fences: impl IntoIterator<Item = &'a Fence>) {
         for fence in fences {
             for (semaphore, value) in &fence.timepoints {

@@ -193,6 +193,7 @@ opaque_types! {
 /// `what` names the argument in errors; it is formatted only on failure.
 /// Other modules built on HAL objects (`io_parameters`) check their
 /// arguments with it too.
+#[inline]
 pub fn deref<T: RefObject>(
     value: &Option<Ref>,
     ty: RefType,
@@ -389,6 +390,7 @@ impl FencePool {
 
     /// A fence object, reused or new, filled by `fill` (given the fence,
     /// empty, and the semaphores to take new ones from).
+    #[inline]
     fn fence(&mut self, fill: impl FnOnce(&mut Fence, &mut iree_hal::SemaphorePool)) -> Ref {
         for object in &mut self.objects {
             if Arc::strong_count(object) != 1 {

@@ -310,7 +310,10 @@ impl BytecodeInstance {
     /// the op index to go on at (after the call, or at the resume block of
     /// a yieldable call), or the activation's exit when the import
     /// deferred. The arenas may have moved when this returns. On `Err` the
-    /// frame's `pc` is still the call's.
+    /// frame's `pc` is still the call's. Inlined into its one caller
+    /// (`dispatch::call_import`) whatever the codegen units: out of line
+    /// with `codegen-units = 16`, an import call took 8% more instructions.
+    #[inline]
     fn call_import(
         &self,
         stack: &mut Stack,

@@ -641,6 +641,7 @@ impl Arg for Ref {
     fn cconv_type() -> CconvType {
         CconvType::Ref
     }
+    #[inline]
     fn read<R: ArgReader>(reader: &mut R) -> Result<Self> {
         match Option::<Ref>::read(reader)? {
             Some(r) => Ok(r),
@@ -656,6 +657,7 @@ impl<T: StaticRefObject> Arg for Arc<T> {
     fn cconv_type() -> CconvType {
         CconvType::Ref
     }
+    #[inline]
     fn read<R: ArgReader>(reader: &mut R) -> Result<Self> {
         match Option::<Arc<T>>::read(reader)? {
             Some(object) => Ok(object),
@@ -668,6 +670,7 @@ impl<T: StaticRefObject> Arg for Option<Arc<T>> {
     fn cconv_type() -> CconvType {
         CconvType::Ref
     }
+    #[inline]
     fn read<R: ArgReader>(reader: &mut R) -> Result<Self> {
         match Option::<Ref>::read(reader)? {
             None => Ok(None),
@@ -688,6 +691,7 @@ impl<T: FromArgs> Arg for Variadic<T> {
     fn cconv_type() -> CconvType {
         CconvType::Variadic(T::cconv_types())
     }
+    #[inline]
     fn read<R: ArgReader>(reader: &mut R) -> Result<Self> {
         let count = reader.take_typed(
             "a variadic span count",
@@ -780,6 +784,7 @@ impl FromArgs for () {
     fn cconv_types() -> Vec<CconvType> {
         Vec::new()
     }
+    #[inline]
     fn from_args<R: ArgReader>(_reader: &mut R) -> Result<Self> {
         Ok(())
     }
@@ -791,6 +796,7 @@ macro_rules! tuple_impls {
             fn cconv_types() -> Vec<CconvType> {
                 vec![$($name::cconv_type()),+]
             }
+            #[inline]
             fn from_args<R: ArgReader>(reader: &mut R) -> Result<Self> {
                 Ok(($($name::read(reader)?,)+))
             }
@@ -800,6 +806,7 @@ macro_rules! tuple_impls {
                 vec![$($name::cconv_type()),+]
             }
             #[allow(non_snake_case, reason = "tuple fields named after their type parameters")]
+            #[inline]
             fn into_results<W: ResultWriter>(self, out: &mut W) {
                 let ($($name,)+) = self;
                 $(out.push($name.into_value());)+
@@ -826,6 +833,7 @@ macro_rules! single_result {
             fn cconv_types() -> Vec<CconvType> {
                 vec![<$t as ResultValue>::cconv_type()]
             }
+            #[inline]
             fn into_results<W: ResultWriter>(self, out: &mut W) {
                 out.push(self.into_value());
             }
@@ -843,6 +851,7 @@ impl<T: StaticRefObject> IntoResults for Arc<T> {
     fn cconv_types() -> Vec<CconvType> {
         vec![CconvType::Ref]
     }
+    #[inline]
     fn into_results<W: ResultWriter>(self, out: &mut W) {
         out.push(self.into_value());
     }
@@ -852,6 +861,7 @@ impl<T: StaticRefObject> IntoResults for Option<Arc<T>> {
     fn cconv_types() -> Vec<CconvType> {
         vec![CconvType::Ref]
     }
+    #[inline]
     fn into_results<W: ResultWriter>(self, out: &mut W) {
         out.push(self.into_value());
     }
@@ -865,6 +875,7 @@ macro_rules! single_arg {
             fn cconv_types() -> Vec<CconvType> {
                 vec![<$t as Arg>::cconv_type()]
             }
+            #[inline]
             fn from_args<R: ArgReader>(reader: &mut R) -> Result<Self> {
                 <$t as Arg>::read(reader)
             }

@@ -180,6 +180,7 @@ impl RegisterCall<'_> {
     /// Runs `call`, which appends the call's results to the vector it is
     /// given (one from the stack's pool), and stores them into the calling
     /// frame once the call is done (a deferred call stores none).
+    #[inline]
     pub fn returning_into_frame(
         &self,
         stack: &mut Stack,
