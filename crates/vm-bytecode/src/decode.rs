@@ -1061,8 +1061,7 @@ macro_rules! define_fusions {
                 $($(
                     (Op::$add { a, b, r }, Op::$fused { a: x, b: n, r: c, t, f }) if x == r => {
                         let (t, f) = (ShortJump::try_from(t + 1).ok()?, ShortJump::try_from(f + 1).ok()?);
-                        let targets = u32::from(t as u16) | (u32::from(f as u16) << 16);
-                        Some(Op::$latch { a, b, r, n, c, targets })
+                        Some(Op::$latch { a, b, r, n, c, targets: latch_targets(t, f) })
                     }
                 )?)*
                 _ => None,

@@ -21,6 +21,22 @@ pub type Jump = i32;
 /// A [`Jump`] narrowed to 16 bits, for ops with no room for a full one.
 pub type ShortJump = i16;
 
+/// A loop latch's `targets` field: its taken jump in the low 16 bits, its
+/// exit's in the high ones (one load for both).
+#[inline(always)]
+pub const fn latch_targets(taken: ShortJump, exit: ShortJump) -> u32 {
+    (taken as u16 as u32) | ((exit as u16 as u32) << 16)
+}
+
+/// The `(taken, exit)` jumps of a latch's `targets` ([`latch_targets`]).
+#[inline(always)]
+pub const fn latch_jumps(targets: u32) -> (ShortJump, ShortJump) {
+    (
+        targets as u16 as ShortJump,
+        (targets >> 16) as u16 as ShortJump,
+    )
+}
+
 /// A ref-bank register ordinal with the move flag in bit 15.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RefReg(pub u16);
@@ -159,8 +175,7 @@ macro_rules! define_op_with_fused {
             $($(
                 #[doc = concat!("Loop latch: `r = ", stringify!($add), "(a, b)`, `c = ", stringify!($cmp),
                                 "(r, n)`, branch on `c` (both results written). `targets` holds the ",
-                                "taken [`ShortJump`] in its low 16 bits and the exit's in its high ones ",
-                                "(one load for both).")]
+                                "taken and exit jumps ([`latch_targets`]).")]
                 $latch { a: Reg, b: Reg, r: Reg, n: Reg, c: Reg, targets: u32 },
             )?)*
             $(

@@ -512,11 +512,12 @@ macro_rules! fused_handlers {
                         w32(regs, c, u32::from(taken));
                         // The loop goes on while `taken` (see
                         // `for_each_fused_op!`): the exit is laid out of line.
+                        let (on, exit) = latch_jumps(targets);
                         if taken {
-                            next(jump(ip, m, isize::from(targets as u16 as ShortJump)), regs, m, table)
+                            next(jump(ip, m, isize::from(on)), regs, m, table)
                         } else {
                             std::hint::cold_path();
-                            next(ip.offset(isize::from((targets >> 16) as u16 as ShortJump)), regs, m, table)
+                            next(ip.offset(isize::from(exit)), regs, m, table)
                         }
                     }
                 }
